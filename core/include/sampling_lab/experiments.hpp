@@ -1,0 +1,28 @@
+#pragma once
+// The chapter's experiments, each one pure function params -> JSON. The page, the CLI and the
+// tests all go through run_experiment, so every printed number has a single source.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "sampling_lab/error.hpp"
+
+namespace sampling_lab {
+
+using Json = nlohmann::json;
+
+struct ExperimentInfo {
+  std::string name;
+  std::string summary;
+  Json defaults;  // every accepted parameter with its default; null = a documented built-in
+};
+
+const std::vector<ExperimentInfo>& experiments();
+
+// Runs `name` with `params` (an object; missing keys take their defaults). Unknown names,
+// unknown keys and bad values come back as an ArgumentError.
+std::variant<Json, ArgumentError> run_experiment(std::string_view name, const Json& params);
+
+}  // namespace sampling_lab

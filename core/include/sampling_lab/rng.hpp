@@ -1,0 +1,36 @@
+#pragma once
+// Counter-based random numbers: Philox4x32-10 (Salmon et al., "Parallel random numbers:
+// as easy as 1, 2, 3", SC 2011), the generator of cuRAND, JAX and FlashInfer.
+#include <array>
+#include <cstdint>
+
+namespace sampling_lab {
+
+using PhiloxCounter = std::array<std::uint32_t, 4>;
+using PhiloxKey = std::array<std::uint32_t, 2>;
+
+// One Philox4x32-10 block: ten rounds of the bijection keyed by `key`.
+PhiloxCounter philox4x32_10(PhiloxCounter counter, PhiloxKey key);
+
+// A stream of 32-bit words keyed by (seed, stream): the same pair gives the same words on
+// every platform, and distinct pairs give independent streams.
+class Philox {
+ public:
+  explicit Philox(std::uint64_t seed, std::uint64_t stream = 0);
+
+  std::uint32_t next_u32();
+  // Uniform in the open interval (0, 1): safe to take logs of.
+  double uniform();
+  float uniform_float();
+  double exponential();  // Exp(1)
+  double gumbel();       // standard Gumbel, -log(Exp(1))
+  double normal();       // standard normal (Box-Muller)
+
+ private:
+  PhiloxKey key_;
+  PhiloxCounter counter_;
+  PhiloxCounter block_{};
+  unsigned used_ = 4;
+};
+
+}  // namespace sampling_lab

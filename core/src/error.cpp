@@ -1,0 +1,63 @@
+#include "sampling_lab/error.hpp"
+
+#include <cmath>
+
+namespace sampling_lab {
+
+namespace {
+Check check_size(std::size_t size, const std::string& argument) {
+  if (size == 0) return ArgumentError{argument, argument + " must not be empty"};
+  if (size > kMaxVocabulary) {
+    return ArgumentError{argument, argument + " has " + std::to_string(size) +
+                                       " entries; at most " + std::to_string(kMaxVocabulary) +
+                                       " are supported"};
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+Check check_logits(std::span<const float> logits, const std::string& argument) {
+  if (auto error = check_size(logits.size(), argument)) return error;
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    if (!std::isfinite(logits[i])) {
+      return ArgumentError{argument, argument + "[" + std::to_string(i) + "] is " +
+                                         (std::isnan(logits[i]) ? "NaN" : "infinite") +
+                                         "; logits must be finite"};
+    }
+  }
+  return std::nullopt;
+}
+
+Check check_probabilities(std::span<const float> probs, const std::string& argument) {
+  if (auto error = check_size(probs.size(), argument)) return error;
+  double total = 0.0;
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    if (!(probs[i] >= 0.0f) || !std::isfinite(probs[i])) {
+      return ArgumentError{argument, argument + "[" + std::to_string(i) +
+                                         "] is not a finite, non-negative probability"};
+    }
+    total += probs[i];
+  }
+  // float32 storage of a vocabulary-sized distribution rounds its sum by ~1e-6.
+  if (std::abs(total - 1.0) > 1e-3) {
+    return ArgumentError{argument, argument + " sums to " + std::to_string(total) +
+                                       "; probabilities must sum to 1"};
+  }
+  return std::nullopt;
+}
+
+Check check_temperature(double temperature) {
+  if (!std::isfinite(temperature) || temperature < 0.0) {
+    return ArgumentError{"temperature", "temperature must be a finite number >= 0 (0 = greedy)"};
+  }
+  return std::nullopt;
+}
+
+Check check_mass(double mass, const std::string& argument) {
+  if (!(mass > 0.0 && mass <= 1.0)) {
+    return ArgumentError{argument, argument + " must be in (0, 1]"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace sampling_lab

@@ -1,0 +1,71 @@
+#include "sampling_lab/experiments.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sampling_lab/synthetic.hpp"
+
+namespace sl = sampling_lab;
+
+namespace {
+sl::Json run(const std::string& name, const sl::Json& params) {
+  auto outcome = sl::run_experiment(name, params);
+  if (auto* error = std::get_if<sl::ArgumentError>(&outcome)) {
+    ADD_FAILURE() << error->argument << ": " << error->message;
+    return nullptr;
+  }
+  return std::get<sl::Json>(outcome);
+}
+
+std::string error_argument(const std::string& name, const sl::Json& params) {
+  auto outcome = sl::run_experiment(name, params);
+  auto* error = std::get_if<sl::ArgumentError>(&outcome);
+  return error ? error->argument : "(no error)";
+}
+}  // namespace
+
+TEST(Experiments, ListsEachWithDefaults) {
+  ASSERT_GE(sl::experiments().size(), 2u);
+  EXPECT_EQ(sl::experiments()[0].name, "filters");
+  EXPECT_EQ(sl::experiments()[0].defaults["topP"], 1.0);
+}
+
+TEST(Experiments, FiltersDefaultIsTheDecodingExample) {
+  const auto result = run("filters", sl::Json::object());
+  EXPECT_EQ(result["kept"], 8);
+  EXPECT_NEAR(result["probs"][0].get<double>(), 0.441, 5e-4);
+  EXPECT_EQ(run("filters", {{"topK", 3}})["kept"], 3);
+  EXPECT_EQ(run("filters", {{"temperature", 0.5}, {"topP", 0.8}})["kept"], 2);
+}
+
+TEST(Experiments, TemperatureOnTheSyntheticVocabulary) {
+  const auto result = run("temperature", sl::Json::object());
+  EXPECT_EQ(result["vocabSize"], sl::kQwen3Vocabulary);
+  const auto& rows = result["rows"];
+  ASSERT_EQ(rows.size(), 3u);
+  // Hotter is flatter: top probability falls, tokens for 90% and entropy rise.
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_LT(rows[i]["topProb"], rows[i - 1]["topProb"]);
+    EXPECT_GT(rows[i]["tokensForMass"], rows[i - 1]["tokensForMass"]);
+    EXPECT_GT(rows[i]["entropyBits"], rows[i - 1]["entropyBits"]);
+  }
+  EXPECT_LE(rows[0]["tokensForMass"].get<int>(), 20);
+  EXPECT_GE(rows[2]["tokensForMass"].get<int>(), 1000);
+}
+
+TEST(Experiments, SyntheticLogitsAreReproducible) {
+  EXPECT_EQ(sl::synthetic_logits(), sl::synthetic_logits());
+  EXPECT_NE(sl::synthetic_logits(1000, 1), sl::synthetic_logits(1000, 2));
+}
+
+TEST(Experiments, BadParametersNameTheArgument) {
+  EXPECT_EQ(error_argument("nope", sl::Json::object()), "experiment");
+  EXPECT_EQ(error_argument("filters", {{"topq", 1}}), "topq");
+  EXPECT_EQ(error_argument("filters", {{"topP", "high"}}), "topP");
+  EXPECT_EQ(error_argument("filters", {{"topP", 0}}), "topP");
+  EXPECT_EQ(error_argument("filters", {{"topK", 2.5}}), "topK");
+  EXPECT_EQ(error_argument("filters", {{"logits", sl::Json::array()}}), "logits");
+  EXPECT_EQ(error_argument("filters", {{"logits", {1, nullptr}}}), "logits");
+  EXPECT_EQ(error_argument("temperature", {{"mass", 2}}), "mass");
+  EXPECT_EQ(error_argument("temperature", {{"temperatures", {1, -1}}}), "temperatures");
+  EXPECT_EQ(error_argument("filters", sl::Json::array()), "params");
+}

@@ -1,0 +1,165 @@
+#include "sampling_lab/filters.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "reference.hpp"
+#include "sampling_lab/distribution.hpp"
+
+namespace sl = sampling_lab;
+
+namespace {
+const std::vector<float> kExample = {3, 2.5, 2, 1, 0.5, 0, -1, -2};
+
+sl::FilterResult run(const std::vector<float>& logits, const sl::FilterParams& params,
+                     std::vector<float>* probs_out = nullptr) {
+  std::vector<float> probs(logits.size());
+  sl::Workspace workspace;
+  const auto result = sl::filter_distribution(logits, params, probs, workspace);
+  if (probs_out) *probs_out = probs;
+  return result;
+}
+
+sl::FilterParams params(double t, std::int64_t k, double p, double min_p) {
+  sl::FilterParams params;
+  params.temperature = t;
+  params.top_k = k;
+  params.top_p = p;
+  params.min_p = min_p;
+  return params;
+}
+}  // namespace
+
+TEST(Filters, DecodingChapterKeptCounts) {
+  EXPECT_EQ(run(kExample, params(1, 3, 1, 0)).kept, 3u);
+  EXPECT_EQ(run(kExample, params(1, 0, 0.8, 0)).kept, 3u);
+  EXPECT_EQ(run(kExample, params(1, 0, 1, 0.1)).kept, 4u);
+  EXPECT_EQ(run(kExample, params(0.5, 0, 0.8, 0)).kept, 2u);
+}
+
+TEST(Filters, TopPExerciseOnProbabilities) {
+  // Logits = log p give back p at T = 1.
+  std::vector<float> logits;
+  for (float p : {0.5f, 0.2f, 0.15f, 0.1f, 0.05f}) logits.push_back(std::log(p));
+  EXPECT_EQ(run(logits, params(1, 0, 0.75, 0)).kept, 3u);
+  EXPECT_EQ(run(logits, params(1, 0, 0.5, 0)).kept, 1u);
+}
+
+TEST(Filters, RenormalisesAndReportsKeptMass) {
+  std::vector<float> probs;
+  const auto result = run(kExample, params(1, 3, 1, 0), &probs);
+  std::vector<float> full(kExample.size());
+  sl::softmax(kExample, 1.0, full);
+  const double kept_mass = double(full[0]) + full[1] + full[2];
+  EXPECT_NEAR(result.kept_mass, kept_mass, 1e-6);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(probs[i], full[i] / kept_mass, 1e-6);
+  for (std::size_t i = 3; i < probs.size(); ++i) EXPECT_EQ(probs[i], 0.0f);
+  EXPECT_NEAR(result.top_prob, probs[0], 1e-6);
+  EXPECT_NEAR(result.entropy_bits, sl::entropy_bits(probs), 1e-6);
+}
+
+TEST(Filters, NoOpSettingsKeepEverything) {
+  const auto result = run(kExample, params(1, 0, 1, 0));
+  EXPECT_EQ(result.kept, kExample.size());
+  EXPECT_EQ(result.kept_mass, 1.0);
+  EXPECT_EQ(run(kExample, params(1, 100, 1, 0)).kept, kExample.size());  // k >= V
+  EXPECT_EQ(run(kExample, params(1, 8, 1, 0)).kept, kExample.size());
+  EXPECT_EQ(run(kExample, params(1, 0, 1, 1.0)).kept, 1u);  // min_p = 1 keeps the maximum
+}
+
+TEST(Filters, TiesAtTheBoundaryGoToLowerIndices) {
+  const std::vector<float> logits = {1, 2, 2, 2, 0};
+  std::vector<float> probs;
+  EXPECT_EQ(run(logits, params(1, 2, 1, 0), &probs).kept, 2u);
+  EXPECT_GT(probs[1], 0.0f);
+  EXPECT_GT(probs[2], 0.0f);
+  EXPECT_EQ(probs[3], 0.0f);
+  // min-p keeps whole tie groups: all three maxima pass p_i >= min_p * p_max.
+  EXPECT_EQ(run(logits, params(1, 0, 1, 0.9), &probs).kept, 3u);
+}
+
+TEST(Filters, TemperatureZeroAndExtremes) {
+  std::vector<float> probs;
+  const auto greedy = run({0, 7, 7, 1}, params(0, 0, 0.3, 0.5), &probs);
+  EXPECT_EQ(greedy.kept, 1u);
+  EXPECT_EQ(probs, (std::vector<float>{0, 1, 0, 0}));
+  const auto cold = run({-1e9f, 5, 4, 3e8f}, params(1e-4, 0, 1, 0), &probs);
+  EXPECT_EQ(cold.kept, 4u);
+  EXPECT_FLOAT_EQ(probs[3], 1.0f);
+  const auto hot = run(kExample, params(1e6, 0, 0.5, 0), &probs);
+  EXPECT_EQ(hot.kept, 4u);  // nearly uniform: half the mass is half the tokens
+  EXPECT_EQ(run({-1e30f, -1e30f, 1e30f}, params(1, 0, 0.999, 0)).kept, 1u);
+  EXPECT_EQ(run({42.0f}, params(1, 1, 0.1, 0.5)).kept, 1u);  // V = 1
+}
+
+TEST(Penalties, PresenceAndFrequencyFromTheDecodingChapter) {
+  std::vector<float> logits(5, 0.0f);
+  const std::vector<std::int32_t> ids = {1, 1, 3};
+  sl::Workspace workspace;
+  sl::apply_penalties(logits, {1.0, 0.5, 0.2, ids}, workspace);
+  const std::vector<float> expected = {0, -0.9f, 0, -0.7f, 0};
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_NEAR(logits[i], expected[i], 1e-6);
+}
+
+TEST(Penalties, RepetitionDividesPositiveAndMultipliesNegative) {
+  std::vector<float> logits = {2.0f, -2.0f, 3.0f};
+  const std::vector<std::int32_t> ids = {0, 1, 0};
+  sl::Workspace workspace;
+  sl::apply_penalties(logits, {2.0, 0.0, 0.0, ids}, workspace);
+  EXPECT_EQ(logits, (std::vector<float>{1.0f, -4.0f, 3.0f}));
+}
+
+TEST(Filters, MatchSortBasedReferenceOnVocabularySizedLogits) {
+  sl::Workspace workspace;
+  std::vector<float> probs(151936);
+  int cases = 0;
+  for (std::uint64_t seed = 0; seed < 4; ++seed) {
+    auto logits = reference::random_logits(probs.size(), seed, 1.0 + 1.5 * seed);
+    // Ties and duplicated values, as quantised models produce.
+    for (std::size_t i = 0; i < logits.size(); i += 97) logits[i] = std::round(logits[i] * 4) / 4;
+    const std::vector<std::int32_t> ids = {5, 17, 17, 151935, 42, 5, 5};
+    for (double t : {0.3, 0.7, 1.0, 1.8}) {
+      for (std::int64_t k : {0, 1, 50, 1000}) {
+        for (double p : {1.0, 0.95, 0.5}) {
+          for (double min_p : {0.0, 0.05}) {
+            sl::FilterParams fp = params(t, k, p, min_p);
+            if (seed % 2) fp.penalties = {1.3, 0.4, 0.1, ids};
+            const auto fast = sl::filter_distribution(logits, fp, probs, workspace);
+            const auto slow = reference::filter(logits, fp);
+            ASSERT_EQ(fast.kept, slow.kept) << seed << " " << t << " " << k << " " << p << " " << min_p;
+            EXPECT_NEAR(fast.kept_mass, slow.kept_mass, 1e-5 * slow.kept_mass + 1e-12);
+            for (std::size_t i = 0; i < probs.size(); ++i) {
+              // Cut tokens are exactly 0; kept ones may underflow float32 only below 1e-37.
+              if (slow.probs[i] == 0.0) ASSERT_EQ(probs[i], 0.0f) << i;
+              if (slow.probs[i] > 1e-30) ASSERT_GT(probs[i], 0.0f) << i;
+              ASSERT_NEAR(probs[i], slow.probs[i], 2e-5 * slow.probs[i] + 1e-9) << i;
+            }
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(cases, 4 * 4 * 4 * 3 * 2);
+}
+
+TEST(Validation, FilterParamsNameTheArgument) {
+  const auto bad = [](sl::FilterParams p) { return sl::check_filter_params(p, 8)->argument; };
+  EXPECT_EQ(bad(params(-1, 0, 1, 0)), "temperature");
+  EXPECT_EQ(bad(params(NAN, 0, 1, 0)), "temperature");
+  EXPECT_EQ(bad(params(1, -1, 1, 0)), "topK");
+  EXPECT_EQ(bad(params(1, 0, 0, 0)), "topP");
+  EXPECT_EQ(bad(params(1, 0, 1.5, 0)), "topP");
+  EXPECT_EQ(bad(params(1, 0, 1, -0.1)), "minP");
+  EXPECT_EQ(bad(params(1, 0, 1, 1.1)), "minP");
+  sl::FilterParams penalised = params(1, 0, 1, 0);
+  penalised.penalties.repetition = 0;
+  EXPECT_EQ(bad(penalised), "repetitionPenalty");
+  const std::vector<std::int32_t> ids = {8};
+  penalised = params(1, 0, 1, 0);
+  penalised.penalties.generated_ids = ids;
+  EXPECT_EQ(bad(penalised), "generatedIds");
+  EXPECT_FALSE(sl::check_filter_params(params(0, 0, 1, 0), 8));
+}

@@ -1,0 +1,79 @@
+#pragma once
+// Straightforward sort-based references that the fast paths are checked against.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <span>
+#include <vector>
+
+#include "sampling_lab/filters.hpp"
+#include "sampling_lab/rng.hpp"
+
+namespace reference {
+
+struct Filtered {
+  std::vector<double> probs;
+  std::size_t kept;
+  double kept_mass;
+};
+
+// Penalties, temperature, then a full stable sort and cumulative sums.
+inline Filtered filter(std::vector<float> logits, const sampling_lab::FilterParams& params) {
+  const auto& penalties = params.penalties;
+  std::vector<int> counts(logits.size(), 0);
+  for (int id : penalties.generated_ids) ++counts[std::size_t(id)];
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    if (counts[i] == 0) continue;
+    float& z = logits[i];
+    z = z > 0 ? float(z / penalties.repetition) : float(z * penalties.repetition);
+    z -= float(penalties.presence + penalties.frequency * counts[i]);
+  }
+  const std::size_t v = logits.size();
+  std::vector<std::size_t> order(v);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return logits[a] > logits[b]; });
+  Filtered out{std::vector<double>(v, 0.0), 0, 0.0};
+  if (params.temperature == 0.0) {
+    out.probs[order[0]] = 1.0;
+    out.kept = 1;
+    out.kept_mass = 1.0;
+    return out;
+  }
+  const double max = logits[order[0]];
+  std::vector<double> weight(v);
+  double total = 0.0;
+  for (std::size_t i = 0; i < v; ++i) total += weight[i] = std::exp((logits[i] - max) / params.temperature);
+
+  std::size_t keep = v;
+  if (params.top_k > 0) keep = std::min<std::size_t>(keep, std::size_t(params.top_k));
+  double candidates = 0.0;
+  for (std::size_t r = 0; r < keep; ++r) candidates += weight[order[r]];
+  if (params.top_p < 1.0) {
+    double before = 0.0;
+    std::size_t r = 0;
+    while (r < keep && before < params.top_p * candidates) before += weight[order[r++]];
+    keep = r;
+  }
+  if (params.min_p > 0.0) {
+    const float threshold = float(max + params.temperature * std::log(params.min_p));
+    std::size_t r = 0;
+    while (r < keep && logits[order[r]] >= threshold) ++r;
+    keep = r;
+  }
+  double kept = 0.0;
+  for (std::size_t r = 0; r < keep; ++r) kept += weight[order[r]];
+  for (std::size_t r = 0; r < keep; ++r) out.probs[order[r]] = weight[order[r]] / kept;
+  out.kept = keep;
+  out.kept_mass = kept / total;
+  return out;
+}
+
+inline std::vector<float> random_logits(std::size_t v, std::uint64_t seed, double scale) {
+  sampling_lab::Philox rng(seed);
+  std::vector<float> logits(v);
+  for (float& z : logits) z = float(scale * rng.normal());
+  return logits;
+}
+
+}  // namespace reference

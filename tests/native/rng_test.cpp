@@ -1,0 +1,69 @@
+#include "sampling_lab/rng.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using sampling_lab::Philox;
+using sampling_lab::philox4x32_10;
+using sampling_lab::PhiloxCounter;
+
+// Random123's published known-answer vectors (tests/kat_vectors).
+TEST(Philox, KnownAnswers) {
+  EXPECT_EQ(philox4x32_10({0, 0, 0, 0}, {0, 0}),
+            (PhiloxCounter{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(philox4x32_10({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}),
+            (PhiloxCounter{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(philox4x32_10({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}),
+            (PhiloxCounter{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+}
+
+TEST(Philox, StreamIsTheBlockSequence) {
+  Philox rng(0x299f31d0a4093822ULL, 7);
+  for (std::uint32_t block = 0; block < 3; ++block) {
+    const auto expected = philox4x32_10({block, 0, 7, 0}, {0xa4093822, 0x299f31d0});
+    for (const auto word : expected) EXPECT_EQ(rng.next_u32(), word);
+  }
+}
+
+TEST(Philox, SeedsAndStreamsDiffer) {
+  Philox a(1, 0), b(2, 0), c(1, 1), a_again(1, 0);
+  int same_seed_matches = 0, other_seed_matches = 0, other_stream_matches = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const auto x = a.next_u32();
+    same_seed_matches += x == a_again.next_u32();
+    other_seed_matches += x == b.next_u32();
+    other_stream_matches += x == c.next_u32();
+  }
+  EXPECT_EQ(same_seed_matches, 1000);
+  EXPECT_LT(other_seed_matches, 3);
+  EXPECT_LT(other_stream_matches, 3);
+}
+
+TEST(Philox, UniformsStayInsideTheOpenInterval) {
+  Philox rng(3);
+  double sum = 0.0;
+  const int n = 1'000'000;
+  for (int i = 0; i < n; ++i) {
+    const double u = rng.uniform();
+    ASSERT_GT(u, 0.0);
+    ASSERT_LT(u, 1.0);
+    sum += u;
+  }
+  // Mean of n uniforms has standard error sqrt(1/12/n).
+  EXPECT_NEAR(sum / n, 0.5, 4.0 * std::sqrt(1.0 / 12.0 / n));
+}
+
+TEST(Philox, NormalHasUnitVariance) {
+  Philox rng(5);
+  const int n = 400'000;
+  double sum = 0.0, squares = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double x = rng.normal();
+    sum += x;
+    squares += x * x;
+  }
+  EXPECT_NEAR(sum / n, 0.0, 4.0 / std::sqrt(n));
+  // Var of the sample second moment of N(0,1) is 2/n.
+  EXPECT_NEAR(squares / n, 1.0, 4.0 * std::sqrt(2.0 / n));
+}
