@@ -13,3 +13,4 @@ fi
 cmake --build build/wasm -j"$(nproc)"
 
 npx tsc -p wasm/tsconfig.json
+cp wasm/src/sampling-lab-core.d.ts wasm/dist/

@@ -11,7 +11,7 @@
 
 namespace sampling_lab {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;  // keeps keys in the order results are written
 
 struct ExperimentInfo {
   std::string name;

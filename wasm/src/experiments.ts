@@ -1,0 +1,46 @@
+// Parameter and result shapes of the core's experiments (core/src/experiments.cpp).
+
+export type NumericArray = Float32Array | Float64Array | readonly number[];
+
+export interface FiltersParams {
+  logits?: NumericArray;
+  temperature?: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+}
+
+export interface FiltersResult {
+  probs: number[];
+  kept: number;
+  keptMass: number;
+  entropyBits: number;
+  topProb: number;
+}
+
+export interface TemperatureParams {
+  /** Defaults to the synthetic 151,936-token vector (see `synthetic_logits` in the core). */
+  logits?: NumericArray | null;
+  temperatures?: readonly number[];
+  mass?: number;
+}
+
+export interface TemperatureResult {
+  vocabSize: number;
+  mass: number;
+  rows: { temperature: number; topProb: number; tokensForMass: number; entropyBits: number }[];
+}
+
+export interface ExperimentTypes {
+  filters: { params: FiltersParams; result: FiltersResult };
+  temperature: { params: TemperatureParams; result: TemperatureResult };
+}
+
+export type ExperimentName = keyof ExperimentTypes;
+
+export interface ExperimentInfo {
+  name: string;
+  summary: string;
+  /** Every accepted parameter with its default; null marks a documented built-in. */
+  defaults: Record<string, unknown>;
+}

@@ -1,0 +1,30 @@
+// The Emscripten module built from wasm/bindings.cpp.
+export interface CoreOptions {
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  locateFile?: (path: string, prefix: string) => string;
+}
+
+export interface CoreError {
+  error: { argument: string; message: string };
+}
+
+export interface CoreEngine {
+  floats(slot: number, length: number): Float32Array;
+  ids(length: number): Int32Array;
+  distribution(
+    temperature: number, topK: number, topP: number, minP: number,
+    repetitionPenalty: number, presencePenalty: number, frequencyPenalty: number,
+  ): CoreError | { probs: Float32Array; kept: number; keptMass: number; entropyBits: number; topProb: number };
+  coverCount(mass: number, temperature: number, isProbs: boolean): CoreError | { count: number };
+  distance(): CoreError | { tv: number; kl: number; overlap: number };
+}
+
+export interface CoreModule {
+  Engine: new () => CoreEngine;
+  runExperiment(name: string, paramsJson: string): string;
+  listExperiments(): string;
+  maxVocabulary: number;
+}
+
+declare const createSamplingLabCore: (options?: CoreOptions) => Promise<CoreModule>;
+export default createSamplingLabCore;
