@@ -14,3 +14,6 @@ cmake --build build/wasm -j"$(nproc)"
 
 npx tsc -p wasm/tsconfig.json
 cp wasm/src/sampling-lab-core.d.ts wasm/dist/
+
+npx tsc -p web/tsconfig.json
+npx vite build --config web/vite.config.ts --logLevel warn

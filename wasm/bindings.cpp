@@ -8,6 +8,7 @@
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/experiments.hpp"
 #include "sampling_lab/filters.hpp"
+#include "sampling_lab/synthetic.hpp"
 
 namespace {
 
@@ -87,6 +88,29 @@ class Engine {
     return out;
   }
 
+  val ranking() {
+    if (auto error = sampling_lab::check_logits(inputs_[0], "values")) return error_value(*error);
+    ranking_ = sampling_lab::ranking(inputs_[0]);
+    val out = val::object();
+    out.set("order", val(emscripten::typed_memory_view(ranking_.size(), ranking_.data())));
+    return out;
+  }
+
+  val synthetic_logits(double vocabulary, double seed) {
+    if (!(vocabulary >= 1 && vocabulary <= double(sampling_lab::kMaxVocabulary)) ||
+        vocabulary != std::floor(vocabulary)) {
+      return error_value({"vocabSize", "vocabSize must be an integer in [1, " +
+                                           std::to_string(sampling_lab::kMaxVocabulary) + "]"});
+    }
+    if (!(seed >= 0 && seed < 0x1p53) || seed != std::floor(seed)) {
+      return error_value({"seed", "seed must be an integer in [0, 2^53)"});
+    }
+    output_ = sampling_lab::synthetic_logits(std::size_t(vocabulary), std::uint64_t(seed));
+    val out = val::object();
+    out.set("logits", val(emscripten::typed_memory_view(output_.size(), output_.data())));
+    return out;
+  }
+
   val distance() {
     if (auto error = sampling_lab::check_distance_inputs(inputs_[0], inputs_[1])) {
       return error_value(*error);
@@ -103,6 +127,7 @@ class Engine {
   std::array<std::vector<float>, 2> inputs_;
   std::vector<std::int32_t> ids_;
   std::vector<float> output_;
+  std::vector<std::uint32_t> ranking_;
   sampling_lab::Workspace workspace_;
 };
 
@@ -132,7 +157,9 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("ids", &Engine::ids)
       .function("distribution", &Engine::distribution)
       .function("coverCount", &Engine::cover_count)
-      .function("distance", &Engine::distance);
+      .function("distance", &Engine::distance)
+      .function("ranking", &Engine::ranking)
+      .function("syntheticLogits", &Engine::synthetic_logits);
   emscripten::function("runExperiment", &run_experiment);
   emscripten::function("listExperiments", &list_experiments);
   emscripten::constant("maxVocabulary", double(sampling_lab::kMaxVocabulary));

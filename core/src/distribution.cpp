@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <numeric>
 
 #include "prefix_select.hpp"
 #include "sampling_lab/kernels.hpp"
@@ -35,6 +36,14 @@ void log_softmax(std::span<const float> logits, double temperature, std::span<fl
   for (std::size_t i = 0; i < logits.size(); ++i) {
     out[i] = float(logits[i] / temperature - log_normaliser);
   }
+}
+
+std::vector<std::uint32_t> ranking(std::span<const float> values) {
+  std::vector<std::uint32_t> order(values.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return values[a] > values[b]; });
+  return order;
 }
 
 std::size_t argmax(std::span<const float> values) {

@@ -154,3 +154,8 @@ TEST(Validation, NamesTheArgument) {
   EXPECT_EQ(sl::check_mass(0.0, "mass")->argument, "mass");
   EXPECT_EQ(sl::check_mass(1.01, "mass")->argument, "mass");
 }
+
+TEST(Ranking, DescendingWithTiesToLowerIds) {
+  EXPECT_EQ(sl::ranking(std::vector<float>{1, 3, 3, 2}), (std::vector<std::uint32_t>{1, 2, 3, 0}));
+  EXPECT_EQ(sl::ranking(std::vector<float>{5}), (std::vector<std::uint32_t>{0}));
+}

@@ -81,3 +81,16 @@ describe('decoding chapter example', () => {
     expect(lab.experiments.find((e) => e.name === 'filters')!.defaults).toMatchObject({ temperature: 1, topK: 0, topP: 1, minP: 0 });
   });
 });
+
+describe('charts helpers', () => {
+  it('ranking sorts by value with ties to the lower id', () => {
+    expect(Array.from(lab.ranking([1, 3, 3, 2]))).toEqual([1, 2, 3, 0]);
+  });
+
+  it('synthetic logits are the temperature experiment default', () => {
+    const logits = lab.syntheticLogits();
+    expect(logits.length).toBe(151936);
+    expect(lab.runExperiment('temperature', { logits })).toEqual(lab.runExperiment('temperature'));
+    expect(Array.from(lab.syntheticLogits(100, 1))).not.toEqual(Array.from(lab.syntheticLogits(100, 2)));
+  });
+});

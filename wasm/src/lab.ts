@@ -111,6 +111,20 @@ export class Lab {
     return unwrap(this.#engine.distance());
   }
 
+  /** Token ids by descending value (ties: lower id first), the order filters keep prefixes of. */
+  ranking(values: NumericArray): Uint32Array {
+    this.#write(0, values, 'values');
+    return unwrap(this.#engine.ranking()).order.slice();
+  }
+
+  /**
+   * The documented synthetic logit vector (default: 151,936 tokens, Qwen3's vocabulary): a
+   * Zipf-like head of 100 tokens over a Gaussian tail, reproducible from `seed`.
+   */
+  syntheticLogits(vocabSize = 151936, seed = 0): Float32Array {
+    return unwrap(this.#engine.syntheticLogits(vocabSize, seed)).logits.slice();
+  }
+
   /** Runs one of the chapter's experiments; the same function backs the page and the CLI. */
   runExperiment<N extends ExperimentName>(name: N, params?: ExperimentTypes[N]['params']): ExperimentTypes[N]['result'];
   runExperiment(name: string, params?: Record<string, unknown>): Record<string, unknown>;

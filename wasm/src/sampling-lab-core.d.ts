@@ -17,6 +17,8 @@ export interface CoreEngine {
   ): CoreError | { probs: Float32Array; kept: number; keptMass: number; entropyBits: number; topProb: number };
   coverCount(mass: number, temperature: number, isProbs: boolean): CoreError | { count: number };
   distance(): CoreError | { tv: number; kl: number; overlap: number };
+  ranking(): CoreError | { order: Uint32Array };
+  syntheticLogits(vocabSize: number, seed: number): CoreError | { logits: Float32Array };
 }
 
 export interface CoreModule {

@@ -1,7 +1,9 @@
 #pragma once
 // A next-token distribution: softmax with temperature and the numbers that describe its shape.
 #include <cstddef>
+#include <cstdint>
 #include <span>
+#include <vector>
 
 #include "sampling_lab/error.hpp"
 #include "sampling_lab/workspace.hpp"
@@ -16,6 +18,10 @@ void softmax(std::span<const float> logits, double temperature, std::span<float>
 
 // out = log softmax(logits / T); T > 0.
 void log_softmax(std::span<const float> logits, double temperature, std::span<float> out);
+
+// Token ids by descending value, ties by ascending id: the order every filter's kept prefix
+// follows. A full sort, for charts: not for the per-token path.
+std::vector<std::uint32_t> ranking(std::span<const float> values);
 
 // Index of the largest value; ties go to the lowest index.
 std::size_t argmax(std::span<const float> values);

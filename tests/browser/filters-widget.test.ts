@@ -1,0 +1,67 @@
+// The page in Chromium: the distribution widget loads, reacts to its sliders and switches language.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { startHarness, watchProblems, type Harness } from './harness';
+
+let harness: Harness;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  harness = await startHarness();
+  page = await harness.context.newPage();
+  problems = watchProblems(page);
+  await page.goto(harness.url);
+  await page.locator('sampling-lab [data-readout="entropy"] dd').filter({ hasText: /\d/ }).waitFor();
+});
+
+afterAll(async () => { await harness?.close(); });
+
+const readout = (name: string) => page.locator(`sampling-lab [data-readout="${name}"] dd`).innerText();
+
+it('shows the handbook widget in Chinese with 12 labelled bars', async () => {
+  expect(await page.locator('html').getAttribute('lang')).toBe('zh');
+  expect(await page.locator('sampling-lab .sl-bars text.label').allTextContents()).toEqual(
+    ['的', '是', '了', '在', '和', '有', '人', '我', '他', '这', '中', '大']);
+  expect(await page.getByLabel('温度 T').inputValue()).toBe('1');
+  expect(await readout('entropy')).toMatch(/比特/);
+});
+
+it('moving the temperature slider with the keyboard changes the entropy', async () => {
+  const before = await readout('entropy');
+  const slider = page.getByLabel('温度 T');
+  await slider.focus();
+  for (let i = 0; i < 6; i++) await slider.press('ArrowLeft');
+  expect(await slider.inputValue()).toBe('0.7');
+  await expect.poll(() => readout('entropy')).not.toBe(before);
+  const colder = parseFloat(await readout('entropy'));
+  expect(colder).toBeLessThan(parseFloat(before));
+});
+
+it('top-k cuts bars to grey and updates the candidate count', async () => {
+  await page.getByLabel('top-k（0 = 不限）').fill('3');
+  await expect.poll(() => readout('kept')).toMatch(/^3\b/);
+  expect(await page.locator('sampling-lab .sl-bars rect.kept').count()).toBe(3);
+  expect(await page.locator('sampling-lab .sl-bars rect.cut').count()).toBe(9);
+});
+
+it('switches to the 151,936-token synthetic distribution and draws a log-rank chart', async () => {
+  await page.getByRole('button', { name: /151,936/ }).click();
+  await page.locator('sampling-lab .uplot canvas').waitFor();
+  await page.getByLabel('top-k（0 = 不限）').fill('0');
+  await expect.poll(async () => parseInt((await readout('tokens-for-90')).replace(/,/g, ''), 10)).toBeGreaterThan(12);
+  const before = await readout('entropy');
+  await page.getByLabel('温度 T').fill('1.5');
+  await expect.poll(() => readout('entropy')).not.toBe(before);
+});
+
+it('follows <html lang="en">', async () => {
+  await page.evaluate(() => { document.documentElement.lang = 'en'; });
+  await expect.poll(() => page.locator('sampling-lab [data-readout="entropy"] dt').innerText()).toBe('Entropy');
+  expect(await page.getByLabel('Temperature T').count()).toBe(1);
+  expect(await page.locator('h1').innerText()).toMatch(/Probability and sampling/);
+});
+
+it('logged no console error and no failed request', () => {
+  expect(problems).toEqual([]);
+});

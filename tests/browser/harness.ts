@@ -1,0 +1,43 @@
+// Serves the page with Vite and drives Debian's Chromium through playwright-core.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+
+export interface Harness {
+  url: string;
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const server: ViteDevServer = await createServer({
+    configFile: join(__dirname, '../../web/vite.config.ts'),
+    server: { host: '127.0.0.1', port: 0 },
+    logLevel: 'warn',
+  });
+  await server.listen();
+  const url = server.resolvedUrls!.local[0];
+  const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sampling-lab-chromium-')), {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  return {
+    url,
+    context,
+    close: async () => { await context.close(); await server.close(); },
+  };
+}
+
+/** Collects console errors, uncaught exceptions and failed requests of a page. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+  return problems;
+}

@@ -1,0 +1,9 @@
+// One WebAssembly instance shared by every widget on the page.
+import { loadSamplingLab, type Lab } from 'sampling-lab';
+
+let shared: Promise<Lab> | undefined;
+
+export function sharedLab(): Promise<Lab> {
+  shared ??= loadSamplingLab();
+  return shared;
+}
