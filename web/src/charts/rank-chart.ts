@@ -49,7 +49,7 @@ export class RankChart {
       const gridColor = cssColor(box, '--sl-grid');
       const axis = (label: string): uPlot.Axis => ({
         label, stroke: axisColor, grid: { stroke: gridColor, width: 1 }, ticks: { stroke: gridColor, width: 1 },
-        values: (_u, splits) => splits.map((v) => (v >= 0.001 && v < 1e5 ? String(v) : v.toExponential(0))),
+        values: (_u, splits) => splits.map((v) => (v == null ? '' : v >= 0.001 && v < 1e5 ? String(v) : v.toExponential(0))),
       });
       const vocabulary = ranking.length;
       this.#plot = new uPlot({
