@@ -5,7 +5,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 status=0
-(cd build/native && ctest --output-on-failure) || status=1
+(cd build/native && ctest --output-on-failure -j"$(nproc)") || status=1
 npx vitest run --reporter=default --reporter=json --outputFile=build/vitest-results.json || status=1
 node -e '
   const r = require("./build/vitest-results.json");

@@ -13,10 +13,7 @@ namespace sampling_lab {
 
 double log_sum_exp(std::span<const float> logits, double temperature) {
   const float max = kernels::min_max(logits).max;
-  thread_local std::vector<float> scratch;
-  scratch.resize(logits.size());
-  const double sum = kernels::exp_shifted(logits, max, float(1.0 / temperature), scratch);
-  return max / temperature + std::log(sum);
+  return max / temperature + std::log(kernels::exp_sum(logits, max, float(1.0 / temperature)));
 }
 
 void softmax(std::span<const float> logits, double temperature, std::span<float> probs) {

@@ -38,18 +38,20 @@ MinMax min_max(std::span<const float> values) {
   return {lo, hi};
 }
 
-double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out) {
+namespace {
+// One pass of exp((x - shift) * scale), optionally stored, summed with per-lane Kahan
+// compensation: float storage with near-double accuracy.
+template <bool kStore>
+double exp_pass(std::span<const float> values, float shift, float scale, float* out) {
   const float* in = values.data();
-  float* dst = out.data();
   const std::size_t end = simd_end(values.size());
   const Batch shift_batch(shift);
   const Batch scale_batch(scale);
-  // Kahan summation per lane keeps float storage with near-double accuracy.
   Batch sum(0.0f);
   Batch compensation(0.0f);
   for (std::size_t i = 0; i < end; i += kLanes) {
     const Batch e = xsimd::exp((Batch::load_unaligned(in + i) - shift_batch) * scale_batch);
-    e.store_unaligned(dst + i);
+    if constexpr (kStore) e.store_unaligned(out + i);
     const Batch y = e - compensation;
     const Batch t = sum + y;
     compensation = (t - sum) - y;
@@ -64,10 +66,20 @@ double exp_shifted(std::span<const float> values, float shift, float scale, std:
     total += double(sums[lane]) - double(compensations[lane]);
   }
   for (std::size_t i = end; i < values.size(); ++i) {
-    dst[i] = std::exp((in[i] - shift) * scale);
-    total += dst[i];
+    const float e = std::exp((in[i] - shift) * scale);
+    if constexpr (kStore) out[i] = e;
+    total += e;
   }
   return total;
+}
+}  // namespace
+
+double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out) {
+  return exp_pass<true>(values, shift, scale, out.data());
+}
+
+double exp_sum(std::span<const float> values, float shift, float scale) {
+  return exp_pass<false>(values, shift, scale, nullptr);
 }
 
 std::size_t count_at_least(std::span<const float> values, float threshold) {

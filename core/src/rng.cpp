@@ -33,6 +33,12 @@ Philox::Philox(std::uint64_t seed, std::uint64_t stream)
     : key_{std::uint32_t(seed), std::uint32_t(seed >> 32)},
       counter_{0, 0, std::uint32_t(stream), std::uint32_t(stream >> 32)} {}
 
+void Philox::seek(std::uint64_t block) {
+  counter_[0] = std::uint32_t(block);
+  counter_[1] = std::uint32_t(block >> 32);
+  used_ = 4;
+}
+
 std::uint32_t Philox::next_u32() {
   if (used_ == 4) {
     block_ = philox4x32_10(counter_, key_);
@@ -42,9 +48,7 @@ std::uint32_t Philox::next_u32() {
   return block_[used_++];
 }
 
-double Philox::uniform() { return (double(next_u32()) + 0.5) * 0x1p-32; }
-
-float Philox::uniform_float() { return (float(next_u32() >> 8) + 0.5f) * 0x1p-24f; }
+double Philox::uniform() { return to_open_unit(next_u32()); }
 
 double Philox::exponential() { return -std::log(uniform()); }
 

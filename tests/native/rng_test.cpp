@@ -52,6 +52,10 @@ TEST(Philox, UniformsStayInsideTheOpenInterval) {
   }
   // Mean of n uniforms has standard error sqrt(1/12/n).
   EXPECT_NEAR(sum / n, 0.5, 4.0 * std::sqrt(1.0 / 12.0 / n));
+  // The extreme words too.
+  EXPECT_GT(sampling_lab::to_open_unit(0), 0.0);
+  EXPECT_LT(sampling_lab::to_open_unit(0xffffffffu), 1.0);
+  EXPECT_TRUE(std::isfinite(std::log(-std::log(sampling_lab::to_open_unit(0xffffffffu)))));
 }
 
 TEST(Philox, NormalHasUnitVariance) {

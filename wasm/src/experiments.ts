@@ -31,9 +31,61 @@ export interface TemperatureResult {
   rows: { temperature: number; topProb: number; tokensForMass: number; entropyBits: number }[];
 }
 
+export interface ChiSquare {
+  statistic: number;
+  dof: number;
+  pValue: number;
+}
+
+export interface SamplersParams {
+  p?: readonly number[] | Float32Array | Float64Array;
+  n?: number;
+  seed?: number;
+}
+
+export interface SamplersResult {
+  n: number;
+  methods: {
+    name: 'inverse-cdf' | 'gumbel-max' | 'exponential-race' | 'alias';
+    frequencies: number[];
+    maxDeviation: number;
+    chiSquare: ChiSquare;
+    nanosPerSample: number;
+  }[];
+}
+
+export interface McErrorParams {
+  p?: number;
+  ns?: readonly number[];
+  repeats?: number;
+  seed?: number;
+}
+
+export interface McErrorResult {
+  p: number;
+  repeats: number;
+  rows: { n: number; std: number; theory: number }[];
+}
+
+export interface EvalErrorParams {
+  questions?: number;
+  accuracy?: number;
+}
+
+export interface EvalErrorResult {
+  questions: number;
+  accuracy: number;
+  standardError: number;
+  /** Wilson score interval. */
+  interval95: [number, number];
+}
+
 export interface ExperimentTypes {
   filters: { params: FiltersParams; result: FiltersResult };
   temperature: { params: TemperatureParams; result: TemperatureResult };
+  samplers: { params: SamplersParams; result: SamplersResult };
+  'mc-error': { params: McErrorParams; result: McErrorResult };
+  'eval-error': { params: EvalErrorParams; result: EvalErrorResult };
 }
 
 export type ExperimentName = keyof ExperimentTypes;

@@ -33,6 +33,29 @@ export interface DistributionResult {
   topProb: number;
 }
 
+export type SamplingMethod = 'inverse-cdf' | 'gumbel-max' | 'exponential-race' | 'alias';
+
+export interface RandomKey {
+  /** Integer in [0, 2^53); the same key gives the same draws on every platform. */
+  seed?: number;
+  /** Independent stream under one seed, e.g. a request id. */
+  stream?: number;
+}
+
+export interface SampleOptions extends RandomKey {
+  method?: SamplingMethod;
+  /** Number of draws. Default 1. */
+  n?: number;
+  temperature?: number;
+  /** The input holds probabilities rather than logits. */
+  isProbs?: boolean;
+}
+
+export interface SampleTokenOptions extends FilterOptions, RandomKey {
+  /** Position in the sequence: a token depends only on (seed, stream, step) and the logits. */
+  step?: number;
+}
+
 export interface CoverCountOptions {
   temperature?: number;
   /** The input holds probabilities rather than logits. */
@@ -49,6 +72,13 @@ const FILTER_DEFAULTS = {
   temperature: 1, topK: 0, topP: 1, minP: 0,
   repetitionPenalty: 1, presencePenalty: 0, frequencyPenalty: 0,
 } as const;
+const TOKEN_DEFAULTS = { ...FILTER_DEFAULTS, seed: 0, stream: 0, step: 0 } as const;
+const TOKEN_OPTIONS = [...Object.keys(TOKEN_DEFAULTS), 'generatedIds'];
+
+export interface RunOptions {
+  /** Hears the fraction done of long runs (called synchronously, during the run). */
+  onProgress?: (fraction: number) => void;
+}
 
 function checkOptions(options: object, allowed: readonly string[]): void {
   if (typeof options !== 'object' || options === null) {
@@ -58,7 +88,8 @@ function checkOptions(options: object, allowed: readonly string[]): void {
     if (!allowed.includes(key)) {
       throw new SamplingLabError(key, `unknown option '${key}'; accepted: ${allowed.join(', ')}`);
     }
-    if (key !== 'generatedIds' && key !== 'isProbs' && value !== undefined && typeof value !== 'number') {
+    const numeric = !['generatedIds', 'isProbs', 'method', 'onProgress'].includes(key);
+    if (numeric && value !== undefined && typeof value !== 'number') {
       throw new SamplingLabError(key, `${key} must be a number`);
     }
   }
@@ -96,6 +127,81 @@ export class Lab {
     return { ...result, probs: result.probs.slice() };
   }
 
+  /**
+   * One token per call, for generation loops: penalties and filters, then one seeded draw.
+   * Temperature 0 is greedy. Allocates nothing in WebAssembly once warm.
+   */
+  sampleToken(logits: NumericArray, options: SampleTokenOptions = {}): number {
+    checkOptions(options, TOKEN_OPTIONS);
+    const o = { ...TOKEN_DEFAULTS, ...options };
+    this.#write(0, logits, 'logits');
+    this.#writeIds(options.generatedIds ?? []);
+    return unwrap(this.#engine.sampleToken(
+      o.temperature, o.topK, o.topP, o.minP, o.repetitionPenalty, o.presencePenalty, o.frequencyPenalty,
+      o.seed, o.stream, o.step,
+    )).token;
+  }
+
+  /**
+   * One token per row, each with its own options and random key. A row gives the same token
+   * alone or inside any batch. Rows: an array of equal-length arrays, or one flat array.
+   */
+  sampleBatch(logitsRows: readonly NumericArray[] | Float32Array | Float64Array, paramsPerRow: readonly SampleTokenOptions[]): Int32Array {
+    if (!Array.isArray(paramsPerRow) || paramsPerRow.length === 0) {
+      throw new SamplingLabError('paramsPerRow', 'paramsPerRow must be a non-empty array, one entry per row');
+    }
+    const rows = paramsPerRow.length;
+    if (Array.isArray(logitsRows) && logitsRows.length > 0 && typeof logitsRows[0] !== 'number') {
+      const matrix = logitsRows as readonly NumericArray[];
+      if (matrix.length !== rows) {
+        throw new SamplingLabError('paramsPerRow', `paramsPerRow has ${rows} entries for ${matrix.length} rows`);
+      }
+      const width = matrix[0].length;
+      if (matrix.some((row) => row.length !== width)) {
+        throw new SamplingLabError('logitsRows', 'logitsRows must all have the same length');
+      }
+      if (width * rows > this.maxVocabulary) {
+        throw new SamplingLabError('logitsRows', `logitsRows hold more than ${this.maxVocabulary} values`);
+      }
+      const view = this.#engine.floats(0, width * rows);
+      matrix.forEach((row, r) => view.set(row, r * width));
+    } else {
+      this.#write(0, logitsRows as NumericArray, 'logitsRows');
+    }
+    const fields = this.#core.rowFields;
+    const ids: number[] = [];
+    const offsets = [0];
+    const packed = new Float64Array(rows * fields);
+    paramsPerRow.forEach((options, r) => {
+      checkOptions(options, TOKEN_OPTIONS);
+      const o = { ...TOKEN_DEFAULTS, ...options };
+      packed.set([o.temperature, o.topK, o.topP, o.minP, o.repetitionPenalty, o.presencePenalty,
+        o.frequencyPenalty, o.seed, o.stream, o.step], r * fields);
+      for (const id of this.#checkedIds(options.generatedIds ?? [])) ids.push(id);
+      offsets.push(ids.length);
+    });
+    this.#engine.doubles(packed.length).set(packed);
+    this.#engine.ints(0, ids.length).set(ids);
+    this.#engine.ints(1, offsets.length).set(offsets);
+    return unwrap(this.#engine.sampleBatch(rows)).tokens.slice();
+  }
+
+  /** n i.i.d. draws by one of four exact methods, from probabilities or logits/T. */
+  sample(probsOrLogits: NumericArray, options: SampleOptions = {}): Int32Array {
+    checkOptions(options, ['method', 'n', 'seed', 'stream', 'temperature', 'isProbs']);
+    const isProbs = options.isProbs === true;
+    this.#write(0, probsOrLogits, isProbs ? 'probs' : 'logits');
+    const method = options.method ?? 'inverse-cdf';
+    if (typeof method !== 'string') throw new SamplingLabError('method', 'method must be a string');
+    return unwrap(this.#engine.sample(method, options.n ?? 1, options.seed ?? 0, options.stream ?? 0,
+      options.temperature ?? 1, isProbs)).draws.slice();
+  }
+
+  /** The raw Philox4x32-10 words of (seed, stream): identical natively and in WebAssembly. */
+  randomWords(seed: number, stream: number, n: number): Uint32Array {
+    return unwrap(this.#engine.randomWords(seed, stream, n)).words.slice();
+  }
+
   /** How many of the most probable tokens reach cumulative probability `mass`. */
   coverCount(logitsOrProbs: NumericArray, mass: number, options: CoverCountOptions = {}): number {
     checkOptions(options, ['temperature', 'isProbs']);
@@ -126,13 +232,14 @@ export class Lab {
   }
 
   /** Runs one of the chapter's experiments; the same function backs the page and the CLI. */
-  runExperiment<N extends ExperimentName>(name: N, params?: ExperimentTypes[N]['params']): ExperimentTypes[N]['result'];
-  runExperiment(name: string, params?: Record<string, unknown>): Record<string, unknown>;
-  runExperiment(name: string, params: object = {}): unknown {
+  runExperiment<N extends ExperimentName>(name: N, params?: ExperimentTypes[N]['params'], options?: RunOptions): ExperimentTypes[N]['result'];
+  runExperiment(name: string, params?: Record<string, unknown>, options?: RunOptions): Record<string, unknown>;
+  runExperiment(name: string, params: object = {}, options: RunOptions = {}): unknown {
     if (typeof name !== 'string') throw new SamplingLabError('experiment', 'experiment must be a string');
+    checkOptions(options, ['onProgress']);
     const text = JSON.stringify(params, (_key, value: unknown) =>
       ArrayBuffer.isView(value) ? Array.from(value as Float32Array) : value);
-    const outcome = JSON.parse(this.#core.runExperiment(name, text ?? 'null'));
+    const outcome = JSON.parse(this.#core.runExperiment(name, text ?? 'null', options.onProgress));
     if (outcome.error) throw new SamplingLabError(outcome.error.argument, outcome.error.message);
     return outcome.result;
   }
@@ -149,15 +256,20 @@ export class Lab {
   }
 
   #writeIds(ids: Int32Array | readonly number[]): void {
-    if (!ArrayBuffer.isView(ids) && !Array.isArray(ids)) {
+    const checked = this.#checkedIds(ids);
+    this.#engine.ints(0, checked.length).set(checked);
+  }
+
+  #checkedIds(ids: Int32Array | readonly number[]): Int32Array | readonly number[] {
+    if (!(ids instanceof Int32Array) && !Array.isArray(ids)) {
       throw new SamplingLabError('generatedIds', 'generatedIds must be an Int32Array or number[]');
     }
     if (ids.length > this.maxVocabulary) {
       throw new SamplingLabError('generatedIds', `generatedIds has more than ${this.maxVocabulary} entries`);
     }
-    if (!ArrayBuffer.isView(ids) && !ids.every((id) => Number.isInteger(id) && Math.abs(id) < 2 ** 31)) {
+    if (Array.isArray(ids) && !ids.every((id) => Number.isInteger(id) && Math.abs(id) < 2 ** 31)) {
       throw new SamplingLabError('generatedIds', 'generatedIds must hold integer token ids');
     }
-    this.#engine.ids(ids.length).set(ids);
+    return ids;
   }
 }

@@ -16,6 +16,7 @@ using Check = std::optional<ArgumentError>;
 
 // Largest vocabulary or sample count accepted; bigger sizes are a caller's mistake, not a workload.
 inline constexpr std::size_t kMaxVocabulary = std::size_t{1} << 24;
+inline constexpr std::size_t kMaxSamples = std::size_t{1} << 26;
 
 Check check_logits(std::span<const float> logits, const std::string& argument);
 Check check_probabilities(std::span<const float> probs, const std::string& argument);

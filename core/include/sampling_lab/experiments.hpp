@@ -1,6 +1,7 @@
 #pragma once
 // The chapter's experiments, each one pure function params -> JSON. The page, the CLI and the
 // tests all go through run_experiment, so every printed number has a single source.
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -21,8 +22,12 @@ struct ExperimentInfo {
 
 const std::vector<ExperimentInfo>& experiments();
 
+// Called now and then with the fraction done, for progress bars of long runs.
+using Progress = std::function<void(double fraction)>;
+
 // Runs `name` with `params` (an object; missing keys take their defaults). Unknown names,
 // unknown keys and bad values come back as an ArgumentError.
-std::variant<Json, ArgumentError> run_experiment(std::string_view name, const Json& params);
+std::variant<Json, ArgumentError> run_experiment(std::string_view name, const Json& params,
+                                                 const Progress& progress = {});
 
 }  // namespace sampling_lab

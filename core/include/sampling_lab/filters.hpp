@@ -37,6 +37,11 @@ Check check_filter_params(const FilterParams& params, std::size_t vocabulary);
 // Adds the penalties to `logits` in place.
 void apply_penalties(std::span<float> logits, const Penalties& penalties, Workspace& workspace);
 
+// The logits with penalties applied: `logits` itself when none are active, else a copy held
+// in the workspace.
+std::span<const float> penalised(std::span<const float> logits, const Penalties& penalties,
+                                 Workspace& workspace);
+
 // Writes the filtered, renormalised distribution into `probs` (same length as logits).
 // The kept set is always a prefix of the tokens ranked by (logit desc, index asc); top-p keeps a
 // token while the mass of the tokens before it is < p (applied to the top-k renormalised

@@ -12,16 +12,21 @@ using PhiloxKey = std::array<std::uint32_t, 2>;
 // One Philox4x32-10 block: ten rounds of the bijection keyed by `key`.
 PhiloxCounter philox4x32_10(PhiloxCounter counter, PhiloxKey key);
 
+// Maps a 32-bit word to (w + 0.5) / 2^32: strictly inside (0, 1), so logs are finite.
+constexpr double to_open_unit(std::uint32_t word) { return (double(word) + 0.5) * 0x1p-32; }
+
 // A stream of 32-bit words keyed by (seed, stream): the same pair gives the same words on
 // every platform, and distinct pairs give independent streams.
 class Philox {
  public:
   explicit Philox(std::uint64_t seed, std::uint64_t stream = 0);
 
+  // Continues from block `block` of the stream (4 words per block).
+  void seek(std::uint64_t block);
+
   std::uint32_t next_u32();
   // Uniform in the open interval (0, 1): safe to take logs of.
   double uniform();
-  float uniform_float();
   double exponential();  // Exp(1)
   double gumbel();       // standard Gumbel, -log(Exp(1))
   double normal();       // standard normal (Box-Muller)

@@ -14,10 +14,17 @@ struct RankedToken {
 struct Workspace {
   std::vector<float> keys;                   // penalised logits, or log-probabilities
   std::vector<float> weights;                // exp((key - max) / T)
+  std::vector<std::uint32_t> candidate_ids;  // tokens that may survive the filters, by id
+  std::vector<float> candidate_keys;
+  std::vector<float> candidate_weights;
   std::vector<std::uint32_t> bucket_counts;  // prefix-selection histogram
   std::vector<double> bucket_mass;
   std::vector<RankedToken> boundary;  // the one bucket that is sorted exactly
   std::vector<std::int32_t> ids;      // sorted copy of generated token ids
+  std::vector<double> cdf;            // prefix sums, or alias thresholds
+  std::vector<std::uint32_t> alias;   // alias table
+  std::vector<std::uint32_t> small;   // alias construction work lists
+  std::vector<std::uint32_t> large;
 };
 
 }  // namespace sampling_lab

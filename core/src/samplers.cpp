@@ -1,0 +1,176 @@
+#include "sampling_lab/samplers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sampling_lab/distribution.hpp"
+#include "sampling_lab/rng.hpp"
+#include "selection.hpp"
+
+namespace sampling_lab {
+
+namespace {
+
+constexpr std::string_view kMethodNames[] = {"inverse-cdf", "gumbel-max", "exponential-race",
+                                              "alias"};
+
+void inverse_cdf(std::span<const float> probs, Philox& rng, std::span<std::int32_t> out,
+                 Workspace& workspace) {
+  auto& cdf = workspace.cdf;
+  cdf.resize(probs.size());
+  double total = 0.0;
+  for (std::size_t i = 0; i < probs.size(); ++i) cdf[i] = total += probs[i];
+  for (auto& token : out) {
+    // First index whose cumulative mass exceeds u: zero-probability tokens are never chosen.
+    const double u = rng.uniform() * total;
+    const auto found = std::upper_bound(cdf.begin(), cdf.end(), u);
+    token = std::int32_t(std::min<std::ptrdiff_t>(found - cdf.begin(), std::ptrdiff_t(probs.size()) - 1));
+  }
+}
+
+// argmax_i(score_i + G_i) with G_i standard Gumbel; -inf scores never win.
+void gumbel_max(std::span<const float> scores, Philox& rng, std::span<std::int32_t> out) {
+  for (auto& token : out) {
+    double best = -std::numeric_limits<double>::infinity();
+    std::size_t best_index = 0;
+    for (std::size_t i = 0; i < scores.size(); ++i) {
+      const double perturbed = double(scores[i]) + rng.gumbel();
+      if (perturbed > best) {
+        best = perturbed;
+        best_index = i;
+      }
+    }
+    token = std::int32_t(best_index);
+  }
+}
+
+// argmax_i(w_i / E_i) with E_i ~ Exp(1): E_i / w_i is the arrival time of clock i.
+void exponential_race(std::span<const float> weights, Philox& rng, std::span<std::int32_t> out) {
+  for (auto& token : out) {
+    double best = -1.0;
+    std::size_t best_index = 0;
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+      const double ratio = double(weights[i]) / rng.exponential();
+      if (ratio > best) {
+        best = ratio;
+        best_index = i;
+      }
+    }
+    token = std::int32_t(best_index);
+  }
+}
+
+// Vose (1991), "A linear algorithm for generating random numbers with a given distribution".
+void alias(std::span<const float> probs, Philox& rng, std::span<std::int32_t> out,
+           Workspace& workspace) {
+  const std::size_t v = probs.size();
+  auto& threshold = workspace.cdf;
+  auto& alias_of = workspace.alias;
+  auto& small = workspace.small;
+  auto& large = workspace.large;
+  threshold.resize(v);
+  alias_of.resize(v);
+  small.clear();
+  large.clear();
+  double total = 0.0;
+  for (const float p : probs) total += p;
+  for (std::size_t i = 0; i < v; ++i) {
+    threshold[i] = double(probs[i]) * double(v) / total;
+    (threshold[i] < 1.0 ? small : large).push_back(std::uint32_t(i));
+  }
+  while (!small.empty() && !large.empty()) {
+    const std::uint32_t less = small.back();
+    small.pop_back();
+    const std::uint32_t more = large.back();
+    alias_of[less] = more;
+    threshold[more] -= 1.0 - threshold[less];
+    if (threshold[more] < 1.0) {
+      large.pop_back();
+      small.push_back(more);
+    }
+  }
+  // Leftovers are 1 up to rounding (mass conservation rules out a zero-probability leftover).
+  for (const auto i : large) threshold[i] = 1.0;
+  for (const auto i : small) threshold[i] = 1.0;
+  for (auto& token : out) {
+    const auto column = std::min<std::size_t>(std::size_t(rng.uniform() * double(v)), v - 1);
+    token = std::int32_t(rng.uniform() < threshold[column] ? column : alias_of[column]);
+  }
+}
+
+}  // namespace
+
+std::string_view method_name(SamplingMethod method) { return kMethodNames[int(method)]; }
+
+std::optional<SamplingMethod> parse_method(std::string_view name) {
+  for (const auto method : kSamplingMethods) {
+    if (method_name(method) == name) return method;
+  }
+  return std::nullopt;
+}
+
+Check check_sample_count(std::size_t n) {
+  if (n == 0 || n > kMaxSamples) {
+    return ArgumentError{"n", "n must be an integer in [1, " + std::to_string(kMaxSamples) + "]"};
+  }
+  return std::nullopt;
+}
+
+void sample_probs(std::span<const float> probs, SamplingMethod method, RandomKey key,
+                  std::span<std::int32_t> out, Workspace& workspace) {
+  Philox rng(key.seed, key.stream);
+  switch (method) {
+    case SamplingMethod::kInverseCdf:
+      return inverse_cdf(probs, rng, out, workspace);
+    case SamplingMethod::kGumbelMax: {
+      auto& log_probs = workspace.keys;
+      log_probs.resize(probs.size());
+      for (std::size_t i = 0; i < probs.size(); ++i) log_probs[i] = std::log(probs[i]);
+      return gumbel_max(log_probs, rng, out);
+    }
+    case SamplingMethod::kExponentialRace:
+      return exponential_race(probs, rng, out);
+    case SamplingMethod::kAlias:
+      return alias(probs, rng, out, workspace);
+  }
+}
+
+void sample_logits(std::span<const float> logits, double temperature, SamplingMethod method,
+                   RandomKey key, std::span<std::int32_t> out, Workspace& workspace) {
+  if (temperature == 0.0) {
+    std::fill(out.begin(), out.end(), std::int32_t(argmax(logits)));
+    return;
+  }
+  if (method == SamplingMethod::kGumbelMax) {
+    auto& scaled = workspace.keys;
+    scaled.resize(logits.size());
+    for (std::size_t i = 0; i < logits.size(); ++i) scaled[i] = float(logits[i] / temperature);
+    Philox rng(key.seed, key.stream);
+    return gumbel_max(scaled, rng, out);
+  }
+  auto& probs = workspace.weights;
+  probs.resize(logits.size());
+  softmax(logits, temperature, probs);
+  sample_probs(probs, method, key, out, workspace);
+}
+
+std::int32_t sample_token(std::span<const float> input_logits, const FilterParams& params,
+                          RandomKey key, std::uint64_t step, Workspace& workspace) {
+  const auto logits = penalised(input_logits, params.penalties, workspace);
+  if (params.temperature == 0.0) return std::int32_t(argmax(logits));
+  const auto selection = detail::select_kept(logits, params, workspace);
+  Philox rng(key.seed, key.stream);
+  rng.seek(step);
+  // Inverse CDF over the survivors, in id order.
+  const double target = rng.uniform() * selection.kept_weight;
+  const auto& weights = workspace.candidate_weights;
+  double cumulative = 0.0;
+  for (std::size_t j = 0; j < selection.kept; ++j) {
+    cumulative += weights[j];
+    if (cumulative > target) return std::int32_t(workspace.candidate_ids[j]);
+  }
+  return std::int32_t(workspace.candidate_ids[selection.kept - 1]);  // u rounded up to the total
+}
+
+}  // namespace sampling_lab

@@ -1,0 +1,89 @@
+#include "sampling_lab/statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+// Errors become NaN results rather than exceptions: the WebAssembly build has none.
+#define BOOST_MATH_DOMAIN_ERROR_POLICY ignore_error
+#define BOOST_MATH_OVERFLOW_ERROR_POLICY ignore_error
+#define BOOST_MATH_EVALUATION_ERROR_POLICY ignore_error
+#include <boost/math/distributions/chi_squared.hpp>
+
+namespace sampling_lab {
+
+std::vector<std::uint64_t> counts(std::span<const std::int32_t> samples, std::size_t categories) {
+  std::vector<std::uint64_t> result(categories, 0);
+  for (const auto token : samples) ++result[std::size_t(token)];
+  return result;
+}
+
+std::vector<double> frequencies(std::span<const std::uint64_t> counts) {
+  const double total = double(std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}));
+  std::vector<double> result(counts.size());
+  for (std::size_t i = 0; i < counts.size(); ++i) result[i] = double(counts[i]) / total;
+  return result;
+}
+
+double max_deviation(std::span<const double> frequencies, std::span<const float> probs) {
+  double deviation = 0.0;
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    deviation = std::max(deviation, std::abs(frequencies[i] - double(probs[i])));
+  }
+  return deviation;
+}
+
+ChiSquare chi_square(std::span<const std::uint64_t> counts, std::span<const float> probs) {
+  constexpr double kMinExpected = 5.0;
+  const double n = double(std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}));
+  double total_probability = 0.0;
+  for (const float p : probs) total_probability += p;
+  double statistic = 0.0;
+  std::size_t bins = 0;
+  double pooled_expected = 0.0;
+  double pooled_observed = 0.0;
+  bool impossible_draw = false;
+  const auto add_bin = [&](double observed, double expected) {
+    statistic += (observed - expected) * (observed - expected) / expected;
+    ++bins;
+  };
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    const double expected = n * double(probs[i]) / total_probability;
+    const double observed = double(counts[i]);
+    impossible_draw |= expected == 0.0 && observed > 0.0;
+    if (expected >= kMinExpected) {
+      add_bin(observed, expected);
+    } else {
+      pooled_expected += expected;
+      pooled_observed += observed;
+    }
+  }
+  if (pooled_expected > 0.0) add_bin(pooled_observed, pooled_expected);
+  const std::size_t dof = bins > 1 ? bins - 1 : 1;
+  // A draw of a zero-probability token refutes the distribution outright.
+  if (impossible_draw) return {std::numeric_limits<double>::infinity(), dof, 0.0};
+  const boost::math::chi_squared distribution{double(dof)};
+  const double p_value =
+      statistic > 0.0 ? boost::math::cdf(boost::math::complement(distribution, statistic)) : 1.0;
+  return {statistic, dof, p_value};
+}
+
+double standard_error(double p, double n) { return std::sqrt(p * (1.0 - p) / n); }
+
+Interval wilson_interval(double successes, double n, double z) {
+  const double p = successes / n;
+  const double z2 = z * z;
+  const double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const double half = z / (1 + z2 / n) * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+  return {centre - half, centre + half};
+}
+
+double sample_std(std::span<const double> values) {
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
+  double squares = 0.0;
+  for (const double x : values) squares += (x - mean) * (x - mean);
+  return std::sqrt(squares / double(values.size() - 1));
+}
+
+}  // namespace sampling_lab
