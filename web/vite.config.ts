@@ -8,5 +8,6 @@ export default defineConfig({
   // Pre-bundling would rewrite the package's .wasm URL; serve it as it is.
   optimizeDeps: { exclude: ['sampling-lab'] },
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022' },
+  worker: { format: 'es' },
   server: { port: 5173, strictPort: false },
 });

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <new>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "reference.hpp"
@@ -12,6 +15,16 @@
 #include "sampling_lab/synthetic.hpp"
 
 namespace sl = sampling_lab;
+
+// Counts heap allocations, to show the per-token path makes none once warm.
+static std::size_t g_allocations = 0;
+void* operator new(std::size_t size) {
+  ++g_allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 // Tests reject at p < 1e-6: a correct sampler fails one check in a million.
@@ -156,4 +169,23 @@ TEST(SampleToken, DependsOnlyOnSeedStreamAndStep) {
   params.temperature = 0.0;
   EXPECT_EQ(sl::sample_token(logits, params, {9, 4}, 17, workspace),
             std::int32_t(sl::argmax(logits)));
+}
+
+TEST(SampleToken, AllocatesNothingOnceWarm) {
+  const auto logits = reference::random_logits(151936, 8, 3.0);
+  const std::vector<std::int32_t> ids = {3, 3, 99, 1000};
+  sl::Workspace workspace;
+  for (const auto& [k, p, min_p] : {std::tuple{0, 1.0, 0.0}, {50, 1.0, 0.0}, {0, 0.9, 0.0},
+                                    {0, 1.0, 0.05}, {50, 0.95, 0.05}, {5000, 0.9, 0.0}}) {
+    sl::FilterParams params;
+    params.temperature = 0.7;
+    params.top_k = k;
+    params.top_p = p;
+    params.min_p = min_p;
+    params.penalties = {1.1, 0.2, 0.1, ids};
+    sl::sample_token(logits, params, {1, 0}, 0, workspace);  // warm-up sizes the buffers
+    const std::size_t before = g_allocations;
+    for (std::uint64_t step = 1; step <= 20; ++step) sl::sample_token(logits, params, {1, 0}, step, workspace);
+    EXPECT_EQ(g_allocations, before) << "k=" << k << " p=" << p << " min_p=" << min_p;
+  }
 }

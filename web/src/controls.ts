@@ -56,3 +56,41 @@ export function slider(spec: SliderSpec): Slider {
     setRange: (min, max) => { input.min = String(min); input.max = String(max); show(); },
   };
 }
+
+/**
+ * Runs `task` and shows a progress bar if it outlasts a frame, or the error if it fails. Only
+ * the latest run of a runner reports back; earlier results are dropped.
+ */
+export function workerRunner(host: HTMLElement, label: () => string) {
+  const bar = element('progress', 'sl-progress');
+  bar.max = 1;
+  bar.hidden = true;
+  const failure = element('p', 'sl-error');
+  failure.setAttribute('role', 'alert');
+  host.append(bar, failure);
+  let latest = 0;
+  return async <T>(task: (onProgress: (fraction: number) => void) => Promise<T>): Promise<T | undefined> => {
+    const run = ++latest;
+    bar.setAttribute('aria-label', label());
+    const reveal = window.setTimeout(() => { if (run === latest) bar.hidden = false; }, 16);
+    bar.removeAttribute('value');
+    try {
+      const result = await task((fraction) => { if (run === latest) bar.value = fraction; });
+      if (run === latest) failure.textContent = '';
+      return run === latest ? result : undefined;
+    } catch (error) {
+      if (run === latest) failure.textContent = (error as Error).message;
+      return undefined;
+    } finally {
+      clearTimeout(reveal);
+      if (run === latest) bar.hidden = true;
+    }
+  };
+}
+
+export function button(className: string, onClick: () => void): HTMLButtonElement {
+  const node = element('button', className);
+  node.type = 'button';
+  node.addEventListener('click', onClick);
+  return node;
+}

@@ -3,10 +3,14 @@
 import { onLanguageChange, strings } from './i18n';
 import { sharedLab } from './lab';
 import { filtersWidget } from './widgets/filters';
+import { mcErrorWidget } from './widgets/mc-error';
+import { samplersWidget } from './widgets/samplers';
 import type { Widget, WidgetFactory } from './widgets/types';
 
 const WIDGETS: Record<string, WidgetFactory> = {
   filters: filtersWidget,
+  samplers: samplersWidget,
+  'mc-error': mcErrorWidget,
 };
 
 export class SamplingLabElement extends HTMLElement {

@@ -1,7 +1,6 @@
-// Log-rank chart of a vocabulary-sized distribution (uPlot): probability of the r-th most
-// likely token against r, kept tokens in colour and cut ones grey.
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
+// Log-rank chart of a vocabulary-sized distribution: probability of the r-th most likely token
+// against r, kept tokens in colour and cut ones grey.
+import { LineChart } from './line-chart';
 
 export interface RankChartLabels {
   rank: string;
@@ -24,61 +23,29 @@ function sampledRanks(vocabulary: number): number[] {
   return ranks;
 }
 
-function cssColor(box: HTMLElement, name: string): string {
-  return getComputedStyle(box).getPropertyValue(name).trim() || '#888';
-}
-
 export class RankChart {
-  #plot?: uPlot;
+  #chart = new LineChart();
   #ranks: number[] = [];
-  #resize?: ResizeObserver;
 
   draw(box: HTMLElement, ranking: Uint32Array, tempered: Float32Array, kept: number, labels: RankChartLabels): void {
-    if (this.#ranks.length === 0 || this.#ranks[this.#ranks.length - 1] !== ranking.length - 1) {
-      this.#ranks = sampledRanks(ranking.length);
-    }
-    const x = this.#ranks.map((r) => r + 1);
-    const keptSeries = this.#ranks.map((r) => (r < kept ? tempered[ranking[r]] || null : null));
-    const cutSeries = this.#ranks.map((r) => (r >= kept - 1 ? tempered[ranking[r]] || null : null));
-    const data: uPlot.AlignedData = [x, keptSeries, cutSeries];
-    box.setAttribute('role', 'img');
-    box.setAttribute('aria-label', labels.summary);
-    if (!this.#plot || !box.contains(this.#plot.root)) {
-      this.destroy();
-      const axisColor = cssColor(box, '--sl-text');
-      const gridColor = cssColor(box, '--sl-grid');
-      const axis = (label: string): uPlot.Axis => ({
-        label, stroke: axisColor, grid: { stroke: gridColor, width: 1 }, ticks: { stroke: gridColor, width: 1 },
-        values: (_u, splits) => splits.map((v) => (v == null ? '' : v >= 0.001 && v < 1e5 ? String(v) : v.toExponential(0))),
-      });
-      const vocabulary = ranking.length;
-      this.#plot = new uPlot({
-        width: Math.max(box.clientWidth, 280),
-        height: 240,
-        // Probabilities below 1e-12 leave the chart rather than squash the head into a corner.
-        scales: {
-          x: { distr: 3, time: false, range: () => [1, vocabulary] },
-          y: { distr: 3, range: (_u, min) => [Math.max(min, 1e-12), 1] },
-        },
-        axes: [axis(labels.rank), axis(labels.probability)],
-        legend: { show: false },
-        cursor: { show: false },
-        series: [
-          {},
-          { label: labels.kept, stroke: cssColor(box, '--sl-kept'), width: 2, points: { show: false } },
-          { label: labels.cut, stroke: cssColor(box, '--sl-cut'), width: 2, points: { show: false } },
-        ],
-      }, data, box);
-      this.#resize = new ResizeObserver(() => this.#plot?.setSize({ width: Math.max(box.clientWidth, 280), height: 240 }));
-      this.#resize.observe(box);
-    } else {
-      this.#plot.setData(data);
-    }
+    if (this.#ranks[this.#ranks.length - 1] !== ranking.length - 1) this.#ranks = sampledRanks(ranking.length);
+    const ranks = this.#ranks;
+    const x = ranks.map((r) => r + 1);
+    const keptSeries = ranks.map((r) => (r < kept ? tempered[ranking[r]] || null : null));
+    const cutSeries = ranks.map((r) => (r >= kept - 1 ? tempered[ranking[r]] || null : null));
+    this.#chart.draw(box, {
+      xLabel: labels.rank,
+      yLabel: labels.probability,
+      logX: true,
+      logY: true,
+      xRange: [1, ranking.length],
+      // Probabilities below 1e-12 leave the chart rather than squash the head into a corner.
+      yRange: (min) => [Math.max(min, 1e-12), 1],
+      series: [{ label: labels.kept, color: '--sl-kept' }, { label: labels.cut, color: '--sl-cut' }],
+    }, [x, keptSeries, cutSeries], labels.summary);
   }
 
   destroy(): void {
-    this.#resize?.disconnect();
-    this.#plot?.destroy();
-    this.#plot = undefined;
+    this.#chart.destroy();
   }
 }

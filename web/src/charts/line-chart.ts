@@ -1,0 +1,85 @@
+// A uPlot chart on log or linear axes, coloured from the page's CSS variables and resized with
+// its box. Rebuilt only when its labels change; data updates are cheap.
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+export interface SeriesSpec {
+  label: string;
+  /** CSS custom property holding the colour, e.g. "--sl-kept". */
+  color: string;
+  points?: boolean;
+  dash?: number[];
+}
+
+export interface LineChartSpec {
+  xLabel: string;
+  yLabel: string;
+  logX?: boolean;
+  logY?: boolean;
+  xRange?: [number, number];
+  yRange?: (min: number, max: number) => [number, number];
+  series: SeriesSpec[];
+  height?: number;
+}
+
+const tickLabel = (v: number | null) =>
+  v == null ? '' : v >= 0.001 && v < 1e5 ? String(+v.toPrecision(6)) : v.toExponential(0);
+
+export class LineChart {
+  #plot?: uPlot;
+  #resize?: ResizeObserver;
+  #key = '';
+
+  draw(box: HTMLElement, spec: LineChartSpec, data: uPlot.AlignedData, summary: string): void {
+    box.setAttribute('role', 'img');
+    box.setAttribute('aria-label', summary);
+    const key = JSON.stringify([spec.xLabel, spec.yLabel, spec.series.map((s) => s.label), spec.xRange]);
+    if (this.#plot && key === this.#key && box.contains(this.#plot.root)) {
+      this.#plot.setData(data);
+      return;
+    }
+    this.destroy();
+    this.#key = key;
+    const style = getComputedStyle(box);
+    const color = (name: string) => style.getPropertyValue(name).trim() || '#888';
+    const axis = (label: string): uPlot.Axis => ({
+      label,
+      stroke: color('--sl-text'),
+      grid: { stroke: color('--sl-grid'), width: 1 },
+      ticks: { stroke: color('--sl-grid'), width: 1 },
+      values: (_u, splits) => splits.map(tickLabel),
+    });
+    const height = spec.height ?? 240;
+    const width = () => Math.max(box.clientWidth, 260);
+    this.#plot = new uPlot({
+      width: width(),
+      height,
+      scales: {
+        x: { distr: spec.logX ? 3 : 1, time: false, ...(spec.xRange ? { range: () => spec.xRange! } : {}) },
+        y: { distr: spec.logY ? 3 : 1, ...(spec.yRange ? { range: (_u, min, max) => spec.yRange!(min, max) } : {}) },
+      },
+      axes: [axis(spec.xLabel), axis(spec.yLabel)],
+      legend: { show: spec.series.length > 1, live: false },
+      cursor: { show: false },
+      series: [
+        {},
+        ...spec.series.map((s): uPlot.Series => ({
+          label: s.label,
+          stroke: color(s.color),
+          width: 2,
+          dash: s.dash,
+          paths: s.points ? () => null : undefined,
+          points: s.points ? { show: true, size: 7, fill: color(s.color) } : { show: false },
+        })),
+      ],
+    }, data, box);
+    this.#resize = new ResizeObserver(() => this.#plot?.setSize({ width: width(), height }));
+    this.#resize.observe(box);
+  }
+
+  destroy(): void {
+    this.#resize?.disconnect();
+    this.#plot?.destroy();
+    this.#plot = undefined;
+  }
+}
