@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "params.hpp"
+#include "experiments_internal.hpp"
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/rng.hpp"
@@ -16,17 +16,13 @@ namespace sampling_lab {
 namespace {
 
 using detail::ParamReader;
+using detail::reject;
 using Runner = std::function<Json(ParamReader&, const Progress&)>;
 
 struct Experiment {
   ExperimentInfo info;
   Runner run;  // returns reject(...) on bad input
 };
-
-Json reject(ParamReader& params, ArgumentError error) {
-  params.fail(std::move(error));
-  return nullptr;
-}
 
 // The decoding chapter's worked example.
 const std::vector<float> kDecodingExampleLogits = {3, 2.5, 2, 1, 0.5, 0, -1, -2};
@@ -139,7 +135,7 @@ Json mc_error(ParamReader& params, const Progress& progress) {
   double done = 0.0;
   for (std::size_t row = 0; row < ns.size(); ++row) {
     const auto n = std::uint64_t(ns[row]);
-    Philox rng(std::uint64_t(seed), row);
+    Philox rng{std::uint64_t(seed), row};
     for (auto& estimate : estimates) {
       std::uint64_t hits = 0;
       for (std::uint64_t i = 0; i < n; ++i) hits += rng.uniform() < p;
@@ -198,6 +194,27 @@ const std::vector<Experiment>& registry() {
         "Standard error and Wilson 95% interval of an accuracy measured on a finite eval set",
         {{"questions", 200}, {"accuracy", 0.7}}},
        eval_error},
+      {{"sequence",
+        "Chain-rule sequence probability: greedy, exhaustive best and beam search on the handbook "
+        "tree, or how often greedy misses on random models",
+        {{"mode", "handbook"}, {"tree", {0.6, 0.4, 0.5, 0.5, 0.9, 0.1}}, {"vocab", nullptr},
+         {"depth", nullptr}, {"widths", nullptr}, {"sharpness", 1.0}, {"models", 200}, {"seed", 0}}},
+       detail::sequence},
+      {{"speculative",
+        "Speculative sampling: acceptance = sum min(p, q) = 1 - TV, output distribution, tokens per "
+        "verification; top-k exercise and the mismatched-q pitfall",
+        {{"p", {0.5, 0.3, 0.15, 0.05}}, {"q", nullptr}, {"n", 200000}, {"seed", 0}, {"gamma", 4},
+         {"topK", 0}, {"mode", "exact"}}},
+       detail::speculative},
+      {{"importance",
+        "Importance sampling of E_p[x] from q: estimates, ESS, TIS clipping, MIS masking, "
+        "self-normalised; bias/std/MSE over repeats",
+        {{"shifts", {0.0, 1.0, 3.0}}, {"n", 1000}, {"clip", 2.0}, {"seed", 0}, {"repeats", 1}}},
+       detail::importance},
+      {{"sample-size",
+        "Samples per configuration before a difference exceeds z standard errors (exercise 2)",
+        {{"mode", "means"}, {"delta", 0.1}, {"std", 1.2}, {"z", 2.0}, {"p1", 0.7}, {"p2", 0.72}}},
+       detail::sample_size},
   };
   return all;
 }

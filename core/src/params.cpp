@@ -76,6 +76,21 @@ std::vector<double> ParamReader::numbers(const std::string& key) {
   return result;
 }
 
+std::vector<double> ParamReader::numbers_or_empty(const std::string& key) {
+  return value(key).is_null() ? std::vector<double>{} : numbers(key);
+}
+
+std::string ParamReader::choice(const std::string& key, std::initializer_list<const char*> choices) {
+  const Json& given = value(key);
+  std::string known;
+  for (const char* option : choices) {
+    if (given.is_string() && given.get<std::string>() == option) return option;
+    known += (known.empty() ? "" : ", ") + std::string(option);
+  }
+  fail({key, key + " must be one of: " + known});
+  return *choices.begin();
+}
+
 std::vector<float> ParamReader::floats(const std::string& key) {
   if (value(key).is_null()) return {};
   const auto list = numbers(key);

@@ -17,6 +17,10 @@ class ParamReader {
   std::vector<double> numbers(const std::string& key);
   // Empty when the value (or its default) is null.
   std::vector<float> floats(const std::string& key);
+  std::vector<double> numbers_or_empty(const std::string& key);
+  bool is_null(const std::string& key) const { return value(key).is_null(); }
+  // One of `choices`.
+  std::string choice(const std::string& key, std::initializer_list<const char*> choices);
 
   void fail(ArgumentError error);
   const Check& error() const { return error_; }

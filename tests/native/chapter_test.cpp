@@ -1,0 +1,209 @@
+// Sequences, speculative sampling, importance sampling and sample sizes: the handbook's
+// figures exactly, the rest statistically.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "sampling_lab/experiments.hpp"
+#include "sampling_lab/importance.hpp"
+#include "sampling_lab/sequence.hpp"
+#include "sampling_lab/speculative.hpp"
+#include "sampling_lab/statistics.hpp"
+
+namespace sl = sampling_lab;
+
+namespace {
+constexpr double kAlpha = 1e-6;
+
+sl::Json run(const std::string& name, const sl::Json& params) {
+  auto outcome = sl::run_experiment(name, params);
+  if (auto* error = std::get_if<sl::ArgumentError>(&outcome)) {
+    ADD_FAILURE() << error->argument << ": " << error->message;
+    return nullptr;
+  }
+  return std::get<sl::Json>(outcome);
+}
+
+sl::SequenceModel handbook_tree() {
+  return sl::SequenceModel(2, 2, {0.6f, 0.4f, 0.5f, 0.5f, 0.9f, 0.1f});
+}
+
+// Every sequence of the model with its probability, keyed by tokens.
+std::map<std::vector<std::int32_t>, double> all_sequences(const sl::SequenceModel& model) {
+  std::map<std::vector<std::int32_t>, double> result;
+  for (const auto& path : sl::beam_search(model, 1u << 20)) result[path.tokens] = std::exp(path.log_prob);
+  return result;
+}
+
+// χ² of observed sequence counts against probabilities.
+double sequence_fit(const std::map<std::vector<std::int32_t>, std::uint64_t>& observed,
+                    const std::map<std::vector<std::int32_t>, double>& probs) {
+  std::vector<std::uint64_t> counts;
+  std::vector<float> p;
+  for (const auto& [tokens, prob] : probs) {
+    const auto found = observed.find(tokens);
+    counts.push_back(found == observed.end() ? 0 : found->second);
+    p.push_back(float(prob));
+  }
+  return sl::chi_square(counts, p).p_value;
+}
+}  // namespace
+
+TEST(Sequence, HandbookGreedyIsNotTheBest) {
+  const auto model = handbook_tree();
+  const auto best = sl::exhaustive_best(model);
+  EXPECT_EQ(best.tokens, (std::vector<std::int32_t>{1, 0}));  // (B, b1)
+  EXPECT_NEAR(std::exp(best.log_prob), 0.36, 1e-6);
+  const auto greedy = sl::greedy(model);
+  EXPECT_EQ(greedy.tokens, (std::vector<std::int32_t>{0, 0}));  // (A, a1)
+  EXPECT_NEAR(std::exp(greedy.log_prob), 0.30, 1e-6);
+  EXPECT_EQ(sl::beam_search(model, 2).front().tokens, best.tokens);
+  EXPECT_NEAR(sl::log_probability(model, std::vector<std::int32_t>{1, 1}), std::log(0.4 * 0.1), 1e-6);
+
+  const auto result = run("sequence", sl::Json::object());
+  EXPECT_EQ(result["best"]["path"], sl::Json({1, 0}));
+  EXPECT_NEAR(result["best"]["prob"].get<double>(), 0.36, 1e-6);
+  EXPECT_EQ(result["greedy"]["path"], sl::Json({0, 0}));
+  EXPECT_NEAR(result["greedy"]["prob"].get<double>(), 0.30, 1e-6);
+}
+
+TEST(Sequence, WideBeamEqualsExhaustiveSearch) {
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    sl::Philox rng{seed, 0};
+    const auto model = sl::SequenceModel::random(3, 4, 2.0, rng);
+    const auto best = sl::exhaustive_best(model);
+    const auto beam = sl::beam_search(model, 81).front();  // width V^depth
+    EXPECT_EQ(beam.tokens, best.tokens);
+    EXPECT_NEAR(beam.log_prob, sl::log_probability(model, best.tokens), 1e-9);
+  }
+}
+
+TEST(Sequence, RandomModelsShowGreedyMissingAndBeamsClosingTheGap) {
+  const auto result = run("sequence", {{"mode", "random"}, {"models", 200}});
+  EXPECT_GT(result["greedyMissRate"].get<double>(), 0.05);
+  const auto& beams = result["beams"];
+  EXPECT_EQ(beams.back()["misses"], 0);  // width V^(depth−1) is exhaustive
+  for (std::size_t i = 1; i < beams.size(); ++i) {
+    EXPECT_LE(beams[i]["misses"].get<int>(), beams[i - 1]["misses"].get<int>());
+  }
+  EXPECT_FALSE(result["closingWidth"].is_null());
+}
+
+TEST(Sequence, MarkovModelUnrollsTheChain) {
+  const std::vector<float> initial = {0.2f, 0.8f};
+  const std::vector<float> transition = {0.9f, 0.1f, 0.3f, 0.7f};
+  const auto model = sl::SequenceModel::markov(initial, transition, 3);
+  EXPECT_NEAR(sl::log_probability(model, std::vector<std::int32_t>{1, 0, 1}), std::log(0.8 * 0.3 * 0.1), 1e-6);
+}
+
+TEST(Sequence, AncestralSamplingFollowsTheChainRule) {
+  sl::Philox model_rng{4, 0};
+  const auto model = sl::SequenceModel::random(3, 3, 1.0, model_rng);
+  const auto probs = all_sequences(model);
+  sl::Philox rng{5, 0};
+  std::map<std::vector<std::int32_t>, std::uint64_t> observed;
+  for (int i = 0; i < 100'000; ++i) ++observed[sl::ancestral_sample(model, rng).tokens];
+  EXPECT_GT(sequence_fit(observed, probs), kAlpha);
+}
+
+TEST(Sequence, GumbelTopKSamplesWithoutReplacement) {
+  sl::Philox model_rng{6, 0};
+  const auto model = sl::SequenceModel::random(3, 2, 1.0, model_rng);
+  const auto probs = all_sequences(model);
+  sl::Philox rng{7, 0};
+  std::map<std::vector<std::int32_t>, std::uint64_t> first, second;
+  const int n = 100'000;
+  for (int i = 0; i < n; ++i) {
+    const auto drawn = sl::gumbel_top_k(model, 2, rng);
+    ASSERT_EQ(drawn.size(), 2u);
+    ASSERT_NE(drawn[0].tokens, drawn[1].tokens);
+    ++first[drawn[0].tokens];
+    ++second[drawn[1].tokens];
+  }
+  // The first is an ordinary sample; the second follows P(s2 = s) = Σ_{t≠s} p(t) p(s) / (1 − p(t)).
+  EXPECT_GT(sequence_fit(first, probs), kAlpha);
+  std::map<std::vector<std::int32_t>, double> second_probs;
+  for (const auto& [s, ps] : probs) {
+    for (const auto& [t, pt] : probs) {
+      if (s != t) second_probs[s] += pt * ps / (1.0 - pt);
+    }
+  }
+  EXPECT_GT(sequence_fit(second, second_probs), kAlpha);
+  // Asking for every sequence returns each exactly once.
+  EXPECT_EQ(sl::gumbel_top_k(model, 9, rng).size(), 9u);
+}
+
+TEST(Speculative, OutputIsTheTargetAndAcceptanceIsOneMinusTV) {
+  const auto result = run("speculative", sl::Json::object());
+  const auto& acceptance = result["acceptance"];
+  EXPECT_NEAR(acceptance["theory"].get<double>(), 0.7, 1e-6);  // the serving chapter's 0.700
+  EXPECT_NEAR(acceptance["oneMinusTV"].get<double>(), 0.7, 1e-6);
+  EXPECT_NEAR(acceptance["empirical"].get<double>(), 0.7, 4 * acceptance["standardError"].get<double>());
+  EXPECT_GT(result["output"]["chiSquare"]["pValue"].get<double>(), kAlpha);
+  // 4 standard errors of a mean of tokens per verification (each in 1 … 5, sd < 2).
+  const auto& tokens = result["expectedTokens"];
+  EXPECT_NEAR(tokens["formula"].get<double>(), 2.7731, 1e-3);
+  EXPECT_NEAR(tokens["simulated"].get<double>(), tokens["formula"].get<double>(),
+              4 * 2.0 / std::sqrt(tokens["verifications"].get<double>()));
+}
+
+TEST(Speculative, TopKExerciseIsExactAndThePitfallIsBiased) {
+  const auto exact = run("speculative", {{"topK", 2}});
+  EXPECT_GT(exact["output"]["chiSquare"]["pValue"].get<double>(), kAlpha);
+  const auto pitfall = run("speculative", {{"topK", 2}, {"mode", "pitfall"}});
+  EXPECT_LT(pitfall["output"]["chiSquare"]["pValue"].get<double>(), kAlpha);
+}
+
+TEST(Speculative, ExpectedTokensFormula) {
+  EXPECT_NEAR(sl::expected_tokens(0.7, 4), 2.77, 5e-3);
+  EXPECT_EQ(sl::expected_tokens(1.0, 4), 5.0);
+  EXPECT_EQ(sl::expected_tokens(0.0, 4), 1.0);
+}
+
+TEST(Speculative, VerifyNeverReturnsATokenTheTargetRulesOut) {
+  const std::vector<float> p = {0.0f, 0.5f, 0.5f};
+  const std::vector<float> q = {0.8f, 0.1f, 0.1f};
+  sl::Philox rng{3, 0};
+  for (int i = 0; i < 10'000; ++i) EXPECT_NE(sl::verify(p, q, 0, rng).token, 0);
+}
+
+TEST(Importance, HandbookSetup) {
+  const auto result = run("importance", sl::Json::object());
+  EXPECT_NEAR(result["trueMean"].get<double>(), 6.20, 5e-3);
+  EXPECT_EQ(result["rows"][0]["ess"].get<double>(), 1000.0);  // p = q: every weight is 1
+  EXPECT_LT(result["rows"][2]["ess"].get<double>(), 700.0);
+}
+
+TEST(Importance, TruncationTradesBiasForVariance) {
+  const auto result = run("importance", {{"shifts", {3.0}}, {"repeats", 400}});
+  const auto& estimators = result["rows"][0]["estimators"];
+  const auto& plain = estimators["none"];
+  const auto& tis = estimators["tis"];
+  EXPECT_LT(tis["std"].get<double>(), plain["std"].get<double>());
+  EXPECT_GT(std::abs(tis["bias"].get<double>()), std::abs(plain["bias"].get<double>()));
+  // Plain IS is unbiased: its mean is within 4 standard errors of the truth.
+  EXPECT_LT(std::abs(plain["bias"].get<double>()), 4 * plain["std"].get<double>() / std::sqrt(400.0));
+}
+
+TEST(Importance, EstimatesByHand) {
+  const std::vector<float> p = {0.5f, 0.5f};
+  const std::vector<float> q = {0.25f, 0.75f};
+  const std::vector<double> f = {1.0, 3.0};
+  const std::vector<std::int32_t> draws = {0, 1, 1, 1};  // weights 2, 2/3, 2/3, 2/3
+  const auto e = sl::importance_estimates(p, q, f, draws, 1.0);
+  EXPECT_NEAR(e.ordinary, (2.0 + 3 * 2.0) / 4, 1e-6);
+  EXPECT_NEAR(e.self_normalised, (2.0 + 6.0) / 4.0, 1e-6);
+  EXPECT_NEAR(e.truncated, (1.0 + 3 * 2.0) / 4, 1e-6);
+  EXPECT_NEAR(e.masked, (3 * 2.0) / 4, 1e-6);
+  EXPECT_NEAR(e.ess, 16.0 / (4.0 + 3.0 * 4.0 / 9.0), 1e-6);
+}
+
+TEST(SampleSize, ExerciseTwo) {
+  const auto result = run("sample-size", sl::Json::object());
+  EXPECT_NEAR(result["n"].get<double>(), 1152.0, 1e-6);  // "about 1150"
+  EXPECT_EQ(result["perConfiguration"], 1152.0);
+  const auto proportions = run("sample-size", {{"mode", "proportions"}, {"p1", 0.7}, {"p2", 0.72}, {"z", 2}});
+  EXPECT_NEAR(proportions["n"].get<double>(), 4 * (0.21 + 0.2016) / 0.0004, 1e-6);
+}
