@@ -80,12 +80,126 @@ export interface EvalErrorResult {
   interval95: [number, number];
 }
 
+export interface PathResult {
+  path: number[];
+  prob: number;
+}
+
+export interface SequenceParams {
+  mode?: 'handbook' | 'random';
+  /** Handbook mode: one distribution per tree node, breadth-first (default: the handbook's tree). */
+  tree?: readonly number[];
+  vocab?: number | null;
+  depth?: number | null;
+  widths?: readonly number[] | null;
+  sharpness?: number;
+  models?: number;
+  seed?: number;
+}
+
+export interface SequenceHandbookResult {
+  mode: 'handbook';
+  vocab: number;
+  depth: number;
+  best: PathResult;
+  greedy: PathResult;
+  beams: (PathResult & { width: number })[];
+}
+
+export interface SequenceRandomResult {
+  mode: 'random';
+  vocab: number;
+  depth: number;
+  sharpness: number;
+  models: number;
+  greedyMisses: number;
+  greedyMissRate: number;
+  beams: { width: number; misses: number; missRate: number; meanProbRatio: number }[];
+  closingWidth: number | null;
+}
+
+export interface SpeculativeParams {
+  p?: readonly number[];
+  /** Default: uniform. */
+  q?: readonly number[] | null;
+  n?: number;
+  seed?: number;
+  gamma?: number;
+  topK?: number;
+  mode?: 'exact' | 'pitfall';
+}
+
+export interface SpeculativeResult {
+  mode: 'exact' | 'pitfall';
+  target: number[];
+  draft: number[];
+  acceptance: { empirical: number; theory: number; oneMinusTV: number; standardError: number };
+  output: { frequencies: number[]; chiSquare: ChiSquare };
+  expectedTokens: { alpha: number; gamma: number; formula: number; simulated: number; verifications: number };
+}
+
+export interface ImportanceParams {
+  shifts?: readonly number[];
+  n?: number;
+  clip?: number;
+  seed?: number;
+  repeats?: number;
+}
+
+export interface EstimatorSpread {
+  mean: number;
+  bias: number;
+  std: number;
+  mse: number;
+}
+
+export type EstimatorName = 'none' | 'tis' | 'mis' | 'selfNormalised';
+
+export interface ImportanceResult {
+  trueMean: number;
+  n: number;
+  clip: number;
+  repeats: number;
+  rows: {
+    shift: number;
+    estimate: number;
+    ess: number;
+    clipped: number;
+    masked: number;
+    selfNormalised: number;
+    /** Present when repeats > 1. */
+    estimators?: Record<EstimatorName, EstimatorSpread>;
+    estimates?: Record<EstimatorName, number[]>;
+    essMean?: number;
+  }[];
+}
+
+export interface SampleSizeParams {
+  mode?: 'means' | 'proportions';
+  delta?: number;
+  std?: number;
+  z?: number;
+  p1?: number;
+  p2?: number;
+}
+
+export interface SampleSizeResult {
+  mode: 'means' | 'proportions';
+  n: number;
+  perConfiguration: number;
+  standardErrorAtN: number;
+}
+
 export interface ExperimentTypes {
   filters: { params: FiltersParams; result: FiltersResult };
   temperature: { params: TemperatureParams; result: TemperatureResult };
   samplers: { params: SamplersParams; result: SamplersResult };
   'mc-error': { params: McErrorParams; result: McErrorResult };
   'eval-error': { params: EvalErrorParams; result: EvalErrorResult };
+  sequence: { params: SequenceParams; result: SequenceHandbookResult | SequenceRandomResult };
+  speculative: { params: SpeculativeParams; result: SpeculativeResult };
+  importance: { params: ImportanceParams; result: ImportanceResult };
+  'sample-size': { params: SampleSizeParams; result: SampleSizeResult };
 }
 
 export type ExperimentName = keyof ExperimentTypes;
