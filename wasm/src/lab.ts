@@ -232,7 +232,7 @@ export class Lab {
   }
 
   /** Runs one of the chapter's experiments; the same function backs the page and the CLI. */
-  runExperiment<N extends ExperimentName>(name: N, params?: ExperimentTypes[N]['params'], options?: RunOptions): ExperimentTypes[N]['result'];
+  runExperiment<N extends ExperimentName, P extends ExperimentTypes[N]['params'] = ExperimentTypes[N]['params']>(name: N, params?: P, options?: RunOptions): ExperimentTypes[N]['result'];
   runExperiment(name: string, params?: Record<string, unknown>, options?: RunOptions): Record<string, unknown>;
   runExperiment(name: string, params: object = {}, options: RunOptions = {}): unknown {
     if (typeof name !== 'string') throw new SamplingLabError('experiment', 'experiment must be a string');

@@ -94,3 +94,91 @@ export function button(className: string, onClick: () => void): HTMLButtonElemen
   node.addEventListener('click', onClick);
   return node;
 }
+
+export interface Readouts {
+  root: HTMLDListElement;
+  set(name: string, term: string, value: string): void;
+}
+
+/** A live-region list of labelled numbers, one per name. */
+export function readouts(names: readonly string[]): Readouts {
+  const root = element('dl', 'sl-readouts');
+  root.setAttribute('aria-live', 'polite');
+  const items = new Map<string, { term: HTMLElement; value: HTMLElement }>();
+  for (const name of names) {
+    const item = element('div', 'sl-readout');
+    item.dataset.readout = name;
+    const term = element('dt');
+    const value = element('dd');
+    item.append(term, value);
+    root.append(item);
+    items.set(name, { term, value });
+  }
+  return {
+    root,
+    set: (name, term, value) => {
+      const item = items.get(name)!;
+      item.term.textContent = term;
+      item.value.textContent = value;
+    },
+  };
+}
+
+export interface Toggle {
+  root: HTMLElement;
+  input: HTMLInputElement;
+  checked(): boolean;
+  setLabel(text: string): void;
+}
+
+export function toggle(name: string, onChange: () => void): Toggle {
+  const root = element('label', 'sl-toggle');
+  const input = element('input');
+  input.type = 'checkbox';
+  input.name = name;
+  input.addEventListener('change', onChange);
+  const text = element('span');
+  root.append(input, text);
+  return { root, input, checked: () => input.checked, setLabel: (t) => { text.textContent = t; } };
+}
+
+export interface Segmented<T extends string> {
+  root: HTMLElement;
+  value(): T;
+  setLabels(labels: Record<T, string>, groupLabel: string): void;
+}
+
+/** A group of mutually exclusive buttons (aria-pressed marks the chosen one). */
+export function segmented<T extends string>(options: readonly T[], initial: T, onSelect: (value: T) => void): Segmented<T> {
+  let current = initial;
+  const root = element('div', 'sl-segmented');
+  root.setAttribute('role', 'group');
+  const buttons = options.map((option) => {
+    const b = button('sl-segment', () => {
+      current = option;
+      buttons.forEach((other, i) => other.setAttribute('aria-pressed', String(options[i] === current)));
+      onSelect(option);
+    });
+    b.dataset.value = option;
+    b.setAttribute('aria-pressed', String(option === initial));
+    return b;
+  });
+  root.append(...buttons);
+  return {
+    root,
+    value: () => current,
+    setLabels: (labels, groupLabel) => {
+      root.setAttribute('aria-label', groupLabel);
+      buttons.forEach((b, i) => { b.textContent = labels[options[i]]; });
+    },
+  };
+}
+
+/** Calls `run` 150 ms after the last call, so a dragged slider asks for one run. */
+export function debounced(run: () => void): { schedule(): void; cancel(): void } {
+  let timer = 0;
+  return {
+    schedule: () => { clearTimeout(timer); timer = window.setTimeout(run, 150); },
+    cancel: () => clearTimeout(timer),
+  };
+}

@@ -3,14 +3,22 @@
 import { onLanguageChange, strings } from './i18n';
 import { sharedLab } from './lab';
 import { filtersWidget } from './widgets/filters';
+import { importanceWidget } from './widgets/importance';
 import { mcErrorWidget } from './widgets/mc-error';
+import { sampleSizeWidget } from './widgets/sample-size';
 import { samplersWidget } from './widgets/samplers';
+import { sequenceWidget } from './widgets/sequence';
+import { speculativeWidget } from './widgets/speculative';
 import type { Widget, WidgetFactory } from './widgets/types';
 
 const WIDGETS: Record<string, WidgetFactory> = {
   filters: filtersWidget,
   samplers: samplersWidget,
   'mc-error': mcErrorWidget,
+  sequence: sequenceWidget,
+  speculative: speculativeWidget,
+  importance: importanceWidget,
+  'sample-size': sampleSizeWidget,
 };
 
 export class SamplingLabElement extends HTMLElement {

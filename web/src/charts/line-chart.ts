@@ -23,7 +23,7 @@ export interface LineChartSpec {
 }
 
 const tickLabel = (v: number | null) =>
-  v == null ? '' : v >= 0.001 && v < 1e5 ? String(+v.toPrecision(6)) : v.toExponential(0);
+  v == null ? '' : v === 0 || (Math.abs(v) >= 0.001 && Math.abs(v) < 1e5) ? String(+v.toPrecision(6)) : v.toExponential(0);
 
 export class LineChart {
   #plot?: uPlot;

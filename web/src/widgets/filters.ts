@@ -2,7 +2,7 @@
 // or on a 151,936-token synthetic vocabulary drawn as a log-rank chart.
 import type { Lab } from 'sampling-lab';
 import { strings } from '../i18n';
-import { element, slider, type Slider } from '../controls';
+import { element, readouts, segmented, slider, type Slider } from '../controls';
 import { BarChart } from '../charts/bar-chart';
 import { RankChart } from '../charts/rank-chart';
 import type { Widget } from './types';
@@ -21,20 +21,11 @@ export function filtersWidget(host: HTMLElement, lab: Lab): Widget {
 
   const root = element('div', 'sl-widget sl-filters');
   const toolbar = element('div', 'sl-toolbar');
-  const modeGroup = element('div', 'sl-segmented');
-  modeGroup.setAttribute('role', 'group');
-  const modeButtons = (['handbook', 'synthetic'] as const).map((m) => {
-    const button = element('button', 'sl-segment');
-    button.type = 'button';
-    button.dataset.mode = m;
-    button.addEventListener('click', () => setMode(m));
-    return button;
-  });
-  modeGroup.append(...modeButtons);
+  const modeSwitch = segmented<Mode>(['handbook', 'synthetic'], 'handbook', (m) => setMode(m));
   const playButton = element('button', 'sl-play');
   playButton.type = 'button';
   playButton.addEventListener('click', () => (playing ? stop() : play()));
-  toolbar.append(modeGroup, playButton);
+  toolbar.append(modeSwitch.root, playButton);
 
   const chartBox = element('div', 'sl-chart');
   const bars = new BarChart();
@@ -54,24 +45,9 @@ export function filtersWidget(host: HTMLElement, lab: Lab): Widget {
   ];
   sliders.append(...allSliders.map(([s]) => s.root));
 
-  const readouts = element('dl', 'sl-readouts');
-  readouts.setAttribute('aria-live', 'polite');
-  const readout = (name: string) => {
-    const item = element('div', 'sl-readout');
-    item.dataset.readout = name;
-    const term = element('dt');
-    const value = element('dd');
-    item.append(term, value);
-    readouts.append(item);
-    return { term, value };
-  };
-  const entropy = readout('entropy');
-  const kept = readout('kept');
-  const keptMass = readout('kept-mass');
-  const topProb = readout('top-prob');
-  const cover = readout('tokens-for-90');
+  const numbers = readouts(['entropy', 'kept', 'kept-mass', 'top-prob', 'tokens-for-90']);
 
-  root.append(toolbar, chartBox, sliders, readouts);
+  root.append(toolbar, chartBox, sliders, numbers.root);
   host.replaceChildren(root);
 
   function options() {
@@ -97,11 +73,11 @@ export function filtersWidget(host: HTMLElement, lab: Lab): Widget {
         summary: s.chartSummary(filtered.kept, logits.length),
       });
     }
-    entropy.value.textContent = `${filtered.entropyBits.toFixed(2)} ${s.bits}`;
-    kept.value.textContent = `${filtered.kept.toLocaleString()} ${s.keptUnit}`.trim();
-    keptMass.value.textContent = percent(filtered.keptMass);
-    topProb.value.textContent = percent(filtered.topProb);
-    cover.value.textContent = `${tokensFor90.toLocaleString()} ${s.tokensUnit}`.trim();
+    numbers.set('entropy', s.entropy, `${filtered.entropyBits.toFixed(2)} ${s.bits}`);
+    numbers.set('kept', s.kept, `${filtered.kept.toLocaleString()} ${s.keptUnit}`.trim());
+    numbers.set('kept-mass', s.keptMass, percent(filtered.keptMass));
+    numbers.set('top-prob', s.topProb, percent(filtered.topProb));
+    numbers.set('tokens-for-90', s.tokensFor90, `${tokensFor90.toLocaleString()} ${s.tokensUnit}`.trim());
     host.dispatchEvent(new CustomEvent('change', { bubbles: true, detail: { params: o, result: filtered } }));
   }
 
@@ -112,7 +88,6 @@ export function filtersWidget(host: HTMLElement, lab: Lab): Widget {
       synthetic = { logits, ranking: lab.ranking(logits) };
     }
     topK.setRange(0, mode === 'handbook' ? 12 : 200);
-    modeButtons.forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.mode === mode)));
     chartBox.replaceChildren();
     update();
   }
@@ -134,17 +109,10 @@ export function filtersWidget(host: HTMLElement, lab: Lab): Widget {
 
   function relabel(): void {
     const s = strings();
-    modeGroup.setAttribute('aria-label', s.distribution);
-    modeButtons[0].textContent = s.handbookTokens;
-    modeButtons[1].textContent = s.syntheticTokens;
+    modeSwitch.setLabels({ handbook: s.handbookTokens, synthetic: s.syntheticTokens }, s.distribution);
     playButton.textContent = playing ? s.pause : s.play;
     playButton.setAttribute('aria-pressed', String(Boolean(playing)));
     for (const [control, key] of allSliders) control.setLabel(s[key] as string);
-    entropy.term.textContent = s.entropy;
-    kept.term.textContent = s.kept;
-    keptMass.term.textContent = s.keptMass;
-    topProb.term.textContent = s.topProb;
-    cover.term.textContent = s.tokensFor90;
   }
 
   relabel();

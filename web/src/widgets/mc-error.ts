@@ -2,7 +2,7 @@
 // on log-log axes, run in the Worker.
 import type { Lab, McErrorResult } from 'sampling-lab';
 import { strings } from '../i18n';
-import { element, slider, workerRunner } from '../controls';
+import { debounced, element, slider, workerRunner } from '../controls';
 import { LineChart } from '../charts/line-chart';
 import { runInWorker } from '../worker-client';
 import type { Widget } from './types';
@@ -19,15 +19,14 @@ function sampleSizes(largest: number): number[] {
 
 export function mcErrorWidget(host: HTMLElement, _lab: Lab): Widget {
   let last: McErrorResult | undefined;
-  let debounce = 0;
-  const later = () => { clearTimeout(debounce); debounce = window.setTimeout(run, 150); };
+  const later = debounced(() => void run());
   const root = element('div', 'sl-widget sl-mc-error');
   const chartBox = element('div', 'sl-chart');
   const chart = new LineChart();
   const sliders = element('div', 'sl-sliders');
-  const largest = slider({ name: 'max-n', min: 2, max: 4, step: 1, value: 4, onInput: later,
+  const largest = slider({ name: 'max-n', min: 2, max: 4, step: 1, value: 4, onInput: later.schedule,
     format: (v) => (10 ** v).toLocaleString() });
-  const repeats = slider({ name: 'repeats', min: 100, max: 5000, step: 100, value: 2000, onInput: later,
+  const repeats = slider({ name: 'repeats', min: 100, max: 5000, step: 100, value: 2000, onInput: later.schedule,
     format: (v) => v.toLocaleString() });
   sliders.append(largest.root, repeats.root);
   const table = element('table', 'sl-table');
@@ -68,5 +67,5 @@ export function mcErrorWidget(host: HTMLElement, _lab: Lab): Widget {
 
   relabel();
   void run();
-  return { relabel, destroy: () => { clearTimeout(debounce); chart.destroy(); } };
+  return { relabel, destroy: () => { later.cancel(); chart.destroy(); } };
 }

@@ -2,7 +2,7 @@
 // sample, run in the Worker.
 import type { Lab, SamplersResult } from 'sampling-lab';
 import { strings } from '../i18n';
-import { button, element, slider, workerRunner } from '../controls';
+import { button, debounced, element, slider, workerRunner } from '../controls';
 import { GroupedBars } from '../charts/grouped-bars';
 import { runInWorker } from '../worker-client';
 import type { Widget } from './types';
@@ -22,10 +22,9 @@ export function samplersWidget(host: HTMLElement, _lab: Lab): Widget {
   const chartBox = element('div', 'sl-chart');
   const chart = new GroupedBars();
   const sliders = element('div', 'sl-sliders');
-  let debounce = 0;
-  const later = () => { clearTimeout(debounce); debounce = window.setTimeout(run, 150); };
+  const later = debounced(() => void run());
   const nSlider = slider({ name: 'n', min: 0, max: SAMPLE_COUNTS.length - 1, step: 1,
-    value: SAMPLE_COUNTS.indexOf(200_000), onInput: later, format: (i) => SAMPLE_COUNTS[i].toLocaleString() });
+    value: SAMPLE_COUNTS.indexOf(200_000), onInput: later.schedule, format: (i) => SAMPLE_COUNTS[i].toLocaleString() });
   sliders.append(nSlider.root);
   const table = element('table', 'sl-table');
   const status = element('div', 'sl-progress-box');
@@ -70,5 +69,5 @@ export function samplersWidget(host: HTMLElement, _lab: Lab): Widget {
 
   relabel();
   void run();
-  return { relabel, destroy: () => clearTimeout(debounce) };
+  return { relabel, destroy: later.cancel };
 }

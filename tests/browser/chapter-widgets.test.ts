@@ -1,0 +1,94 @@
+// Sequence, speculative, importance and sample-size widgets in Chromium.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { startHarness, watchProblems, type Harness } from './harness';
+
+let harness: Harness;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  harness = await startHarness();
+  page = await harness.context.newPage();
+  problems = watchProblems(page);
+  await page.goto(harness.url);
+});
+
+afterAll(async () => { await harness?.close(); });
+
+const widget = (name: string) => page.locator(`sampling-lab[experiment="${name}"]`);
+const readout = (host: Locator, name: string) => host.locator(`[data-readout="${name}"] dd`).innerText();
+
+it('sequence: greedy (A, a1) 0.30 and best (B, b1) 0.36 on the handbook tree, marked on it', async () => {
+  const host = widget('sequence');
+  await host.scrollIntoViewIfNeeded();
+  await expect.poll(() => readout(host, 'best')).toBe('(B, b1) 0.36');
+  expect(await readout(host, 'greedy')).toBe('(A, a1) 0.30');
+  expect(await readout(host, 'beam')).toBe('(B, b1) 0.36');
+  expect(await host.locator('line.edge.greedy').count()).toBe(2);
+  expect(await host.locator('line.edge.best').count()).toBe(2);
+});
+
+it('sequence: editing P(b1 | B) moves the best path to greedy\'s', async () => {
+  const host = widget('sequence');
+  await host.getByLabel('P(b1 | B)').fill('0.5');
+  await expect.poll(() => readout(host, 'best')).toBe('(A, a1) 0.30');
+});
+
+it('sequence: random models report greedy misses and the closing beam width', async () => {
+  const host = widget('sequence');
+  await host.getByRole('button', { name: '随机模型' }).click();
+  await expect.poll(() => host.locator('.sl-table tbody tr').count(), { timeout: 20_000 }).toBeGreaterThan(2);
+  expect(parseFloat(await readout(host, 'greedy-miss'))).toBeGreaterThan(0);
+  const before = await readout(host, 'greedy-miss');
+  await host.getByLabel('分布尖锐程度').fill('4');
+  await expect.poll(() => readout(host, 'greedy-miss'), { timeout: 20_000 }).not.toBe(before);
+});
+
+it('speculative: acceptance 0.700 for uniform q, output matches p, formula 2.77', async () => {
+  const host = widget('speculative');
+  await host.scrollIntoViewIfNeeded();
+  await expect.poll(() => readout(host, 'acceptance'), { timeout: 20_000 }).toBe('0.700');
+  expect(await readout(host, 'tokens-formula')).toBe('2.77');
+  expect(Number(await readout(host, 'chi-square'))).toBeGreaterThan(1e-6);
+  await host.getByLabel('草稿长度 γ').fill('1');
+  await expect.poll(() => readout(host, 'tokens-formula'), { timeout: 20_000 }).toBe('1.70');
+});
+
+it('speculative: top-2 keeps the output exact; the pitfall is rejected by chi-square', async () => {
+  const host = widget('speculative');
+  await host.getByRole('checkbox', { name: /top-2/ }).check();
+  await expect.poll(async () => Number(await readout(host, 'chi-square')), { timeout: 20_000 }).toBeGreaterThan(1e-6);
+  await host.getByRole('checkbox', { name: /未截断/ }).check();
+  await expect.poll(async () => Number(await readout(host, 'chi-square')), { timeout: 20_000 }).toBeLessThan(1e-6);
+  await host.getByRole('button', { name: '远离 p 的 q' }).click();
+  await expect.poll(() => readout(host, 'acceptance'), { timeout: 20_000 }).not.toBe('0.875');
+});
+
+it('importance: ESS falls with the shift; TIS trades bias for spread', async () => {
+  const host = widget('importance');
+  await host.scrollIntoViewIfNeeded();
+  await expect.poll(() => host.locator('.sl-table tbody tr').count(), { timeout: 20_000 }).toBe(4);
+  expect(await readout(host, 'true-mean')).toBe('6.20');
+  const cells = async (row: number) => (await host.locator('.sl-table tbody tr').nth(row).locator('td').allInnerTexts()).map(Number);
+  const [plainBias, plainStd] = await cells(0);
+  const [tisBias, tisStd] = await cells(1);
+  expect(tisStd).toBeLessThan(plainStd);
+  expect(Math.abs(tisBias)).toBeGreaterThan(Math.abs(plainBias));
+  await host.getByLabel('q 相对 p 的偏移').fill('0');
+  await expect.poll(() => readout(host, 'ess'), { timeout: 20_000 }).toBe('1000 / 1000');
+});
+
+it('sample-size: exercise 2 gives 1,152 per configuration and the sliders move it', async () => {
+  const host = widget('sample-size');
+  await host.scrollIntoViewIfNeeded();
+  await expect.poll(() => readout(host, 'n')).toBe('1,152');
+  await host.getByLabel('要分辨的差距 δ').fill('0.2');
+  await expect.poll(() => readout(host, 'n')).toBe('288');
+  await host.getByRole('button', { name: '两个比例' }).click();
+  await expect.poll(() => readout(host, 'n')).not.toBe('288');
+});
+
+it('logged no console error and no failed request', () => {
+  expect(problems).toEqual([]);
+});
