@@ -6,6 +6,7 @@ export { Lab } from './lab.js';
 export { SamplingLabError } from './errors.js';
 export type * from './lab.js';
 export type * from './experiments.js';
+export { parseNpy, npyRow, type NpyArray } from './npy.js';
 
 export interface LoadOptions {
   /** Where to fetch sampling-lab-core.wasm from (default: beside this module). */

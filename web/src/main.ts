@@ -1,20 +1,19 @@
+// The demo page: the chapter's sections, each with its widget; the page text follows <html lang>.
+import 'sampling-lab/define';
+import { PAGE_TEXT } from './page-text';
 import './style.css';
-import { strings, onLanguageChange } from './i18n';
-import { SamplingLabElement } from './sampling-lab-element';
-
-customElements.define('sampling-lab', SamplingLabElement);
 
 function translatePage(): void {
-  const s = strings() as unknown as Record<string, string>;
+  const text = document.documentElement.lang.startsWith('en') ? PAGE_TEXT.en : PAGE_TEXT.zh;
   for (const node of document.querySelectorAll<HTMLElement>('[data-i18n]')) {
-    node.textContent = s[node.dataset.i18n!];
+    node.textContent = text[node.dataset.i18n as keyof typeof text];
   }
-  document.title = `Sampling Lab · ${s.pageTitle}`;
+  document.title = `Sampling Lab · ${text.pageTitle}`;
 }
 
 document.querySelector('.lang-switch')?.addEventListener('click', () => {
   const html = document.documentElement;
   html.lang = html.lang.startsWith('en') ? 'zh' : 'en';
 });
-onLanguageChange(translatePage);
+new MutationObserver(translatePage).observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
 translatePage();

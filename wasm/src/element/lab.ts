@@ -1,5 +1,5 @@
 // One WebAssembly instance shared by every widget on the page.
-import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type Lab } from '../index.js';
 
 let shared: Promise<Lab> | undefined;
 

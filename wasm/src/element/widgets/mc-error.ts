@@ -1,11 +1,11 @@
 // The 1/√n law: the spread of a Bernoulli frequency over repeated runs against sqrt(p(1−p)/n),
 // on log-log axes, run in the Worker.
-import type { Lab, McErrorResult } from 'sampling-lab';
-import { strings } from '../i18n';
-import { debounced, element, slider, workerRunner } from '../controls';
-import { LineChart } from '../charts/line-chart';
-import { runInWorker } from '../worker-client';
-import type { Widget } from './types';
+import type { McErrorResult } from '../../index.js';
+import { strings } from '../i18n.js';
+import { debounced, element, readouts, workerRunner } from '../controls.js';
+import { LineChart } from '../charts/line-chart.js';
+import { runInWorker } from '../worker-client.js';
+import type { Widget, WidgetContext } from './types.js';
 
 // 10, 30, 100, 300, … up to the largest n chosen.
 function sampleSizes(largest: number): number[] {
@@ -17,14 +17,14 @@ function sampleSizes(largest: number): number[] {
   return sizes;
 }
 
-export function mcErrorWidget(host: HTMLElement, _lab: Lab): Widget {
+export function mcErrorWidget({ host, slider, emit }: WidgetContext): Widget {
   let last: McErrorResult | undefined;
   const later = debounced(() => void run());
   const root = element('div', 'sl-widget sl-mc-error');
   const chartBox = element('div', 'sl-chart');
   const chart = new LineChart();
   const sliders = element('div', 'sl-sliders');
-  const largest = slider({ name: 'max-n', min: 2, max: 4, step: 1, value: 4, onInput: later.schedule,
+  const largest = slider({ name: 'max-n', min: 2, max: 4, step: 1, value: 4, onInput: later.schedule, fromAttribute: Math.log10,
     format: (v) => (10 ** v).toLocaleString() });
   const repeats = slider({ name: 'repeats', min: 100, max: 5000, step: 100, value: 2000, onInput: later.schedule,
     format: (v) => v.toLocaleString() });
@@ -41,7 +41,7 @@ export function mcErrorWidget(host: HTMLElement, _lab: Lab): Widget {
     if (!result) return;
     last = result;
     render();
-    host.dispatchEvent(new CustomEvent('change', { bubbles: true, detail: { params, result } }));
+    emit(params, result);
   }
 
   function render(): void {
@@ -68,4 +68,35 @@ export function mcErrorWidget(host: HTMLElement, _lab: Lab): Widget {
   relabel();
   void run();
   return { relabel, destroy: () => { later.cancel(); chart.destroy(); } };
+}
+
+/** The standard error of an accuracy measured on a finite eval set. */
+export function evalErrorWidget({ host, lab, slider, emit }: WidgetContext): Widget {
+  const root = element('div', 'sl-widget sl-eval-error');
+  const sliders = element('div', 'sl-sliders');
+  const questions = slider({ name: 'questions', min: 50, max: 5000, step: 50, value: 200, onInput: () => update(), format: String });
+  const accuracy = slider({ name: 'accuracy', min: 0.5, max: 0.99, step: 0.01, value: 0.7, onInput: () => update(), format: (v) => v.toFixed(2) });
+  sliders.append(questions.root, accuracy.root);
+  const numbers = readouts(['standard-error', 'interval']);
+  root.append(sliders, numbers.root);
+  host.replaceChildren(root);
+
+  function update(): void {
+    const s = strings();
+    const params = { questions: questions.value(), accuracy: accuracy.value() };
+    const result = lab.runExperiment('eval-error', params);
+    numbers.set('standard-error', s.standardErrorLabel, `${(100 * result.standardError).toFixed(1)} pp`);
+    numbers.set('interval', s.interval95, result.interval95.map((x) => `${(100 * x).toFixed(1)}%`).join(' – '));
+    emit(params, result);
+  }
+
+  function relabel(): void {
+    const s = strings();
+    questions.setLabel(s.questions);
+    accuracy.setLabel(s.accuracy);
+    update();
+  }
+
+  relabel();
+  return { relabel, destroy: () => {} };
 }

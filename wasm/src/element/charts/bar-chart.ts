@@ -7,11 +7,21 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attributes: Record<st
   return node;
 }
 
+export interface BarChartData {
+  labels: readonly string[];
+  tempered: Float32Array;
+  filtered: ArrayLike<number>;
+  summary: string;
+  /** Sampled frequencies, drawn as marks over the bars. */
+  empirical?: readonly number[];
+  empiricalLabel: string;
+}
+
 export class BarChart {
   #svg?: SVGSVGElement;
   #table?: HTMLTableElement;
 
-  draw(box: HTMLElement, labels: readonly string[], tempered: Float32Array, filtered: ArrayLike<number>, summary: string): void {
+  draw(box: HTMLElement, { labels, tempered, filtered, summary, empirical, empiricalLabel }: BarChartData): void {
     const n = tempered.length;
     const width = 600;
     const height = 220;
@@ -26,7 +36,7 @@ export class BarChart {
     }
     this.#svg.setAttribute('aria-label', summary);
     const shown = Array.from({ length: n }, (_, i) => (filtered[i] > 0 ? filtered[i] : tempered[i]));
-    const scale = (height - top - bottom) / Math.max(...shown, 1e-9);
+    const scale = (height - top - bottom) / Math.max(...shown, ...(empirical ?? []), 1e-9);
     const children: SVGElement[] = [];
     const rows: string[] = [];
     shown.forEach((p, i) => {
@@ -40,9 +50,14 @@ export class BarChart {
       const label = svg('text', { x: x + slot * 0.35, y: height - 8, class: 'label' });
       label.textContent = labels[i];
       children.push(value, label);
-      rows.push(`<tr><td>${labels[i]}</td><td>${p.toFixed(4)}</td><td>${isKept ? '✓' : '✗'}</td></tr>`);
+      if (empirical) {
+        const markY = height - bottom - empirical[i] * scale;
+        children.push(svg('line', { x1: x - 2, x2: x + slot * 0.7 + 2, y1: markY, y2: markY, class: 'empirical' }));
+      }
+      const sampled = empirical ? `<td>${empirical[i].toFixed(3)}</td>` : '';
+      rows.push(`<tr><td>${labels[i]}</td><td>${p.toFixed(4)}</td><td>${isKept ? '✓' : '✗'}</td>${sampled}</tr>`);
     });
     this.#svg.replaceChildren(...children);
-    this.#table!.innerHTML = `<caption>${summary}</caption>${rows.join('')}`;
+    this.#table!.innerHTML = `<caption>${summary}${empirical ? ` (${empiricalLabel})` : ''}</caption>${rows.join('')}`;
   }
 }

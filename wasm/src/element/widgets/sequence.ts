@@ -1,10 +1,10 @@
 // Sequence probability: the handbook's two-step tree with editable probabilities and the greedy,
 // best and beam paths marked; or many random models, where greedy misses and wider beams catch up.
-import type { Lab, SequenceRandomResult } from 'sampling-lab';
-import { strings } from '../i18n';
-import { debounced, element, readouts, segmented, slider, workerRunner } from '../controls';
-import { runInWorker } from '../worker-client';
-import type { Widget } from './types';
+import type { SequenceRandomResult } from '../../index.js';
+import { strings } from '../i18n.js';
+import { debounced, element, readouts, segmented, workerRunner } from '../controls.js';
+import { runInWorker } from '../worker-client.js';
+import type { Widget, WidgetContext } from './types.js';
 
 type Mode = 'handbook' | 'random';
 const SVG = 'http://www.w3.org/2000/svg';
@@ -19,7 +19,7 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attributes: Record<st
   return node;
 }
 
-export function sequenceWidget(host: HTMLElement, lab: Lab): Widget {
+export function sequenceWidget({ host, lab, slider, emit }: WidgetContext): Widget {
   let mode: Mode = 'handbook';
   const root = element('div', 'sl-widget sl-sequence');
   const modeSwitch = segmented<Mode>(['handbook', 'random'], 'handbook', (m) => { mode = m; layout(); });
@@ -96,7 +96,7 @@ export function sequenceWidget(host: HTMLElement, lab: Lab): Widget {
     treeNumbers.set('best', s.bestPath, describe(result.best));
     treeNumbers.set('greedy', s.greedyPath, describe(result.greedy));
     treeNumbers.set('beam', s.beamPath, describe(beam));
-    host.dispatchEvent(new CustomEvent('change', { bubbles: true, detail: { params, result } }));
+    emit(params, result);
   }
 
   async function runRandom(): Promise<void> {
@@ -105,7 +105,7 @@ export function sequenceWidget(host: HTMLElement, lab: Lab): Widget {
     if (!result) return;
     randomResult = result;
     renderRandom();
-    host.dispatchEvent(new CustomEvent('change', { bubbles: true, detail: { params, result } }));
+    emit(params, result);
   }
 
   function renderRandom(): void {

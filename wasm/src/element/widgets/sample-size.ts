@@ -1,13 +1,12 @@
 // Exercise 2 as a calculator: samples per configuration before a difference exceeds z standard
 // errors, for two means or two proportions.
-import type { Lab } from 'sampling-lab';
-import { strings } from '../i18n';
-import { element, readouts, segmented, slider } from '../controls';
-import type { Widget } from './types';
+import { strings } from '../i18n.js';
+import { element, readouts, segmented } from '../controls.js';
+import type { Widget, WidgetContext } from './types.js';
 
 type Mode = 'means' | 'proportions';
 
-export function sampleSizeWidget(host: HTMLElement, lab: Lab): Widget {
+export function sampleSizeWidget({ host, lab, slider, emit }: WidgetContext): Widget {
   const root = element('div', 'sl-widget sl-sample-size');
   const modeSwitch = segmented<Mode>(['means', 'proportions'], 'means', () => { layout(); update(); });
   const toolbar = element('div', 'sl-toolbar');
@@ -41,7 +40,7 @@ export function sampleSizeWidget(host: HTMLElement, lab: Lab): Widget {
       error.textContent = '';
       numbers.set('n', s.perConfiguration, result.perConfiguration.toLocaleString());
       numbers.set('standard-error', s.standardErrorAtN, result.standardErrorAtN.toFixed(4));
-      host.dispatchEvent(new CustomEvent('change', { bubbles: true, detail: { params, result } }));
+      emit(params, result);
     } catch (failure) {
       error.textContent = (failure as Error).message;
     }

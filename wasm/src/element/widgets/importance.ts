@@ -1,17 +1,17 @@
 // Importance sampling: how far q is shifted from p, the ESS, and the spread of estimates over
 // repeated trials for plain IS, TIS (clipped), MIS (masked) and self-normalised IS.
-import type { EstimatorName, ImportanceResult, Lab } from 'sampling-lab';
-import { strings } from '../i18n';
-import { debounced, element, readouts, slider, workerRunner } from '../controls';
-import { LineChart } from '../charts/line-chart';
-import { runInWorker } from '../worker-client';
-import type { Widget } from './types';
+import type { EstimatorName, ImportanceResult } from '../../index.js';
+import { strings } from '../i18n.js';
+import { debounced, element, readouts, workerRunner } from '../controls.js';
+import { LineChart } from '../charts/line-chart.js';
+import { runInWorker } from '../worker-client.js';
+import type { Widget, WidgetContext } from './types.js';
 
 const ESTIMATORS: EstimatorName[] = ['none', 'tis', 'mis', 'selfNormalised'];
 const REPEATS = 300;
 const BINS = 40;
 
-export function importanceWidget(host: HTMLElement, _lab: Lab): Widget {
+export function importanceWidget({ host, slider, emit }: WidgetContext): Widget {
   let result: ImportanceResult | undefined;
   const later = debounced(() => void run());
   const root = element('div', 'sl-widget sl-importance');
@@ -34,7 +34,7 @@ export function importanceWidget(host: HTMLElement, _lab: Lab): Widget {
     if (!next) return;
     result = next;
     render();
-    host.dispatchEvent(new CustomEvent('change', { bubbles: true, detail: { params, result } }));
+    emit(params, result);
   }
 
   function render(): void {

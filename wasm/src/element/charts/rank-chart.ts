@@ -1,6 +1,6 @@
 // Log-rank chart of a vocabulary-sized distribution: probability of the r-th most likely token
 // against r, kept tokens in colour and cut ones grey.
-import { LineChart } from './line-chart';
+import { LineChart } from './line-chart.js';
 
 export interface RankChartLabels {
   rank: string;

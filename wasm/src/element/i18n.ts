@@ -1,11 +1,9 @@
 // Chinese by default, English when <html lang="en…">; widgets re-render when lang changes.
 const zh = {
-  pageTitle: '概率与采样 · 交互实验',
-  pageIntro: '每个实验都在你的浏览器里用 WebAssembly 运行，分布大小与真实模型的词表相同。',
-  switchLanguage: 'English',
-  shapeTitle: '先看形状：温度、top-k、top-p、min-p',
-  shapeText: '温度改变分布的尖锐程度；top-k、top-p 和 min-p 在采样前砍掉尾巴。拖动滑块，看熵、候选数和保留的概率怎样变化。',
   loading: '正在加载 WebAssembly…',
+  reset: '重置',
+  copyEmbed: '复制嵌入代码',
+  embedCode: '嵌入代码',
   loadFailed: '加载失败：',
   unknownExperiment: '未知实验：',
   handbookTokens: '手册示例（12 个词）',
@@ -49,10 +47,6 @@ const zh = {
   measured: '实测',
   ratio: '实测 / 理论',
   mcErrorSummary: (repeats: number) => `p = 0.3，每个 n 重复 ${repeats} 次，估计值标准差随 n 的变化（对数坐标）`,
-  samplersTitle: '采样算法：四种方法，同一个分布',
-  samplersText: '逆 CDF、Gumbel-max、指数竞赛和别名法都能精确地从离散分布采样。每种方法采样 n 次，频率应在蒙特卡洛误差内等于 p，χ² 检验的 p 值不应很小。',
-  mcErrorTitle: '蒙特卡洛的误差：1/√n',
-  mcErrorText: '用 n 次采样的频率估计概率 p，重复多次，估计值的标准差约为 √(p(1−p)/n)：样本翻 100 倍，误差才缩小 10 倍。',
   model: '模型',
   handbookTree: '手册示例树',
   randomModels: '随机模型',
@@ -105,26 +99,27 @@ const zh = {
   zStandardErrors: '差距要超过几倍标准误 z',
   perConfiguration: '每个配置至少需要',
   standardErrorAtN: '此时差值的标准误',
-  sequenceTitle: '序列的概率：贪心不一定最好',
-  sequenceText: '序列的概率是每一步条件概率的乘积。贪心每步取最大，可能错过后面概率高得多的延续；束搜索同时保留几条候选路径来缓解。',
-  speculativeTitle: '投机采样：接受率 = 1 − TV',
-  speculativeText: '草稿模型按 q 给出 token，以 min(1, p/q) 接受，拒绝时从 max(0, p − q) 重新采样，输出恰好服从 p。接受率等于两条分布重叠部分的面积。',
-  importanceTitle: '重要性采样：权重、ESS 与截断',
-  importanceText: '用 q 的样本估计 p 下的期望，每个样本乘以 p/q。q 离 p 越远，有效样本数越少、估计越不稳；截断权重（TIS）以偏差换方差。',
-  sampleSizeTitle: '需要多少样本？',
-  sampleSizeText: '两个均值之差的标准误约为 √2·σ/√n。要让差距 δ 超过 z 倍标准误，每个配置需要 n > 2(zσ/δ)² 个样本（练习 2：约 1150）。',
+  position: '位置（第几行）',
+  npyFile: '.npy 文件',
+  dropNpy: '选择或拖入 .npy logits 文件（1 维或 2 维）',
+  chooseFile: '还没有加载文件。',
+  sampleN: (n: number) => `采样 ${n.toLocaleString()} 次`,
+  sampledFrequency: '横线：采样频率',
+  temperatureCaption: (v: number) => `三个温度下的分布（${v.toLocaleString()} 个 token）`,
+  questions: '题目数',
+  accuracy: '准确率',
+  standardErrorLabel: '标准误',
+  interval95: '95% 区间（Wilson）',
   tokenLabels: ['的', '是', '了', '在', '和', '有', '人', '我', '他', '这', '中', '大'],
 };
 
 type Strings = typeof zh;
 
 const en: Strings = {
-  pageTitle: 'Probability and sampling · live experiments',
-  pageIntro: 'Every experiment runs in your browser in WebAssembly, on distributions as large as a real model\'s vocabulary.',
-  switchLanguage: '中文',
-  shapeTitle: 'The shape first: temperature, top-k, top-p, min-p',
-  shapeText: 'Temperature sharpens or flattens the distribution; top-k, top-p and min-p cut the tail before sampling. Move the sliders and watch the entropy, the candidates and the kept mass.',
   loading: 'Loading WebAssembly…',
+  reset: 'Reset',
+  copyEmbed: 'Copy embed code',
+  embedCode: 'Embed code',
   loadFailed: 'Failed to load: ',
   unknownExperiment: 'Unknown experiment: ',
   handbookTokens: 'Handbook example (12 tokens)',
@@ -168,10 +163,6 @@ const en: Strings = {
   measured: 'measured',
   ratio: 'measured / theory',
   mcErrorSummary: (repeats: number) => `Standard deviation of the estimate of p = 0.3 over ${repeats} repeats, against n (log-log)`,
-  samplersTitle: 'Sampling algorithms: four methods, one distribution',
-  samplersText: 'Inverse CDF, Gumbel-max, the exponential race and the alias method all draw exactly from a discrete distribution. Each draws n times; the frequencies should match p within Monte-Carlo error, and the χ² p-value should not be tiny.',
-  mcErrorTitle: 'Monte-Carlo error: 1/√n',
-  mcErrorText: 'Estimate a probability p by the frequency in n draws, many times over: the estimates spread by about √(p(1−p)/n). A hundred times the samples buys only ten times the precision.',
   model: 'Model',
   handbookTree: 'Handbook tree',
   randomModels: 'Random models',
@@ -224,14 +215,17 @@ const en: Strings = {
   zStandardErrors: 'Standard errors z',
   perConfiguration: 'Samples per configuration',
   standardErrorAtN: 'Standard error of the difference there',
-  sequenceTitle: 'Sequence probability: greedy is not always best',
-  sequenceText: 'A sequence\'s probability is the product of its conditional probabilities. Greedy takes the largest at each step and can miss a far likelier continuation; beam search keeps several candidates to soften this.',
-  speculativeTitle: 'Speculative sampling: acceptance = 1 − TV',
-  speculativeText: 'The draft proposes tokens from q; each is accepted with min(1, p/q), and a rejection resamples from max(0, p − q), so the output follows p exactly. The acceptance rate is the area where the two distributions overlap.',
-  importanceTitle: 'Importance sampling: weights, ESS and clipping',
-  importanceText: 'Estimate an expectation under p from samples of q by weighting each with p/q. The further q is from p, the smaller the effective sample size and the noisier the estimate; clipping the weights (TIS) trades bias for variance.',
-  sampleSizeTitle: 'How many samples?',
-  sampleSizeText: 'The difference of two means has standard error about √2·σ/√n. For a difference δ to exceed z standard errors, each configuration needs n > 2(zσ/δ)² samples (exercise 2: about 1150).',
+  position: 'Position (row)',
+  npyFile: '.npy file',
+  dropNpy: 'Choose or drop a .npy logits file (1-D or 2-D)',
+  chooseFile: 'No file loaded yet.',
+  sampleN: (n: number) => `Sample ${n.toLocaleString()}`,
+  sampledFrequency: 'lines: sampled frequencies',
+  temperatureCaption: (v: number) => `The distribution at three temperatures (${v.toLocaleString()} tokens)`,
+  questions: 'Questions',
+  accuracy: 'Accuracy',
+  standardErrorLabel: 'Standard error',
+  interval95: '95% interval (Wilson)',
   tokenLabels: ['the', 'a', 'of', 'to', 'and', 'in', 'is', 'it', 'he', 'this', 'on', 'big'],
 };
 
@@ -239,8 +233,14 @@ export function strings(): Strings {
   return document.documentElement.lang.toLowerCase().startsWith('en') ? en : zh;
 }
 
-export function onLanguageChange(callback: () => void): () => void {
+/** Calls back when <html lang> or the host's colour scheme changes. */
+export function onHostChange(callback: () => void): () => void {
   const observer = new MutationObserver(callback);
-  observer.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
-  return () => observer.disconnect();
+  observer.observe(document.documentElement, { attributes: true, attributeFilter: ['lang', 'class', 'data-md-color-scheme'] });
+  const scheme = matchMedia('(prefers-color-scheme: dark)');
+  scheme.addEventListener('change', callback);
+  return () => {
+    observer.disconnect();
+    scheme.removeEventListener('change', callback);
+  };
 }

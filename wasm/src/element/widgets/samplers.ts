@@ -1,17 +1,17 @@
 // Four exact samplers against p: grouped histograms, max deviation, χ² p-value and time per
 // sample, run in the Worker.
-import type { Lab, SamplersResult } from 'sampling-lab';
-import { strings } from '../i18n';
-import { button, debounced, element, slider, workerRunner } from '../controls';
-import { GroupedBars } from '../charts/grouped-bars';
-import { runInWorker } from '../worker-client';
-import type { Widget } from './types';
+import type { SamplersResult } from '../../index.js';
+import { strings } from '../i18n.js';
+import { button, debounced, element, workerRunner } from '../controls.js';
+import { GroupedBars } from '../charts/grouped-bars.js';
+import { runInWorker } from '../worker-client.js';
+import type { Widget, WidgetContext } from './types.js';
 
 const P = [0.5, 0.25, 0.15, 0.07, 0.03];
 const SAMPLE_COUNTS = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
 const METHOD_COLORS = ['--sl-series-1', '--sl-series-2', '--sl-series-3', '--sl-series-4'];
 
-export function samplersWidget(host: HTMLElement, _lab: Lab): Widget {
+export function samplersWidget({ host, slider, emit }: WidgetContext): Widget {
   let seed = 0;
   let last: SamplersResult | undefined;
   const root = element('div', 'sl-widget sl-samplers');
@@ -24,7 +24,8 @@ export function samplersWidget(host: HTMLElement, _lab: Lab): Widget {
   const sliders = element('div', 'sl-sliders');
   const later = debounced(() => void run());
   const nSlider = slider({ name: 'n', min: 0, max: SAMPLE_COUNTS.length - 1, step: 1,
-    value: SAMPLE_COUNTS.indexOf(200_000), onInput: later.schedule, format: (i) => SAMPLE_COUNTS[i].toLocaleString() });
+    value: SAMPLE_COUNTS.indexOf(200_000), onInput: later.schedule,
+    fromAttribute: (n) => Math.max(0, SAMPLE_COUNTS.findIndex((c) => c >= n)), format: (i) => SAMPLE_COUNTS[i].toLocaleString() });
   sliders.append(nSlider.root);
   const table = element('table', 'sl-table');
   const status = element('div', 'sl-progress-box');
@@ -39,7 +40,7 @@ export function samplersWidget(host: HTMLElement, _lab: Lab): Widget {
     if (!result) return;
     last = result;
     render();
-    host.dispatchEvent(new CustomEvent('change', { bubbles: true, detail: { params, result } }));
+    emit(params, result);
   }
 
   function render(): void {

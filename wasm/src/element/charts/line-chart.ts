@@ -1,7 +1,6 @@
 // A uPlot chart on log or linear axes, coloured from the page's CSS variables and resized with
 // its box. Rebuilt only when its labels change; data updates are cheap.
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 
 export interface SeriesSpec {
   label: string;

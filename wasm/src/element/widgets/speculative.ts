@@ -1,11 +1,11 @@
 // Speculative sampling: target p and draft q with their overlap min(p, q) shaded (the
 // acceptance), the simulated output against p, and tokens per verification against γ.
-import type { Lab, SpeculativeResult } from 'sampling-lab';
-import { strings } from '../i18n';
-import { debounced, element, readouts, segmented, slider, toggle, workerRunner } from '../controls';
-import { GroupedBars } from '../charts/grouped-bars';
-import { runInWorker } from '../worker-client';
-import type { Widget } from './types';
+import type { SpeculativeResult } from '../../index.js';
+import { strings } from '../i18n.js';
+import { debounced, element, readouts, segmented, toggle, workerRunner } from '../controls.js';
+import { GroupedBars } from '../charts/grouped-bars.js';
+import { runInWorker } from '../worker-client.js';
+import type { Widget, WidgetContext } from './types.js';
 
 const P = [0.5, 0.3, 0.15, 0.05];
 const PRESETS = {
@@ -44,7 +44,7 @@ function overlapBars(p: readonly number[], q: readonly number[], labels: { p: st
   return picture;
 }
 
-export function speculativeWidget(host: HTMLElement, _lab: Lab): Widget {
+export function speculativeWidget({ host, slider, emit }: WidgetContext): Widget {
   let result: SpeculativeResult | undefined;
   const later = debounced(() => void run());
   const root = element('div', 'sl-widget sl-speculative');
@@ -76,7 +76,7 @@ export function speculativeWidget(host: HTMLElement, _lab: Lab): Widget {
     if (!next) return;
     result = next;
     render();
-    host.dispatchEvent(new CustomEvent('change', { bubbles: true, detail: { params, result } }));
+    emit(params, result);
   }
 
   function render(): void {

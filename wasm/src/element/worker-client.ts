@@ -1,7 +1,7 @@
 // Sends experiment runs to the page's single Worker; one outstanding run per caller key, so a
 // slider dragged quickly only waits for its latest setting.
-import { SamplingLabError } from 'sampling-lab';
-import type { WorkerReply, WorkerRequest } from './worker';
+import { SamplingLabError } from '../index.js';
+import type { WorkerReply, WorkerRequest } from './worker.js';
 
 interface Pending {
   resolve: (result: Record<string, unknown>) => void;
@@ -15,7 +15,7 @@ const pending = new Map<number, Pending>();
 
 function sharedWorker(): Worker {
   if (!worker) {
-    worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+    worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
     worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => {
       const message = event.data;
       const entry = pending.get(message.id);

@@ -20,6 +20,7 @@ export interface Slider {
 }
 
 export interface SliderSpec {
+  /** Kebab-case parameter name; also the element attribute that sets its first value. */
   name: string;
   min: number;
   max: number;
@@ -27,6 +28,8 @@ export interface SliderSpec {
   value: number;
   format: (value: number) => string;
   onInput: () => void;
+  /** Slider position for an attribute's value, where the two differ (e.g. log scales). */
+  fromAttribute?: (value: number) => number;
 }
 
 /** A labelled, keyboard-operable <input type=range> with its value shown beside it. */
@@ -145,6 +148,8 @@ export function toggle(name: string, onChange: () => void): Toggle {
 export interface Segmented<T extends string> {
   root: HTMLElement;
   value(): T;
+  /** Chooses `value` as a click would. */
+  select(value: T): void;
   setLabels(labels: Record<T, string>, groupLabel: string): void;
 }
 
@@ -153,12 +158,13 @@ export function segmented<T extends string>(options: readonly T[], initial: T, o
   let current = initial;
   const root = element('div', 'sl-segmented');
   root.setAttribute('role', 'group');
+  const select = (option: T) => {
+    current = option;
+    buttons.forEach((other, i) => other.setAttribute('aria-pressed', String(options[i] === current)));
+    onSelect(option);
+  };
   const buttons = options.map((option) => {
-    const b = button('sl-segment', () => {
-      current = option;
-      buttons.forEach((other, i) => other.setAttribute('aria-pressed', String(options[i] === current)));
-      onSelect(option);
-    });
+    const b = button('sl-segment', () => select(option));
     b.dataset.value = option;
     b.setAttribute('aria-pressed', String(option === initial));
     return b;
@@ -167,6 +173,7 @@ export function segmented<T extends string>(options: readonly T[], initial: T, o
   return {
     root,
     value: () => current,
+    select,
     setLabels: (labels, groupLabel) => {
       root.setAttribute('aria-label', groupLabel);
       buttons.forEach((b, i) => { b.textContent = labels[options[i]]; });

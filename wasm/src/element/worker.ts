@@ -1,6 +1,6 @@
 // The page's one Web Worker: runs long experiments off the main thread with its own
 // WebAssembly instance, reporting progress at most every 50 ms.
-import { loadSamplingLab, SamplingLabError } from 'sampling-lab';
+import { loadSamplingLab, SamplingLabError } from '../index.js';
 
 export interface WorkerRequest {
   id: number;

@@ -1,0 +1,155 @@
+// <sampling-lab experiment="…">: one chapter experiment as a live widget. It loads the page's
+// shared WebAssembly instance and builds itself only once it first scrolls into view.
+import { button, element, slider, type Slider, type SliderSpec } from './controls.js';
+import { onHostChange, strings } from './i18n.js';
+import { sharedLab } from './lab.js';
+import { installStyles } from './styles.js';
+import { WIDGETS } from './widgets/index.js';
+import type { Widget, WidgetContext } from './widgets/types.js';
+
+export class SamplingLabElement extends HTMLElement {
+  #widget?: Widget;
+  #visibility?: IntersectionObserver;
+  #stopWatching?: () => void;
+  #sliders: { slider: Slider; initial: number }[] = [];
+
+  /** The experiments this element can show. */
+  static get experiments(): string[] {
+    return Object.keys(WIDGETS);
+  }
+
+  connectedCallback(): void {
+    if (this.#visibility || this.#widget) return;
+    installStyles();
+    this.#status(strings().loading);
+    this.#visibility = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) {
+        this.#visibility?.disconnect();
+        void this.#start();
+      }
+    }, { rootMargin: '200px' });
+    this.#visibility.observe(this);
+  }
+
+  disconnectedCallback(): void {
+    this.#visibility?.disconnect();
+    this.#visibility = undefined;
+    this.#stopWatching?.();
+    this.#widget?.destroy();
+    this.#widget = undefined;
+    this.#sliders = [];
+  }
+
+  /** Returns every slider to its first value. */
+  reset(): void {
+    for (const { slider: s, initial } of this.#sliders) {
+      s.set(initial);
+      s.input.dispatchEvent(new Event('input'));
+    }
+  }
+
+  get #experiment(): string {
+    return this.getAttribute('experiment') ?? '';
+  }
+
+  async #start(): Promise<void> {
+    const factory = WIDGETS[this.#experiment];
+    if (!factory) {
+      this.#status(strings().unknownExperiment + this.#experiment);
+      return;
+    }
+    try {
+      const lab = await sharedLab();
+      if (!this.isConnected) return;
+      this.#widget = factory(this.#context(lab));
+      this.append(this.#footer());
+      this.#labelFooter();
+      this.#stopWatching = onHostChange(() => {
+        this.#labelFooter();
+        this.#widget?.relabel();
+      });
+    } catch (error) {
+      this.#status(strings().loadFailed + (error as Error).message);
+      throw error;
+    }
+  }
+
+  #context(lab: WidgetContext['lab']): WidgetContext {
+    return {
+      host: this,
+      lab,
+      slider: (spec) => this.#slider(spec),
+      emit: (params, result) => this.dispatchEvent(new CustomEvent('change', {
+        bubbles: true, detail: { experiment: this.#experiment, params, result },
+      })),
+    };
+  }
+
+  #slider(spec: SliderSpec): Slider {
+    const attribute = this.getAttribute(spec.name);
+    const fromAttribute = spec.fromAttribute ?? ((v: number) => v);
+    const initial = attribute !== null && Number.isFinite(Number(attribute)) ? fromAttribute(Number(attribute)) : spec.value;
+    const remembered = this.hasAttribute('url-state') ? Number(new URLSearchParams(location.search).get(this.#urlKey(spec.name)) ?? NaN) : NaN;
+    const created = slider({
+      ...spec,
+      value: Number.isFinite(remembered) ? remembered : initial,
+      onInput: () => {
+        if (this.hasAttribute('url-state')) this.#remember(spec.name, created.value(), initial);
+        spec.onInput();
+      },
+    });
+    this.#sliders.push({ slider: created, initial });
+    return created;
+  }
+
+  #urlKey(name: string): string {
+    return `${this.id || this.#experiment}.${name}`;
+  }
+
+  // Slider values live in the query string, so a setting can be shared as a link.
+  #remember(name: string, value: number, initial: number): void {
+    const url = new URL(location.href);
+    if (value === initial) url.searchParams.delete(this.#urlKey(name));
+    else url.searchParams.set(this.#urlKey(name), String(value));
+    history.replaceState(history.state, '', url);
+  }
+
+  #footer(): HTMLElement {
+    const footer = element('div', 'sl-footer');
+    const reset = button('sl-reset', () => this.reset());
+    const copy = button('sl-copy-embed', () => void this.#showEmbedCode(code));
+    const code = element('textarea', 'sl-embed-code');
+    code.readOnly = true;
+    code.hidden = true;
+    code.rows = 4;
+    footer.append(reset, copy, code);
+    return footer;
+  }
+
+  // An iframe of this widget's page under embed/, plus the listener that sizes it.
+  async #showEmbedCode(code: HTMLTextAreaElement): Promise<void> {
+    const base = this.getAttribute('embed-base') ?? new URL('embed/', document.baseURI).href;
+    const src = new URL(`${this.#experiment}.html`, base.endsWith('/') ? base : `${base}/`).href;
+    code.value = `<iframe src="${src}" title="Sampling Lab: ${this.#experiment}" loading="lazy" style="width:100%;border:0"></iframe>\n`
+      + '<script>addEventListener("message",e=>{if(e.data&&e.data.type==="sampling-lab:height")'
+      + 'for(const f of document.querySelectorAll("iframe"))if(f.contentWindow===e.source)f.style.height=e.data.height+"px"})</script>';
+    code.hidden = false;
+    code.select();
+    await navigator.clipboard?.writeText(code.value).catch(() => undefined);
+  }
+
+  #labelFooter(): void {
+    const s = strings();
+    const footer = this.querySelector(':scope > .sl-footer')!;
+    footer.querySelector('.sl-reset')!.textContent = s.reset;
+    footer.querySelector('.sl-copy-embed')!.textContent = s.copyEmbed;
+    footer.querySelector('.sl-embed-code')!.setAttribute('aria-label', s.embedCode);
+  }
+
+  #status(text: string): void {
+    const note = document.createElement('p');
+    note.className = 'sl-status';
+    note.textContent = text;
+    this.replaceChildren(note);
+  }
+}

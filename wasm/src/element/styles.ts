@@ -1,0 +1,153 @@
+// The widgets' stylesheet, added to the document once. Colours are custom properties on the
+// element, so a host page can restyle them.
+import { UPLOT_CSS } from './uplot-css.generated.js';
+
+const WIDGET_CSS = `
+/* Light by default; dark when the host page says so (MkDocs Material "slate", a .dark class)
+ * or, when it says nothing, when the system prefers it. */
+sampling-lab {
+  --sl-bg: #ffffff;
+  --sl-surface: #f6f7f9;
+  --sl-text: #1d2330;
+  --sl-muted: #5b6475;
+  --sl-grid: #dfe3ea;
+  --sl-kept: #2563eb;
+  --sl-cut: #a3a9b5;
+  --sl-accent: #2563eb;
+  --sl-series-1: #2563eb;
+  --sl-series-2: #d97706;
+  --sl-series-3: #059669;
+  --sl-series-4: #9333ea;
+  --sl-bad: #dc2626;
+  --sl-greedy: #d97706;
+  --sl-best: #059669;
+  color-scheme: light;
+}
+:root[data-md-color-scheme="slate"] sampling-lab, :root.dark sampling-lab {
+  --sl-bg: #14171d;
+  --sl-surface: #1d2129;
+  --sl-text: #e6e9ef;
+  --sl-muted: #a3abbb;
+  --sl-grid: #2f3541;
+  --sl-kept: #6ea0ff;
+  --sl-cut: #5d6575;
+  --sl-accent: #6ea0ff;
+  --sl-series-1: #6ea0ff;
+  --sl-series-2: #f0a64a;
+  --sl-series-3: #3fc79a;
+  --sl-series-4: #c084fc;
+  --sl-bad: #f87171;
+  --sl-greedy: #f0a64a;
+  --sl-best: #3fc79a;
+  color-scheme: dark;
+}
+@media (prefers-color-scheme: dark) {
+  :root:not([data-md-color-scheme]):not(.dark):not(.light) sampling-lab {
+    --sl-bg: #14171d;
+    --sl-surface: #1d2129;
+    --sl-text: #e6e9ef;
+    --sl-muted: #a3abbb;
+    --sl-grid: #2f3541;
+    --sl-kept: #6ea0ff;
+    --sl-cut: #5d6575;
+    --sl-accent: #6ea0ff;
+    --sl-series-1: #6ea0ff;
+    --sl-series-2: #f0a64a;
+    --sl-series-3: #3fc79a;
+    --sl-series-4: #c084fc;
+    --sl-bad: #f87171;
+    --sl-greedy: #f0a64a;
+    --sl-best: #3fc79a;
+    color-scheme: dark;
+  }
+}
+sampling-lab button {
+  font: inherit;
+  color: var(--sl-text);
+  background: var(--sl-surface);
+  border: 1px solid var(--sl-grid);
+  border-radius: 6px;
+  padding: .35rem .75rem;
+  cursor: pointer;
+}
+sampling-lab button[aria-pressed="true"] { border-color: var(--sl-accent); color: var(--sl-accent); }
+sampling-lab button:focus-visible, sampling-lab input:focus-visible { outline: 2px solid var(--sl-accent); outline-offset: 2px; }
+sampling-lab, sampling-lab * { box-sizing: border-box; }
+sampling-lab { color: var(--sl-text); font-size: 16px; line-height: 1.5; }
+sampling-lab { display: block; min-height: 12rem; }
+.sl-widget {
+  background: var(--sl-surface);
+  border: 1px solid var(--sl-grid);
+  border-radius: 10px;
+  padding: 1rem;
+}
+.sl-status { color: var(--sl-muted); }
+.sl-toolbar { display: flex; flex-wrap: wrap; gap: .5rem; justify-content: space-between; margin-bottom: .75rem; }
+.sl-segmented { display: flex; flex-wrap: wrap; gap: .25rem; }
+
+.sl-chart { width: 100%; min-height: 220px; }
+.sl-bars { width: 100%; height: auto; display: block; }
+.sl-bars rect.kept { fill: var(--sl-kept); }
+.sl-bars rect.cut { fill: var(--sl-cut); }
+.sl-bars text { fill: var(--sl-text); font-size: 13px; text-anchor: middle; }
+.sl-bars text.value { fill: var(--sl-muted); font-size: 11px; }
+.sl-chart .uplot { font-family: inherit; color: var(--sl-text); }
+
+.sl-sliders { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: .5rem 1.5rem; margin: 1rem 0; }
+.sl-slider { display: grid; grid-template-columns: 1fr auto; align-items: center; gap: 0 .5rem; }
+.sl-slider label { grid-column: 1 / -1; font-size: .9rem; color: var(--sl-muted); }
+.sl-slider input { width: 100%; accent-color: var(--sl-accent); }
+.sl-slider output { font-variant-numeric: tabular-nums; min-width: 4.5em; text-align: right; }
+
+.sl-readouts { display: grid; grid-template-columns: repeat(auto-fit, minmax(130px, 1fr)); gap: .5rem; margin: 0; }
+.sl-readout { background: var(--sl-bg); border-radius: 8px; padding: .4rem .6rem; }
+.sl-readout dt { font-size: .8rem; color: var(--sl-muted); }
+.sl-readout dd { margin: 0; font-size: 1.15rem; font-variant-numeric: tabular-nums; }
+
+.sl-visually-hidden {
+  position: absolute !important; width: 1px; height: 1px; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap;
+}
+
+.sl-bars rect.reference { fill: none; stroke: var(--sl-text); stroke-width: 1.5; stroke-dasharray: 4 3; }
+.sl-legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .85rem; color: var(--sl-muted); }
+.sl-swatch { display: inline-block; width: .8em; height: .8em; margin-right: .3em; border-radius: 2px; vertical-align: -0.05em; }
+.sl-swatch.reference { border: 1.5px dashed var(--sl-text); }
+.sl-seed { align-self: center; color: var(--sl-muted); }
+.sl-table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: .9rem; }
+.sl-table th, .sl-table td { padding: .3rem .4rem; border-bottom: 1px solid var(--sl-grid); text-align: right; }
+.sl-table th:first-child, .sl-table td:first-child { text-align: left; }
+.sl-progress-box { min-height: 1.2rem; }
+.sl-progress { width: 100%; accent-color: var(--sl-accent); }
+.sl-table { display: block; overflow-x: auto; }
+.sl-error { color: #dc2626; margin: 0; }
+.sl-error:empty { display: none; }
+
+.sl-tree-svg { width: 100%; height: auto; display: block; }
+.sl-tree-svg .edge { stroke: var(--sl-grid); stroke-width: 3; }
+.sl-tree-svg .edge.beam { stroke: var(--sl-kept); stroke-width: 5; stroke-dasharray: 2 6; }
+.sl-tree-svg .edge.greedy { stroke: var(--sl-greedy); stroke-width: 5; }
+.sl-tree-svg .edge.best { stroke: var(--sl-best); stroke-width: 5; }
+.sl-tree-svg text { fill: var(--sl-text); font-size: 15px; }
+.sl-tree-svg text.prob { fill: var(--sl-muted); font-size: 13px; text-anchor: middle; }
+.sl-tree-svg text.node { text-anchor: middle; font-weight: 600; }
+.sl-swatch.greedy { background: var(--sl-greedy); }
+.sl-swatch.best { background: var(--sl-best); }
+.sl-swatch.beam { background: var(--sl-kept); }
+.sl-overlap rect.target { fill: var(--sl-series-1); opacity: .35; }
+.sl-overlap rect.draft { fill: var(--sl-series-2); opacity: .35; }
+.sl-overlap rect.overlap { fill: none; stroke: var(--sl-text); stroke-width: 2; }
+.sl-swatch.target { background: var(--sl-series-1); opacity: .5; }
+.sl-swatch.draft { background: var(--sl-series-2); opacity: .5; }
+.sl-swatch.overlap { border: 2px solid var(--sl-text); }
+.sl-toggle { display: inline-flex; align-items: center; gap: .35rem; font-size: .9rem; }
+.sl-toggle input { accent-color: var(--sl-accent); }
+`;
+
+export function installStyles(): void {
+  if (document.getElementById('sampling-lab-styles')) return;
+  const style = document.createElement('style');
+  style.id = 'sampling-lab-styles';
+  style.textContent = UPLOT_CSS + WIDGET_CSS;
+  document.head.append(style);
+}
