@@ -11,6 +11,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+export function launchChromium(): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sampling-lab-chromium-')), {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}
+
 export async function startHarness(): Promise<Harness> {
   const server: ViteDevServer = await createServer({
     configFile: join(__dirname, '../../web/vite.config.ts'),
@@ -19,12 +28,7 @@ export async function startHarness(): Promise<Harness> {
   });
   await server.listen();
   const url = server.resolvedUrls!.local[0];
-  const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sampling-lab-chromium-')), {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  const context = await launchChromium();
   return {
     url,
     context,

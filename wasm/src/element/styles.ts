@@ -73,6 +73,7 @@ sampling-lab button {
 sampling-lab button[aria-pressed="true"] { border-color: var(--sl-accent); color: var(--sl-accent); }
 sampling-lab button:focus-visible, sampling-lab input:focus-visible { outline: 2px solid var(--sl-accent); outline-offset: 2px; }
 sampling-lab, sampling-lab * { box-sizing: border-box; }
+sampling-lab [hidden] { display: none !important; }
 sampling-lab { color: var(--sl-text); font-size: 16px; line-height: 1.5; }
 sampling-lab { display: block; min-height: 12rem; }
 .sl-widget {
@@ -85,7 +86,7 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-toolbar { display: flex; flex-wrap: wrap; gap: .5rem; justify-content: space-between; margin-bottom: .75rem; }
 .sl-segmented { display: flex; flex-wrap: wrap; gap: .25rem; }
 
-.sl-chart { width: 100%; min-height: 220px; }
+.sl-chart { position: relative; width: 100%; min-height: 220px; }
 .sl-bars { width: 100%; height: auto; display: block; }
 .sl-bars rect.kept { fill: var(--sl-kept); }
 .sl-bars rect.cut { fill: var(--sl-cut); }
@@ -105,8 +106,8 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-readout dd { margin: 0; font-size: 1.15rem; font-variant-numeric: tabular-nums; }
 
 .sl-visually-hidden {
-  position: absolute !important; width: 1px; height: 1px; overflow: hidden;
-  clip: rect(0 0 0 0); white-space: nowrap;
+  position: absolute !important; left: 0; top: 0; display: block; width: 1px; height: 1px; margin: -1px;
+  padding: 0; border: 0; overflow: hidden; clip-path: inset(50%); white-space: nowrap;
 }
 
 .sl-bars rect.reference { fill: none; stroke: var(--sl-text); stroke-width: 1.5; stroke-dasharray: 4 3; }

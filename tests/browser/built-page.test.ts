@@ -1,0 +1,156 @@
+// The built page (web/dist) served from a sub-path: every widget renders and every slider moves
+// its readouts; URL state, reset, attributes, change events, .npy loading, screenshots.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { launchChromium, watchProblems } from './harness';
+import { serveDist } from './static-server';
+
+const ARTIFACTS = join(__dirname, '../../test-results');
+let site: Awaited<ReturnType<typeof serveDist>>;
+let context: BrowserContext;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  site = await serveDist('/handbook/sampling/');
+  context = await launchChromium();
+  page = await context.newPage();
+  problems = watchProblems(page);
+  await page.goto(site.url);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await site?.close();
+});
+
+// Everything a reader sees change: readouts, tables, chart descriptions.
+const visibleState = (host: Locator) => host.evaluate((el) => {
+  const parts = [...el.querySelectorAll('dd, tbody, .sl-seed, [aria-label]')].map((n) => n.textContent + (n.getAttribute('aria-label') ?? ''));
+  return parts.join('|');
+});
+
+it('renders every widget in chapter order', async () => {
+  const names = await page.locator('sampling-lab').evaluateAll((els) => els.map((e) => e.getAttribute('experiment')));
+  expect(names).toEqual(['filters', 'samplers', 'mc-error', 'eval-error', 'sequence', 'speculative', 'importance', 'sample-size']);
+  for (const host of await page.locator('sampling-lab').all()) {
+    await host.scrollIntoViewIfNeeded();
+    await expect.poll(() => host.locator('.sl-widget').count(), { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => host.locator('dd, tbody tr').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+  }
+});
+
+it('every slider changes what its widget shows', async () => {
+  let moved = 0;
+  for (const host of await page.locator('sampling-lab').all()) {
+    await host.scrollIntoViewIfNeeded();
+    for (const input of await host.locator('input[type=range]:visible').all()) {
+      // Some settings are masked by others (top-k 12 under top-p 0.9): some value must show.
+      const [min, max, value] = await input.evaluate((el: HTMLInputElement) => [el.min, el.max, el.value].map(Number));
+      const step = Number(await input.getAttribute('step'));
+      const candidates = [max, min, min + step].filter((v) => v !== value);
+      let changed = false;
+      for (const candidate of candidates) {
+        const before = await visibleState(host);
+        await input.fill(String(candidate));
+        changed = await expect.poll(() => visibleState(host), { timeout: 8_000 }).not.toBe(before).then(() => true, () => false);
+        if (changed) break;
+      }
+      expect(changed, `${await host.getAttribute('experiment')} ${await input.getAttribute('name')}`).toBe(true);
+      moved++;
+      await host.locator(':scope > .sl-footer .sl-reset').click();
+    }
+  }
+  expect(moved).toBe(18); // 4 + 1 + 2 + 2 + 3 + 1 + 2 + 3 visible sliders
+});
+
+it('keeps slider values in the address, restores them, and resets', async () => {
+  const temperature = page.locator('#shape').getByLabel('温度 T');
+  await temperature.fill('0.5');
+  await expect.poll(() => new URL(page.url()).searchParams.get('shape.temperature')).toBe('0.5');
+  await page.reload();
+  await expect.poll(() => page.locator('#shape').getByLabel('温度 T').inputValue(), { timeout: 20_000 }).toBe('0.5');
+  await page.locator('#shape').getByRole('button', { name: '重置' }).click();
+  await expect.poll(() => page.locator('#shape').getByLabel('温度 T').inputValue()).toBe('1');
+  expect(new URL(page.url()).searchParams.get('shape.temperature')).toBeNull();
+});
+
+it('samples N tokens over the bars and offers its embed code', async () => {
+  const host = page.locator('#shape');
+  await host.getByRole('button', { name: /采样 1,000 次/ }).click();
+  await expect.poll(() => host.locator('line.empirical').count()).toBe(12);
+  await host.getByRole('button', { name: '复制嵌入代码' }).click();
+  const code = await host.locator('textarea.sl-embed-code').inputValue();
+  expect(code).toContain(`${site.url}embed/filters.html`);
+  expect(code).toContain('sampling-lab:height');
+});
+
+it('takes kebab-case attributes and emits change events', async () => {
+  await page.evaluate(() => {
+    const el = document.createElement('sampling-lab');
+    el.id = 'added';
+    el.setAttribute('experiment', 'filters');
+    el.setAttribute('temperature', '0.7');
+    el.setAttribute('top-p', '0.5');
+    (window as unknown as { events: unknown[] }).events = [];
+    el.addEventListener('change', (e) => (window as unknown as { events: unknown[] }).events.push((e as CustomEvent).detail));
+    document.querySelector('main')!.prepend(el);
+  });
+  const added = page.locator('#added');
+  await added.scrollIntoViewIfNeeded();
+  await expect.poll(() => added.getByLabel('温度 T').inputValue(), { timeout: 20_000 }).toBe('0.7');
+  expect(await added.getByLabel('top-p').inputValue()).toBe('0.5');
+  const detail = await page.evaluate(() => (window as unknown as { events: { experiment: string; params: { topP: number }; result: { kept: number } }[] }).events.at(-1));
+  expect(detail).toMatchObject({ experiment: 'filters', params: { topP: 0.5, temperature: 0.7 } });
+  expect(detail!.result.kept).toBeGreaterThan(0);
+});
+
+it('loads logits from a 2-D .npy file with a position slider and the three-temperature readout', async () => {
+  const host = page.locator('#shape');
+  await host.getByRole('button', { name: '.npy 文件' }).click();
+  const rows = 3;
+  const vocab = 5000;
+  const header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${rows}, ${vocab}), }`;
+  const padded = header + ' '.repeat(63 - ((header.length + 10) % 64)) + '\n';
+  const bytes = Buffer.alloc(10 + padded.length + rows * vocab * 4);
+  bytes.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
+  bytes.writeUInt16LE(padded.length, 8);
+  bytes.write(padded, 10, 'latin1');
+  for (let i = 0; i < rows * vocab; i++) bytes.writeFloatLE(Math.sin(i * 12.9898) * 4 + (i % vocab === 7 ? 12 : 0), 10 + padded.length + 4 * i);
+  await host.locator('input[type=file]').setInputFiles({ name: 'logits.npy', mimeType: 'application/octet-stream', buffer: bytes });
+  await expect.poll(() => host.locator('.sl-temperatures caption').innerText(), { timeout: 20_000 }).toContain('5,000');
+  expect(await host.locator('.sl-temperatures tbody tr').count()).toBe(3);
+  const position = host.getByLabel('位置（第几行）');
+  expect(await position.getAttribute('max')).toBe('2');
+  const before = await host.locator('.sl-temperatures tbody').innerText();
+  await position.fill('2');
+  await expect.poll(() => host.locator('.sl-temperatures tbody').innerText()).not.toBe(before);
+});
+
+it('works at 1280 px and 360 px wide, in light and dark, and saves screenshots', async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  for (const [width, scheme] of [[1280, 'light'], [360, 'dark']] as const) {
+    const view = await context.newPage();
+    problems.push(...watchProblems(view));
+    await view.emulateMedia({ colorScheme: scheme });
+    await view.setViewportSize({ width, height: 900 });
+    await view.goto(site.url);
+    for (const host of await view.locator('sampling-lab').all()) {
+      await host.scrollIntoViewIfNeeded();
+      await expect.poll(() => host.locator('.sl-widget').count(), { timeout: 20_000 }).toBe(1);
+    }
+    await view.waitForTimeout(1500);
+    const overflow = await view.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    const background = await view.locator('sampling-lab .sl-widget').first().evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(background === 'rgb(246, 247, 249)').toBe(scheme === 'light');
+    await view.screenshot({ path: join(ARTIFACTS, `page-${width}.png`), fullPage: true });
+    await view.close();
+  }
+});
+
+it('logged no console error and no failed request', () => {
+  expect(problems).toEqual([]);
+});

@@ -1,0 +1,35 @@
+// Serves web/dist under a sub-path, as a documentation site would host it.
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css',
+  '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
+};
+
+export async function serveDist(prefix: string): Promise<{ url: string; close(): Promise<void> }> {
+  const root = join(__dirname, '../../web/dist');
+  const server = createServer((request, response) => {
+    const path = decodeURIComponent(new URL(request.url!, 'http://x').pathname);
+    if (!path.startsWith(prefix)) {
+      response.writeHead(404).end();
+      return;
+    }
+    let file = normalize(join(root, path.slice(prefix.length)));
+    if (file.startsWith(root) && existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
+    if (!file.startsWith(root) || !existsSync(file)) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    createReadStream(file).pipe(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${prefix}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
