@@ -96,6 +96,28 @@ class Engine {
     return val(emscripten::typed_memory_view(buffer.size(), buffer.data()));
   }
 
+  // Later calls read their logits from this input slot (2: the caller's resident buffer).
+  void use(unsigned slot) { current_ = &inputs_.at(slot); }
+
+  // Sizes the buffers for `vocabulary` tokens, so sampling then never grows memory (and never
+  // detaches the caller's views).
+  void reserve(std::size_t vocabulary) {
+    for (auto& buffer : inputs_) buffer.reserve(vocabulary);
+    output_.reserve(vocabulary);
+    workspace_.reserve(vocabulary);
+  }
+
+  val log_sum_exp(double temperature) {
+    const std::vector<float>& logits = *current_;
+    if (auto error = sampling_lab::check_logits(logits, "logits")) return error_value(*error);
+    if (!(temperature > 0.0) || !std::isfinite(temperature)) {
+      return error_value({"temperature", "temperature must be a finite number > 0"});
+    }
+    val out = val::object();
+    out.set("value", sampling_lab::log_sum_exp(logits, temperature));
+    return out;
+  }
+
   val ints(unsigned slot, std::size_t length) {
     auto& buffer = int_inputs_.at(slot);
     buffer.resize(length);
@@ -109,7 +131,7 @@ class Engine {
 
   val distribution(double temperature, double top_k, double top_p, double min_p,
                    double repetition, double presence, double frequency) {
-    const std::vector<float>& logits = inputs_[0];
+    const std::vector<float>& logits = *current_;
     if (auto error = sampling_lab::check_logits(logits, "logits")) return error_value(*error);
     const RowOptions options{temperature, top_k, top_p, min_p, repetition, presence, frequency, 0, 0, 0};
     auto row = parse_row(options, int_inputs_[0], logits.size());
@@ -128,7 +150,7 @@ class Engine {
   val sample_token(double temperature, double top_k, double top_p, double min_p,
                    double repetition, double presence, double frequency, double seed,
                    double stream, double step) {
-    const std::vector<float>& logits = inputs_[0];
+    const std::vector<float>& logits = *current_;
     if (auto error = sampling_lab::check_logits(logits, "logits")) return error_value(*error);
     const RowOptions options{temperature, top_k, top_p, min_p, repetition, presence, frequency, seed, stream, step};
     auto parsed = parse_row(options, int_inputs_[0], logits.size());
@@ -139,10 +161,10 @@ class Engine {
     return out;
   }
 
-  // Rows of logits in floats(0); RowOptions per row in doubles(); generated ids of all rows in
+  // Rows of logits in the current input; RowOptions per row in doubles(); generated ids of all rows in
   // ints(0), row r owning ints(0)[offsets[r] .. offsets[r + 1]) with offsets in ints(1).
   val sample_batch(double rows) {
-    const std::vector<float>& logits = inputs_[0];
+    const std::vector<float>& logits = *current_;
     const auto& offsets = int_inputs_[1];
     if (auto error = check_whole(rows, "logitsRows", 1, double(sampling_lab::kMaxVocabulary))) {
       return error_value(*error);
@@ -183,7 +205,7 @@ class Engine {
 
   val sample(std::string method_name, double n, double seed, double stream, double temperature,
              bool is_probs) {
-    const std::vector<float>& values = inputs_[0];
+    const std::vector<float>& values = *current_;
     const auto method = sampling_lab::parse_method(method_name);
     if (!method) {
       return error_value({"method", "method must be inverse-cdf, gumbel-max, exponential-race or alias"});
@@ -217,7 +239,7 @@ class Engine {
   }
 
   val cover_count(double mass, double temperature, bool is_probs) {
-    const std::vector<float>& values = inputs_[0];
+    const std::vector<float>& values = *current_;
     const char* name = is_probs ? "probs" : "logits";
     if (auto error = is_probs ? sampling_lab::check_probabilities(values, name)
                               : sampling_lab::check_logits(values, name)) {
@@ -234,10 +256,10 @@ class Engine {
   }
 
   val distance() {
-    if (auto error = sampling_lab::check_distance_inputs(inputs_[0], inputs_[1])) {
+    if (auto error = sampling_lab::check_distance_inputs(*current_, inputs_[1])) {
       return error_value(*error);
     }
-    const auto d = sampling_lab::distances(inputs_[0], inputs_[1]);
+    const auto d = sampling_lab::distances(*current_, inputs_[1]);
     val out = val::object();
     out.set("tv", d.tv);
     out.set("kl", d.kl);
@@ -246,8 +268,8 @@ class Engine {
   }
 
   val ranking() {
-    if (auto error = sampling_lab::check_logits(inputs_[0], "values")) return error_value(*error);
-    ranking_ = sampling_lab::ranking(inputs_[0]);
+    if (auto error = sampling_lab::check_logits(*current_, "values")) return error_value(*error);
+    ranking_ = sampling_lab::ranking(*current_);
     return view_value("order", ranking_);
   }
 
@@ -261,7 +283,8 @@ class Engine {
   }
 
  private:
-  std::array<std::vector<float>, 2> inputs_;
+  std::array<std::vector<float>, 3> inputs_;
+  const std::vector<float>* current_ = &inputs_[0];
   std::array<std::vector<std::int32_t>, 2> int_inputs_;
   std::vector<double> double_input_;
   std::vector<float> output_;
@@ -301,6 +324,9 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .constructor<>()
       .function("floats", &Engine::floats)
       .function("ints", &Engine::ints)
+      .function("use", &Engine::use)
+      .function("reserve", &Engine::reserve)
+      .function("logSumExp", &Engine::log_sum_exp)
       .function("doubles", &Engine::doubles)
       .function("distribution", &Engine::distribution)
       .function("sampleToken", &Engine::sample_token)

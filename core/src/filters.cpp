@@ -77,12 +77,12 @@ FilterResult filter_distribution(std::span<const float> input_logits, const Filt
       : selection.total_weight;
   // H = ln W − Σ w ln w / W with ln w = (z − max) / T: no log per token.
   double weighted_log_weight = 0.0;
-  const auto& ids = workspace.candidate_ids;
   const auto& weights = workspace.candidate_weights;
   for (std::size_t j = 0; j < selection.kept; ++j) {
-    probs[ids[j]] = float(weights[j] / selection.kept_weight);
-    weighted_log_weight += double(weights[j]) * (double(workspace.candidate_keys[j]) - selection.max_logit) *
-                           selection.inverse_temperature;
+    const std::size_t id = selection.everything ? j : workspace.candidate_ids[j];
+    probs[id] = float(weights[j] / selection.kept_weight);
+    weighted_log_weight +=
+        double(weights[j]) * (double(logits[id]) - selection.max_logit) * selection.inverse_temperature;
   }
   const double entropy_nats = std::log(selection.kept_weight) - weighted_log_weight / selection.kept_weight;
   const double kept_mass = selection.kept == logits.size() ? 1.0 : selection.kept_weight / total;

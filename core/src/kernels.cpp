@@ -39,31 +39,53 @@ MinMax min_max(std::span<const float> values) {
 }
 
 namespace {
+// e^x on a batch: x = n ln2 + r with |r| <= ln2/2, e^r by Cephes' expf polynomial, 2^n written
+// into the exponent bits. About 2 ulp; arguments are clamped to [-87.3, 88.3] (no inf or NaN,
+// and the underflowing tail becomes ~1e-38 rather than a denormal). Several times faster than a
+// fully general exp, which matters most under WebAssembly SIMD.
+Batch exp_approx(Batch x) {
+  using Int = xsimd::batch<std::int32_t>;
+  x = xsimd::min(xsimd::max(x, Batch(-87.33654f)), Batch(88.3762626647949f));
+  const Batch n = xsimd::nearbyint(x * Batch(1.44269504088896341f));
+  const Batch r = xsimd::fnma(n, Batch(-2.12194440e-4f), xsimd::fnma(n, Batch(0.693359375f), x));
+  Batch p(1.9875691500e-4f);
+  p = xsimd::fma(p, r, Batch(1.3981999507e-3f));
+  p = xsimd::fma(p, r, Batch(8.3334519073e-3f));
+  p = xsimd::fma(p, r, Batch(4.1665795894e-2f));
+  p = xsimd::fma(p, r, Batch(1.6666665459e-1f));
+  p = xsimd::fma(p, r, Batch(5.0000001201e-1f));
+  const Batch e_r = xsimd::fma(p, r * r, r + Batch(1.0f));
+  const Int exponent = (xsimd::batch_cast<std::int32_t>(n) + Int(127)) << 23;
+  return e_r * xsimd::bitwise_cast<float>(exponent);
+}
+
 // One pass of exp((x - shift) * scale), optionally stored, summed with per-lane Kahan
 // compensation: float storage with near-double accuracy.
 template <bool kStore>
 double exp_pass(std::span<const float> values, float shift, float scale, float* out) {
+  // Four independent Kahan accumulators: one would serialise the pass on its add latency.
+  constexpr std::size_t kWays = 4;
   const float* in = values.data();
-  const std::size_t end = simd_end(values.size());
+  const std::size_t end = values.size() - values.size() % (kWays * kLanes);
   const Batch shift_batch(shift);
   const Batch scale_batch(scale);
-  Batch sum(0.0f);
-  Batch compensation(0.0f);
-  for (std::size_t i = 0; i < end; i += kLanes) {
-    const Batch e = xsimd::exp((Batch::load_unaligned(in + i) - shift_batch) * scale_batch);
-    if constexpr (kStore) e.store_unaligned(out + i);
-    const Batch y = e - compensation;
-    const Batch t = sum + y;
-    compensation = (t - sum) - y;
-    sum = t;
+  std::array<Batch, kWays> sum{}, compensation{};
+  for (std::size_t w = 0; w < kWays; ++w) sum[w] = compensation[w] = Batch(0.0f);
+  for (std::size_t i = 0; i < end; i += kWays * kLanes) {
+    for (std::size_t w = 0; w < kWays; ++w) {
+      const Batch e = exp_approx((Batch::load_unaligned(in + i + w * kLanes) - shift_batch) * scale_batch);
+      if constexpr (kStore) e.store_unaligned(out + i + w * kLanes);
+      const Batch y = e - compensation[w];
+      const Batch t = sum[w] + y;
+      compensation[w] = (t - sum[w]) - y;
+      sum[w] = t;
+    }
   }
-  alignas(64) std::array<float, kLanes> sums{};
-  alignas(64) std::array<float, kLanes> compensations{};
-  sum.store_aligned(sums.data());
-  compensation.store_aligned(compensations.data());
   double total = 0.0;
-  for (std::size_t lane = 0; lane < kLanes; ++lane) {
-    total += double(sums[lane]) - double(compensations[lane]);
+  alignas(64) std::array<float, kLanes> lanes{};
+  for (std::size_t w = 0; w < kWays; ++w) {
+    (sum[w] - compensation[w]).store_aligned(lanes.data());
+    for (const float lane : lanes) total += lane;
   }
   for (std::size_t i = end; i < values.size(); ++i) {
     const float e = std::exp((in[i] - shift) * scale);
@@ -80,6 +102,71 @@ double exp_shifted(std::span<const float> values, float shift, float scale, std:
 
 double exp_sum(std::span<const float> values, float shift, float scale) {
   return exp_pass<false>(values, shift, scale, nullptr);
+}
+
+std::size_t gather_at_least(std::span<const float> values, float threshold,
+                            std::vector<std::uint32_t>& ids, std::vector<float>& kept) {
+  ids.clear();
+  kept.clear();
+  const float* data = values.data();
+  const std::size_t end = simd_end(values.size());
+  const Batch threshold_batch(threshold);
+  const auto take = [&](std::size_t i) {
+    if (data[i] >= threshold) {
+      ids.push_back(std::uint32_t(i));
+      kept.push_back(data[i]);
+    }
+  };
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    // Most batches hold no candidate: one compare skips them.
+    if (xsimd::any(Batch::load_unaligned(data + i) >= threshold_batch)) {
+      for (std::size_t j = i; j < i + kLanes; ++j) take(j);
+    }
+  }
+  for (std::size_t i = end; i < values.size(); ++i) take(i);
+  return ids.size();
+}
+
+std::size_t next_above(std::span<const float> values, std::size_t start, float threshold) {
+  const float* data = values.data();
+  const Batch threshold_batch(threshold);
+  std::size_t i = start;
+  for (; i < values.size() && i % kLanes != 0; ++i) {
+    if (data[i] > threshold) return i;
+  }
+  for (const std::size_t end = simd_end(values.size()); i < end; i += kLanes) {
+    if (xsimd::any(Batch::load_unaligned(data + i) > threshold_batch)) break;
+  }
+  for (; i < values.size(); ++i) {
+    if (data[i] > threshold) return i;
+  }
+  return values.size();
+}
+
+std::size_t cumulative_search(std::span<const float> weights, double target) {
+  constexpr std::size_t kBlock = 1024;
+  double cumulative = 0.0;
+  for (std::size_t start = 0; start < weights.size(); start += kBlock) {
+    const auto block = weights.subspan(start, std::min(kBlock, weights.size() - start));
+    // Whole blocks are skipped on a SIMD sum; only the block holding the target is scanned.
+    const std::size_t end = simd_end(block.size());
+    Batch lanes(0.0f);
+    for (std::size_t i = 0; i < end; i += kLanes) lanes += Batch::load_unaligned(block.data() + i);
+    double block_sum = xsimd::reduce_add(lanes);
+    for (std::size_t i = end; i < block.size(); ++i) block_sum += block[i];
+    if (cumulative + block_sum <= target) {
+      cumulative += block_sum;
+      continue;
+    }
+    for (std::size_t i = 0; i < block.size(); ++i) {
+      cumulative += block[i];
+      if (block[i] > 0.0f && cumulative > target) return start + i;
+    }
+  }
+  // Rounding left the target past the total: the last token that can be drawn.
+  std::size_t last = weights.size() - 1;
+  while (last > 0 && weights[last] <= 0.0f) --last;
+  return last;
 }
 
 std::size_t count_at_least(std::span<const float> values, float threshold) {

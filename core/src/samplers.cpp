@@ -6,6 +6,7 @@
 
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/rng.hpp"
+#include "sampling_lab/kernels.hpp"
 #include "selection.hpp"
 
 namespace sampling_lab {
@@ -163,14 +164,9 @@ std::int32_t sample_token(std::span<const float> input_logits, const FilterParam
   Philox rng(key.seed, key.stream);
   rng.seek(step);
   // Inverse CDF over the survivors, in id order.
-  const double target = rng.uniform() * selection.kept_weight;
-  const auto& weights = workspace.candidate_weights;
-  double cumulative = 0.0;
-  for (std::size_t j = 0; j < selection.kept; ++j) {
-    cumulative += weights[j];
-    if (cumulative > target) return std::int32_t(workspace.candidate_ids[j]);
-  }
-  return std::int32_t(workspace.candidate_ids[selection.kept - 1]);  // u rounded up to the total
+  const std::size_t j = kernels::cumulative_search(
+      std::span(workspace.candidate_weights).first(selection.kept), rng.uniform() * selection.kept_weight);
+  return std::int32_t(selection.everything ? j : workspace.candidate_ids[j]);
 }
 
 }  // namespace sampling_lab

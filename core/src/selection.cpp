@@ -15,24 +15,6 @@ namespace {
 // Above this k a heap loses to a threshold pass plus histogram selection.
 constexpr std::size_t kHeapTopKLimit = 4096;
 
-void clear_candidates(Workspace& workspace) {
-  workspace.candidate_ids.clear();
-  workspace.candidate_keys.clear();
-}
-
-void add_candidate(Workspace& workspace, std::size_t id, float key) {
-  workspace.candidate_ids.push_back(std::uint32_t(id));
-  workspace.candidate_keys.push_back(key);
-}
-
-// Every token with logit >= threshold, in id order: always a prefix of the ranking.
-void gather_at_least(std::span<const float> logits, float threshold, Workspace& workspace) {
-  clear_candidates(workspace);
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    if (logits[i] >= threshold) add_candidate(workspace, i, logits[i]);
-  }
-}
-
 // The k best tokens by (logit desc, id asc), kept in a heap whose top is the worst of them
 // (Williams 1964); returned in id order.
 void gather_top_k(std::span<const float> logits, std::size_t k, Workspace& workspace) {
@@ -43,18 +25,21 @@ void gather_top_k(std::span<const float> logits, std::size_t k, Workspace& works
   };
   for (std::size_t i = 0; i < k; ++i) heap.push_back({logits[i], std::uint32_t(i), 0.0f});
   std::make_heap(heap.begin(), heap.end(), ranks_higher);
-  for (std::size_t i = k; i < logits.size(); ++i) {
-    // Later ids lose ties, so only a strictly larger logit gets in.
-    if (logits[i] > heap.front().key) {
-      std::pop_heap(heap.begin(), heap.end(), ranks_higher);
-      heap.back() = {logits[i], std::uint32_t(i), 0.0f};
-      std::push_heap(heap.begin(), heap.end(), ranks_higher);
-    }
+  // Later ids lose ties, so only a strictly larger logit gets in; SIMD skips the rest.
+  for (std::size_t i = kernels::next_above(logits, k, heap.front().key); i < logits.size();
+       i = kernels::next_above(logits, i + 1, heap.front().key)) {
+    std::pop_heap(heap.begin(), heap.end(), ranks_higher);
+    heap.back() = {logits[i], std::uint32_t(i), 0.0f};
+    std::push_heap(heap.begin(), heap.end(), ranks_higher);
   }
   std::sort(heap.begin(), heap.end(),
             [](const RankedToken& a, const RankedToken& b) { return a.index < b.index; });
-  clear_candidates(workspace);
-  for (const auto& token : heap) add_candidate(workspace, token.index, token.key);
+  workspace.candidate_ids.clear();
+  workspace.candidate_keys.clear();
+  for (const auto& token : heap) {
+    workspace.candidate_ids.push_back(token.index);
+    workspace.candidate_keys.push_back(token.key);
+  }
 }
 
 }  // namespace
@@ -65,7 +50,7 @@ Selection select_kept(std::span<const float> logits, const FilterParams& params,
   const auto range = kernels::min_max(logits);
   const float inverse_temperature = float(1.0 / params.temperature);
   Selection selection{0, 0.0, std::numeric_limits<double>::quiet_NaN(), range.max,
-                      inverse_temperature};
+                      inverse_temperature, false};
 
   const bool top_k = params.top_k > 0 && std::size_t(params.top_k) < vocabulary;
   const bool top_p = params.top_p < 1.0;
@@ -74,6 +59,16 @@ Selection select_kept(std::span<const float> logits, const FilterParams& params,
       ? float(range.max + params.temperature * std::log(params.min_p))
       : -std::numeric_limits<float>::infinity();
 
+  if (!top_k && !top_p && params.min_p == 0.0) {
+    // Nothing to cut: the weights of the whole vocabulary, with no candidate list.
+    workspace.candidate_weights.resize(vocabulary);
+    selection.kept = vocabulary;
+    selection.kept_weight =
+        kernels::exp_shifted(logits, range.max, inverse_temperature, workspace.candidate_weights);
+    selection.total_weight = selection.kept_weight;
+    selection.everything = true;
+    return selection;
+  }
   if (top_k && std::size_t(params.top_k) <= kHeapTopKLimit) {
     gather_top_k(logits, std::size_t(params.top_k), workspace);
   } else {
@@ -85,7 +80,7 @@ Selection select_kept(std::span<const float> logits, const FilterParams& params,
       const double theta = 0.5 * (1.0 - params.top_p) * selection.total_weight / double(vocabulary);
       threshold = std::max(threshold, float(range.max + params.temperature * std::log(theta)));
     }
-    gather_at_least(logits, threshold, workspace);
+    kernels::gather_at_least(logits, threshold, workspace.candidate_ids, workspace.candidate_keys);
   }
 
   auto& keys = workspace.candidate_keys;

@@ -9,11 +9,14 @@
 namespace sampling_lab::detail {
 
 struct Selection {
-  std::size_t kept;    // tokens in workspace.candidate_* (ids ascending), weights unnormalised
+  // Kept tokens: workspace.candidate_* (ids ascending), weights unnormalised; or, when
+  // `everything`, the whole vocabulary with its weights alone in candidate_weights.
+  std::size_t kept;
   double kept_weight;  // Σ exp((z - max) / T) over them
   double total_weight; // the same over the vocabulary, or NaN where the filters did not need it
   float max_logit;
   float inverse_temperature;
+  bool everything;
 };
 
 // Expects penalised logits, T > 0 and checked parameters.

@@ -107,6 +107,7 @@ export class Lab {
   readonly maxVocabulary: number;
   readonly #core: CoreModule;
   readonly #engine: CoreEngine;
+  #resident?: Float32Array;
 
   constructor(core: CoreModule) {
     this.#core = core;
@@ -165,6 +166,7 @@ export class Lab {
       }
       const view = this.#engine.floats(0, width * rows);
       matrix.forEach((row, r) => view.set(row, r * width));
+      this.#engine.use(0);
     } else {
       this.#write(0, logitsRows as NumericArray, 'logitsRows');
     }
@@ -200,6 +202,27 @@ export class Lab {
   /** The raw Philox4x32-10 words of (seed, stream): identical natively and in WebAssembly. */
   randomWords(seed: number, stream: number, n: number): Uint32Array {
     return unwrap(this.#engine.randomWords(seed, stream, n)).words.slice();
+  }
+
+  /**
+   * A Float32Array inside WebAssembly memory, sized for `vocabSize` logits: write a model's
+   * output into it and pass it to `sampleToken`, `distribution`, `coverCount` or `logSumExp`
+   * with no copy. It stays valid while calls need no more memory (buffers are reserved for
+   * `vocabSize`); if it ever reads as length 0, ask for it again.
+   */
+  logitsBuffer(vocabSize: number): Float32Array {
+    if (!Number.isInteger(vocabSize) || vocabSize < 1 || vocabSize > this.maxVocabulary) {
+      throw new SamplingLabError('vocabSize', `vocabSize must be an integer in [1, ${this.maxVocabulary}]`);
+    }
+    this.#engine.reserve(vocabSize);
+    this.#resident = this.#engine.floats(2, vocabSize);
+    return this.#resident;
+  }
+
+  /** log Σ exp(z / T), with max subtraction; T > 0. */
+  logSumExp(logits: NumericArray, temperature = 1): number {
+    this.#write(0, logits, 'logits');
+    return unwrap(this.#engine.logSumExp(temperature)).value;
   }
 
   /** How many of the most probable tokens reach cumulative probability `mass`. */
@@ -251,8 +274,13 @@ export class Lab {
     if (values.length > this.maxVocabulary) {
       throw new SamplingLabError(name, `${name} has ${values.length} entries; at most ${this.maxVocabulary} are supported`);
     }
+    if (slot === 0 && values === this.#resident && values.length > 0) {
+      this.#engine.use(2);
+      return;
+    }
     // One bulk copy into WebAssembly memory; the view is used before anything can grow memory.
     this.#engine.floats(slot, values.length).set(values);
+    if (slot === 0) this.#engine.use(0);
   }
 
   #writeIds(ids: Int32Array | readonly number[]): void {

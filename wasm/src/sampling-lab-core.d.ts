@@ -11,6 +11,9 @@ export interface CoreError {
 export interface CoreEngine {
   floats(slot: number, length: number): Float32Array;
   ints(slot: number, length: number): Int32Array;
+  use(slot: number): void;
+  reserve(vocabulary: number): void;
+  logSumExp(temperature: number): CoreError | { value: number };
   doubles(length: number): Float64Array;
   distribution(
     temperature: number, topK: number, topP: number, minP: number,

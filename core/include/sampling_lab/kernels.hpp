@@ -1,7 +1,9 @@
 #pragma once
 // The few SIMD kernels (xsimd) that every vocabulary-sized pass goes through.
 #include <cstddef>
+#include <cstdint>
 #include <span>
+#include <vector>
 
 namespace sampling_lab::kernels {
 
@@ -12,10 +14,22 @@ struct MinMax {
 MinMax min_max(std::span<const float> values);
 
 // out[i] = exp((values[i] - shift) * scale); returns the sum of out, Kahan-compensated.
+// A polynomial exp accurate to about 2 ulp; arguments below −87.3 give ~1e-38, not 0.
 double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out);
 
 // Σ exp((values[i] - shift) * scale), Kahan-compensated, without storing the terms.
 double exp_sum(std::span<const float> values, float shift, float scale);
+
+// Ids and values of every value >= threshold, in id order (buffers are cleared first).
+std::size_t gather_at_least(std::span<const float> values, float threshold,
+                            std::vector<std::uint32_t>& ids, std::vector<float>& kept);
+
+// First index >= start whose value is > threshold, or values.size().
+std::size_t next_above(std::span<const float> values, std::size_t start, float threshold);
+
+// Inverse CDF: the first index whose running sum of weights exceeds target (weights >= 0).
+// Never returns a zero-weight index.
+std::size_t cumulative_search(std::span<const float> weights, double target);
 
 // Number of values >= threshold.
 std::size_t count_at_least(std::span<const float> values, float threshold);

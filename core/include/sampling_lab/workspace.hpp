@@ -1,5 +1,6 @@
 #pragma once
 // Scratch buffers reused across calls so that the per-token path does not allocate once warm.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -12,6 +13,17 @@ struct RankedToken {
 };
 
 struct Workspace {
+  // Sizes every buffer for a vocabulary of `vocabulary` tokens, so that later calls on
+  // vocabularies up to that size allocate nothing.
+  void reserve(std::size_t vocabulary) {
+    for (auto* buffer : {&keys, &weights, &candidate_keys, &candidate_weights}) buffer->reserve(vocabulary);
+    for (auto* buffer : {&candidate_ids, &alias, &small, &large}) buffer->reserve(vocabulary);
+    boundary.reserve(vocabulary);
+    cdf.reserve(vocabulary);
+    bucket_counts.reserve(4096);
+    bucket_mass.reserve(4096);
+  }
+
   std::vector<float> keys;                   // penalised logits, or log-probabilities
   std::vector<float> weights;                // exp((key - max) / T)
   std::vector<std::uint32_t> candidate_ids;  // tokens that may survive the filters, by id

@@ -1,0 +1,138 @@
+// `npm run bench`: lab.sampleToken on 151,936 synthetic float32 logits along five filter paths,
+// against a straightforward JavaScript sampler and the native build of the same core (Google
+// Benchmark, AVX and SSE4 builds), all in this one run. Prints the table and writes it into
+// README.md between the bench markers.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { loadSamplingLab } from 'sampling-lab';
+
+const root = new URL('..', import.meta.url).pathname;
+const PATHS = [
+  ['a', 'temperature only', { temperature: 1 }],
+  ['b', 'top-k 50', { topK: 50 }],
+  ['c', 'top-p 0.9', { topP: 0.9 }],
+  ['d', 'min-p 0.05', { minP: 0.05 }],
+  ['e', 'top-k 50 + top-p 0.95 + min-p 0.05, T 0.7, repetition 1.1',
+    { temperature: 0.7, topK: 50, topP: 0.95, minP: 0.05, repetitionPenalty: 1.1, generatedIds: [11, 523, 523, 7001, 15000, 99, 151000, 42] }],
+];
+
+// Median and interquartile spread (µs per call) of `rounds` timings of `calls` calls each.
+function measure(run, calls, rounds) {
+  for (let i = 0; i < calls; i++) run(i); // warm-up
+  const perCall = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < calls; i++) run(i);
+    perCall.push(Number(process.hrtime.bigint() - start) / 1e3 / calls);
+  }
+  perCall.sort((a, b) => a - b);
+  const at = (q) => perCall[Math.min(perCall.length - 1, Math.floor(q * perCall.length))];
+  return { median: at(0.5), spread: at(0.75) - at(0.25) };
+}
+
+// The straightforward sampler: softmax, a full sort, cumulative sums, one draw.
+function jsSampleToken(logits, o, u) {
+  const v = logits.length;
+  const z = Float64Array.from(logits);
+  const counts = new Map();
+  for (const id of o.generatedIds ?? []) counts.set(id, (counts.get(id) ?? 0) + 1);
+  for (const [id] of counts) z[id] = z[id] > 0 ? z[id] / (o.repetitionPenalty ?? 1) : z[id] * (o.repetitionPenalty ?? 1);
+  const t = o.temperature ?? 1;
+  let max = -Infinity;
+  for (let i = 0; i < v; i++) max = Math.max(max, z[i] / t);
+  const p = new Float64Array(v);
+  let total = 0;
+  for (let i = 0; i < v; i++) total += p[i] = Math.exp(z[i] / t - max);
+  for (let i = 0; i < v; i++) p[i] /= total;
+  const order = Array.from({ length: v }, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
+  let keep = o.topK > 0 ? Math.min(o.topK, v) : v;
+  let mass = 0;
+  for (let r = 0; r < keep; r++) mass += p[order[r]];
+  if (o.topP < 1) {
+    let before = 0;
+    let r = 0;
+    while (r < keep && before < o.topP * mass) before += p[order[r++]];
+    keep = r;
+  }
+  if (o.minP > 0) {
+    let r = 0;
+    while (r < keep && p[order[r]] >= o.minP * p[order[0]]) r++;
+    keep = r;
+  }
+  let kept = 0;
+  for (let r = 0; r < keep; r++) kept += p[order[r]];
+  let cumulative = 0;
+  for (let r = 0; r < keep; r++) {
+    cumulative += p[order[r]];
+    if (cumulative > u * kept) return order[r];
+  }
+  return order[keep - 1];
+}
+
+function nativeRun(buildDir, arch) {
+  execFileSync('cmake', ['-S', root, '-B', join(root, buildDir), '-DCMAKE_BUILD_TYPE=Release', `-DSAMPLING_LAB_ARCH=${arch}`], { stdio: 'ignore' });
+  execFileSync('cmake', ['--build', join(root, buildDir), '--target', 'sampling_lab_bench', '-j2'], { stdio: 'ignore' });
+  const out = execFileSync(join(root, buildDir, 'sampling_lab_bench'), [
+    '--benchmark_format=json', '--benchmark_repetitions=9', '--benchmark_report_aggregates_only=true', '--benchmark_min_time=0.1',
+  ]).toString();
+  const rows = JSON.parse(out).benchmarks.filter((b) => b.aggregate_name === 'median');
+  const us = (name) => rows.find((b) => b.run_name === name).real_time;
+  return { paths: PATHS.map((_, i) => us(`BM_SampleToken/${i}`)), expPass: us('BM_ExpPass') };
+}
+
+function packageSize() {
+  const dist = join(root, 'wasm/dist');
+  const files = [];
+  const walk = (dir) => readdirSync(dir).forEach((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path);
+    else if (/\.(js|wasm)$/.test(name) && name !== 'cli.js') files.push(path);
+  });
+  walk(dist);
+  const gz = (list) => list.reduce((sum, f) => sum + gzipSync(readFileSync(f), { level: 9 }).length, 0);
+  const core = files.filter((f) => !f.includes('/element/') && !/(element|define|embed)\.js$/.test(f));
+  return { core: gz(core), all: gz(files) };
+}
+
+const lab = await loadSamplingLab();
+const logits = lab.syntheticLogits();
+// The model's output written straight into WebAssembly memory: no copy per token.
+const resident = lab.logitsBuffer(logits.length);
+resident.set(logits);
+
+const native = nativeRun('build/native', 'native');
+const sse4 = nativeRun('build/native-sse4', 'x86-64-v2');
+const rows = PATHS.map(([key, label, options], i) => {
+  const wasm = measure((step) => lab.sampleToken(resident, { ...options, seed: 1, step }), 200, 15);
+  const copied = measure((step) => lab.sampleToken(logits, { ...options, seed: 1, step }), 100, 9);
+  const js = measure((step) => jsSampleToken(logits, options, ((step * 0.618) % 1)), 2, 5);
+  return { key, label, wasm, copied, js, native: native.paths[i], sse4: sse4.paths[i] };
+});
+const expPass = measure(() => lab.logSumExp(resident, 1), 200, 15);
+const samplersStart = process.hrtime.bigint();
+lab.runExperiment('samplers', { n: 200000 });
+const samplersMs = Number(process.hrtime.bigint() - samplersStart) / 1e6;
+const size = packageSize();
+
+const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+const lines = [
+  `Sampling one token from 151,936 synthetic logits (\`lab.sampleToken\`), µs per call, median (interquartile spread); ${new Date().toISOString().slice(0, 10)}, ${process.version}, ${execFileSync('nproc').toString().trim()} cores.`,
+  '',
+  '| path | WASM | WASM incl. copy-in | native (this CPU) | native SSE4 | JS baseline | WASM / native | WASM / SSE4 | JS / WASM |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...rows.map((r) => `| (${r.key}) ${r.label} | ${f(r.wasm.median)} (±${f(r.wasm.spread)}) | ${f(r.copied.median)} | ${f(r.native)} | ${f(r.sse4)} | ${f(r.js.median)} (±${f(r.js.spread)}) | ${(r.wasm.median / r.native).toFixed(2)} | ${(r.wasm.median / r.sse4).toFixed(2)} | ${f(r.js.median / r.wasm.median)} |`),
+  '',
+  `One exp pass over the vocabulary (\`lab.logSumExp\`): WASM ${f(expPass.median)} µs, native ${f(native.expPass)} µs, SSE4 ${f(sse4.expPass)} µs. ` +
+    `Paths (b) and (d) take ${(rows[1].wasm.median / expPass.median).toFixed(2)}× and ${(rows[3].wasm.median / expPass.median).toFixed(2)}× of it (target ≤ 1.5×).`,
+  `\`samplers\` experiment at n = 200,000 in WASM: ${samplersMs.toFixed(1)} ms (target < 20 ms).`,
+  `Package size, gzip: core (WASM + JS) ${(size.core / 1024).toFixed(1)} KB (target ≤ 150 KB); with the widgets ${(size.all / 1024).toFixed(1)} KB.`,
+];
+const table = lines.join('\n');
+console.log(table);
+const readme = join(root, 'README.md');
+const text = readFileSync(readme, 'utf8');
+const start = '<!-- bench:start -->';
+const end = '<!-- bench:end -->';
+writeFileSync(readme, text.slice(0, text.indexOf(start) + start.length) + '\n' + table + '\n' + text.slice(text.indexOf(end)));
