@@ -39,14 +39,19 @@ MinMax min_max(std::span<const float> values) {
 }
 
 namespace {
-// e^x on a batch: x = n ln2 + r with |r| <= ln2/2, e^r by Cephes' expf polynomial, 2^n written
-// into the exponent bits. About 2 ulp; arguments are clamped to [-87.3, 88.3] (no inf or NaN,
-// and the underflowing tail becomes ~1e-38 rather than a denormal). Several times faster than a
-// fully general exp, which matters most under WebAssembly SIMD.
+// e^x on a batch for x <= 0 (the shifted logits of a softmax): x = n ln2 + r with |r| <= ln2/2,
+// e^r by Cephes' expf polynomial, 2^n written into the exponent bits. About 2 ulp; below −87.3
+// (where float32 leaves the normal range) the result is 0. Rounding by the 1.5·2^23 trick and clamping by a
+// compare and select keep it to adds, multiplies and bit operations, which every SIMD back end
+// (WebAssembly's included) runs natively.
 Batch exp_approx(Batch x) {
   using Int = xsimd::batch<std::int32_t>;
-  x = xsimd::min(xsimd::max(x, Batch(-87.33654f)), Batch(88.3762626647949f));
-  const Batch n = xsimd::nearbyint(x * Batch(1.44269504088896341f));
+  const Batch lowest(-87.33654f);
+  const auto underflow = x < lowest;
+  x = xsimd::select(underflow, lowest, x);
+  const Batch magic(12582912.0f);  // 1.5 · 2^23: adding it rounds to an integer in the low bits
+  const Batch shifted = xsimd::fma(x, Batch(1.44269504088896341f), magic);
+  const Batch n = shifted - magic;
   const Batch r = xsimd::fnma(n, Batch(-2.12194440e-4f), xsimd::fnma(n, Batch(0.693359375f), x));
   Batch p(1.9875691500e-4f);
   p = xsimd::fma(p, r, Batch(1.3981999507e-3f));
@@ -55,8 +60,9 @@ Batch exp_approx(Batch x) {
   p = xsimd::fma(p, r, Batch(1.6666665459e-1f));
   p = xsimd::fma(p, r, Batch(5.0000001201e-1f));
   const Batch e_r = xsimd::fma(p, r * r, r + Batch(1.0f));
-  const Int exponent = (xsimd::batch_cast<std::int32_t>(n) + Int(127)) << 23;
-  return e_r * xsimd::bitwise_cast<float>(exponent);
+  // The integer n sits in the low mantissa bits of `shifted`; move it to the exponent field.
+  const Int exponent = (xsimd::bitwise_cast<std::int32_t>(shifted) - xsimd::bitwise_cast<std::int32_t>(magic) + Int(127)) << 23;
+  return xsimd::select(underflow, Batch(0.0f), e_r * xsimd::bitwise_cast<float>(exponent));
 }
 
 // One pass of exp((x - shift) * scale), optionally stored, summed with per-lane Kahan
@@ -88,7 +94,8 @@ double exp_pass(std::span<const float> values, float shift, float scale, float* 
     for (const float lane : lanes) total += lane;
   }
   for (std::size_t i = end; i < values.size(); ++i) {
-    const float e = std::exp((in[i] - shift) * scale);
+    const float x = (in[i] - shift) * scale;
+    const float e = x < -87.33654f ? 0.0f : std::exp(x);
     if constexpr (kStore) out[i] = e;
     total += e;
   }

@@ -72,7 +72,9 @@ Selection select_kept(std::span<const float> logits, const FilterParams& params,
   if (top_k && std::size_t(params.top_k) <= kHeapTopKLimit) {
     gather_top_k(logits, std::size_t(params.top_k), workspace);
   } else {
-    float threshold = min_p_threshold;
+    // With top-k and top-p both active, top-p needs the mass of the whole top-k set, so min-p
+    // may not thin the candidates first.
+    float threshold = top_k && top_p ? -std::numeric_limits<float>::infinity() : min_p_threshold;
     if (top_p && !top_k) {
       // Tokens lighter than θ = (1 − p) S / V weigh less than (1 − p) S together, so the top-p
       // set lies within w >= θ; half of θ leaves room for rounding.

@@ -13,8 +13,12 @@ namespace reference {
 
 struct Filtered {
   std::vector<double> probs;
+  std::vector<bool> kept_mask;  // the kept set, whatever its probabilities underflow to
   std::size_t kept;
   double kept_mass;
+  // The top-p cut sat within float32 rounding (5e-7 relative) of its threshold, where a float
+  // computation may legitimately keep one token more or less.
+  bool boundary_within_rounding = false;
 };
 
 // Penalties, temperature, then a full stable sort and cumulative sums.
@@ -33,9 +37,10 @@ inline Filtered filter(std::vector<float> logits, const sampling_lab::FilterPara
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return logits[a] > logits[b]; });
-  Filtered out{std::vector<double>(v, 0.0), 0, 0.0};
+  Filtered out{std::vector<double>(v, 0.0), std::vector<bool>(v, false), 0, 0.0};
   if (params.temperature == 0.0) {
     out.probs[order[0]] = 1.0;
+    out.kept_mask[order[0]] = true;
     out.kept = 1;
     out.kept_mass = 1.0;
     return out;
@@ -50,9 +55,13 @@ inline Filtered filter(std::vector<float> logits, const sampling_lab::FilterPara
   double candidates = 0.0;
   for (std::size_t r = 0; r < keep; ++r) candidates += weight[order[r]];
   if (params.top_p < 1.0) {
+    const double target = params.top_p * candidates;
     double before = 0.0;
     std::size_t r = 0;
-    while (r < keep && before < params.top_p * candidates) before += weight[order[r++]];
+    while (r < keep && before < target) before += weight[order[r++]];
+    const double last = r > 0 ? weight[order[r - 1]] : 0.0;
+    out.boundary_within_rounding = std::abs(before - target) < 5e-7 * target ||
+                                   std::abs(before - last - target) < 5e-7 * target;
     keep = r;
   }
   if (params.min_p > 0.0) {
@@ -63,7 +72,10 @@ inline Filtered filter(std::vector<float> logits, const sampling_lab::FilterPara
   }
   double kept = 0.0;
   for (std::size_t r = 0; r < keep; ++r) kept += weight[order[r]];
-  for (std::size_t r = 0; r < keep; ++r) out.probs[order[r]] = weight[order[r]] / kept;
+  for (std::size_t r = 0; r < keep; ++r) {
+    out.probs[order[r]] = weight[order[r]] / kept;
+    out.kept_mask[order[r]] = true;
+  }
   out.kept = keep;
   out.kept_mass = kept / total;
   return out;

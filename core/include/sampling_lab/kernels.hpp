@@ -14,7 +14,8 @@ struct MinMax {
 MinMax min_max(std::span<const float> values);
 
 // out[i] = exp((values[i] - shift) * scale); returns the sum of out, Kahan-compensated.
-// A polynomial exp accurate to about 2 ulp; arguments below −87.3 give ~1e-38, not 0.
+// Needs (values[i] − shift) · scale <= 0, as with shift = max and scale = 1/T > 0. A polynomial
+// exp accurate to about 2 ulp; arguments below −87.3 give 0.
 double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out);
 
 // Σ exp((values[i] - shift) * scale), Kahan-compensated, without storing the terms.
