@@ -21,5 +21,16 @@ node -e '
 npx tsc -p wasm/tsconfig.json
 cp wasm/src/sampling-lab-core.d.ts wasm/dist/
 
+# One iframe page per experiment, from the template.
+node --input-type=module -e '
+  import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+  import { loadSamplingLab } from "sampling-lab";
+  const template = readFileSync("web/embed.template.html", "utf8").replace(/<!-- Template.*?-->\n/, "");
+  mkdirSync("web/embed", { recursive: true });
+  for (const { name } of (await loadSamplingLab()).experiments) {
+    writeFileSync(`web/embed/${name}.html`, template.replaceAll("EXPERIMENT", name));
+  }
+'
+
 npx tsc -p web/tsconfig.json
 npx vite build --config web/vite.config.ts --logLevel warn

@@ -1,17 +1,14 @@
 // Sequence, speculative, importance and sample-size widgets in Chromium.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { startHarness, watchProblems, type Harness } from './harness';
+import { openDevPage, type Harness } from './harness';
 
 let harness: Harness;
 let page: Page;
 let problems: string[];
 
 beforeAll(async () => {
-  harness = await startHarness();
-  page = await harness.context.newPage();
-  problems = watchProblems(page);
-  await page.goto(harness.url);
+  ({ harness, page, problems } = await openDevPage());
 });
 
 afterAll(async () => { await harness?.close(); });

@@ -1,17 +1,14 @@
 // The page in Chromium: the distribution widget loads, reacts to its sliders and switches language.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startHarness, watchProblems, type Harness } from './harness';
+import { openDevPage, type Harness } from './harness';
 
 let harness: Harness;
 let page: Page;
 let problems: string[];
 
 beforeAll(async () => {
-  harness = await startHarness();
-  page = await harness.context.newPage();
-  problems = watchProblems(page);
-  await page.goto(harness.url);
+  ({ harness, page, problems } = await openDevPage());
   await page.locator('sampling-lab [data-readout="entropy"] dd').filter({ hasText: /\d/ }).waitFor();
 });
 

@@ -36,6 +36,21 @@ export async function startHarness(): Promise<Harness> {
   };
 }
 
+export interface DevPage {
+  harness: Harness;
+  page: Page;
+  problems: string[];
+}
+
+/** The page served by Vite's dev server, opened in a fresh Chromium, with its problems watched. */
+export async function openDevPage(): Promise<DevPage> {
+  const harness = await startHarness();
+  const page = await harness.context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(harness.url);
+  return { harness, page, problems };
+}
+
 /** Collects console errors, uncaught exceptions and failed requests of a page. */
 export function watchProblems(page: Page): string[] {
   const problems: string[] = [];

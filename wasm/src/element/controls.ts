@@ -1,4 +1,6 @@
-// Small DOM helpers shared by widgets: labelled range sliders and readouts.
+// Small DOM helpers shared by widgets: labelled range sliders, readouts, Worker runs.
+import { runInWorker } from './worker-client.js';
+
 let nextId = 0;
 
 export function element<K extends keyof HTMLElementTagNameMap>(
@@ -61,10 +63,11 @@ export function slider(spec: SliderSpec): Slider {
 }
 
 /**
- * Runs `task` and shows a progress bar if it outlasts a frame, or the error if it fails. Only
- * the latest run of a runner reports back; earlier results are dropped.
+ * Runs experiment `name` in the page's Worker, showing a progress bar if a run outlasts a frame
+ * and the error if it fails. Only the latest run reports back to `onResult`.
  */
-export function workerRunner(host: HTMLElement, label: () => string) {
+export function workerExperiment<T>(host: HTMLElement, name: string, label: () => string,
+  onResult: (result: T, params: Record<string, unknown>) => void): (params: Record<string, unknown>) => Promise<void> {
   const bar = element('progress', 'sl-progress');
   bar.max = 1;
   bar.hidden = true;
@@ -72,18 +75,18 @@ export function workerRunner(host: HTMLElement, label: () => string) {
   failure.setAttribute('role', 'alert');
   host.append(bar, failure);
   let latest = 0;
-  return async <T>(task: (onProgress: (fraction: number) => void) => Promise<T>): Promise<T | undefined> => {
+  return async (params) => {
     const run = ++latest;
     bar.setAttribute('aria-label', label());
     const reveal = window.setTimeout(() => { if (run === latest) bar.hidden = false; }, 16);
     bar.removeAttribute('value');
     try {
-      const result = await task((fraction) => { if (run === latest) bar.value = fraction; });
-      if (run === latest) failure.textContent = '';
-      return run === latest ? result : undefined;
+      const result = await runInWorker<T>(name, params, (fraction) => { if (run === latest) bar.value = fraction; });
+      if (run !== latest) return;
+      failure.textContent = '';
+      onResult(result, params);
     } catch (error) {
       if (run === latest) failure.textContent = (error as Error).message;
-      return undefined;
     } finally {
       clearTimeout(reveal);
       if (run === latest) bar.hidden = true;

@@ -2,10 +2,7 @@
 // element, so a host page can restyle them.
 import { UPLOT_CSS } from './uplot-css.generated.js';
 
-const WIDGET_CSS = `
-/* Light by default; dark when the host page says so (MkDocs Material "slate", a .dark class)
- * or, when it says nothing, when the system prefers it. */
-sampling-lab {
+const LIGHT = `
   --sl-bg: #ffffff;
   --sl-surface: #f6f7f9;
   --sl-text: #1d2330;
@@ -21,9 +18,9 @@ sampling-lab {
   --sl-bad: #dc2626;
   --sl-greedy: #d97706;
   --sl-best: #059669;
-  color-scheme: light;
-}
-:root[data-md-color-scheme="slate"] sampling-lab, :root.dark sampling-lab {
+  color-scheme: light;`;
+
+const DARK = `
   --sl-bg: #14171d;
   --sl-surface: #1d2129;
   --sl-text: #e6e9ef;
@@ -39,27 +36,15 @@ sampling-lab {
   --sl-bad: #f87171;
   --sl-greedy: #f0a64a;
   --sl-best: #3fc79a;
-  color-scheme: dark;
-}
+  color-scheme: dark;`;
+
+// Light by default; dark when the host page says so (MkDocs Material "slate", a .dark class)
+// or, when it says nothing, when the system prefers it.
+const WIDGET_CSS = `
+sampling-lab {${LIGHT}}
+:root[data-md-color-scheme="slate"] sampling-lab, :root.dark sampling-lab {${DARK}}
 @media (prefers-color-scheme: dark) {
-  :root:not([data-md-color-scheme]):not(.dark):not(.light) sampling-lab {
-    --sl-bg: #14171d;
-    --sl-surface: #1d2129;
-    --sl-text: #e6e9ef;
-    --sl-muted: #a3abbb;
-    --sl-grid: #2f3541;
-    --sl-kept: #6ea0ff;
-    --sl-cut: #5d6575;
-    --sl-accent: #6ea0ff;
-    --sl-series-1: #6ea0ff;
-    --sl-series-2: #f0a64a;
-    --sl-series-3: #3fc79a;
-    --sl-series-4: #c084fc;
-    --sl-bad: #f87171;
-    --sl-greedy: #f0a64a;
-    --sl-best: #3fc79a;
-    color-scheme: dark;
-  }
+  :root:not([data-md-color-scheme]):not(.dark):not(.light) sampling-lab {${DARK}}
 }
 sampling-lab button {
   font: inherit;

@@ -2,9 +2,8 @@
 // repeated trials for plain IS, TIS (clipped), MIS (masked) and self-normalised IS.
 import type { EstimatorName, ImportanceResult } from '../../index.js';
 import { strings } from '../i18n.js';
-import { debounced, element, readouts, workerRunner } from '../controls.js';
+import { debounced, element, readouts, workerExperiment } from '../controls.js';
 import { LineChart } from '../charts/line-chart.js';
-import { runInWorker } from '../worker-client.js';
 import type { Widget, WidgetContext } from './types.js';
 
 const ESTIMATORS: EstimatorName[] = ['none', 'tis', 'mis', 'selfNormalised'];
@@ -26,15 +25,15 @@ export function importanceWidget({ host, slider, emit }: WidgetContext): Widget 
   const status = element('div', 'sl-progress-box');
   root.append(sliders, status, numbers.root, chartBox, table);
   host.replaceChildren(root);
-  const runner = workerRunner(status, () => strings().running);
+  const runInWorker = workerExperiment<ImportanceResult>(status, 'importance', () => strings().running, (next, params) => {
+    result = next;
+    render();
+    emit(params, next);
+  });
 
   async function run(): Promise<void> {
     const params = { shifts: [shift.value()], n: 1000, clip: clip.value(), seed: 0, repeats: REPEATS };
-    const next = await runner((onProgress) => runInWorker<ImportanceResult>('importance', params, onProgress));
-    if (!next) return;
-    result = next;
-    render();
-    emit(params, result);
+    await runInWorker(params);
   }
 
   function render(): void {

@@ -2,9 +2,8 @@
 // on log-log axes, run in the Worker.
 import type { McErrorResult } from '../../index.js';
 import { strings } from '../i18n.js';
-import { debounced, element, readouts, workerRunner } from '../controls.js';
+import { debounced, element, readouts, workerExperiment } from '../controls.js';
 import { LineChart } from '../charts/line-chart.js';
-import { runInWorker } from '../worker-client.js';
 import type { Widget, WidgetContext } from './types.js';
 
 // 10, 30, 100, 300, … up to the largest n chosen.
@@ -33,15 +32,15 @@ export function mcErrorWidget({ host, slider, emit }: WidgetContext): Widget {
   const status = element('div', 'sl-progress-box');
   root.append(chartBox, sliders, status, table);
   host.replaceChildren(root);
-  const runner = workerRunner(status, () => strings().running);
+  const runInWorker = workerExperiment<McErrorResult>(status, 'mc-error', () => strings().running, (next, params) => {
+    last = next;
+    render();
+    emit(params, next);
+  });
 
   async function run(): Promise<void> {
     const params = { p: 0.3, ns: sampleSizes(10 ** largest.value()), repeats: repeats.value(), seed: 0 };
-    const result = await runner((onProgress) => runInWorker<McErrorResult>('mc-error', params, onProgress));
-    if (!result) return;
-    last = result;
-    render();
-    emit(params, result);
+    await runInWorker(params);
   }
 
   function render(): void {

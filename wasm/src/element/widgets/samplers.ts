@@ -2,9 +2,8 @@
 // sample, run in the Worker.
 import type { SamplersResult } from '../../index.js';
 import { strings } from '../i18n.js';
-import { button, debounced, element, workerRunner } from '../controls.js';
+import { button, debounced, element, workerExperiment } from '../controls.js';
 import { GroupedBars } from '../charts/grouped-bars.js';
-import { runInWorker } from '../worker-client.js';
 import type { Widget, WidgetContext } from './types.js';
 
 const P = [0.5, 0.25, 0.15, 0.07, 0.03];
@@ -31,16 +30,16 @@ export function samplersWidget({ host, slider, emit }: WidgetContext): Widget {
   const status = element('div', 'sl-progress-box');
   root.append(toolbar, chartBox, sliders, status, table);
   host.replaceChildren(root);
-  const runner = workerRunner(status, () => strings().running);
+  const runInWorker = workerExperiment<SamplersResult>(status, 'samplers', () => strings().running, (next, params) => {
+    last = next;
+    render();
+    emit(params, next);
+  });
 
   async function run(): Promise<void> {
     const params = { p: P, n: SAMPLE_COUNTS[nSlider.value()], seed };
     seedLabel.textContent = `${strings().seed} ${seed}`;
-    const result = await runner((onProgress) => runInWorker<SamplersResult>('samplers', params, onProgress));
-    if (!result) return;
-    last = result;
-    render();
-    emit(params, result);
+    await runInWorker(params);
   }
 
   function render(): void {

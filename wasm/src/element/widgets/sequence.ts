@@ -2,8 +2,7 @@
 // best and beam paths marked; or many random models, where greedy misses and wider beams catch up.
 import type { SequenceRandomResult } from '../../index.js';
 import { strings } from '../i18n.js';
-import { debounced, element, readouts, segmented, workerRunner } from '../controls.js';
-import { runInWorker } from '../worker-client.js';
+import { debounced, element, readouts, segmented, workerExperiment } from '../controls.js';
 import type { Widget, WidgetContext } from './types.js';
 
 type Mode = 'handbook' | 'random';
@@ -51,7 +50,11 @@ export function sequenceWidget({ host, lab, slider, emit }: WidgetContext): Widg
   const status = element('div', 'sl-progress-box');
   const table = element('table', 'sl-table');
   randomPanel.append(randomSliders, status, randomNumbers.root, table);
-  const runner = workerRunner(status, () => strings().running);
+  const runInWorker = workerExperiment<SequenceRandomResult>(status, 'sequence', () => strings().running, (next, params) => {
+    randomResult = next;
+    renderRandom();
+    emit(params, next);
+  });
   let randomResult: SequenceRandomResult | undefined;
 
   root.append(toolbar, treePanel, randomPanel);
@@ -101,11 +104,7 @@ export function sequenceWidget({ host, lab, slider, emit }: WidgetContext): Widg
 
   async function runRandom(): Promise<void> {
     const params = { mode: 'random', vocab: vocab.value(), depth: depth.value(), sharpness: sharpness.value(), models: 300, seed: 0 };
-    const result = await runner((onProgress) => runInWorker<SequenceRandomResult>('sequence', params, onProgress));
-    if (!result) return;
-    randomResult = result;
-    renderRandom();
-    emit(params, result);
+    await runInWorker(params);
   }
 
   function renderRandom(): void {

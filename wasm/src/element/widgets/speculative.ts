@@ -2,9 +2,8 @@
 // acceptance), the simulated output against p, and tokens per verification against γ.
 import type { SpeculativeResult } from '../../index.js';
 import { strings } from '../i18n.js';
-import { debounced, element, readouts, segmented, toggle, workerRunner } from '../controls.js';
+import { debounced, element, readouts, segmented, toggle, workerExperiment } from '../controls.js';
 import { GroupedBars } from '../charts/grouped-bars.js';
-import { runInWorker } from '../worker-client.js';
 import type { Widget, WidgetContext } from './types.js';
 
 const P = [0.5, 0.3, 0.15, 0.05];
@@ -64,7 +63,11 @@ export function speculativeWidget({ host, slider, emit }: WidgetContext): Widget
   const status = element('div', 'sl-progress-box');
   root.append(toolbar, overlapBox, overlapLegend, sliders, status, numbers.root, outputBox);
   host.replaceChildren(root);
-  const runner = workerRunner(status, () => strings().running);
+  const runInWorker = workerExperiment<SpeculativeResult>(status, 'speculative', () => strings().running, (next, params) => {
+    result = next;
+    render();
+    emit(params, next);
+  });
 
   async function run(): Promise<void> {
     const params = {
@@ -72,11 +75,7 @@ export function speculativeWidget({ host, slider, emit }: WidgetContext): Widget
       topK: topK.checked() ? 2 : 0, mode: pitfall.checked() ? 'pitfall' : 'exact',
     };
     pitfall.input.disabled = !topK.checked();
-    const next = await runner((onProgress) => runInWorker<SpeculativeResult>('speculative', params, onProgress));
-    if (!next) return;
-    result = next;
-    render();
-    emit(params, result);
+    await runInWorker(params);
   }
 
   function render(): void {
