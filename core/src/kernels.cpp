@@ -65,6 +65,48 @@ Batch exp_approx(Batch x) {
   return xsimd::select(underflow, Batch(0.0f), e_r * xsimd::bitwise_cast<float>(exponent));
 }
 
+// ln x on a batch for x > 0 and finite: x = m 2^e with m in [√½, √2), ln m by Cephes' logf
+// polynomial. About 2 ulp.
+Batch log_approx(Batch x) {
+  using Int = xsimd::batch<std::int32_t>;
+  const Int bits = xsimd::bitwise_cast<std::int32_t>(x);
+  Batch e = xsimd::batch_cast<float>(((bits >> 23) & Int(0xff)) - Int(126));
+  Batch m = xsimd::bitwise_cast<float>((bits & Int(0x807fffff)) | Int(0x3f000000));  // [0.5, 1)
+  const auto small = m < Batch(0.707106781186547524f);
+  e = xsimd::select(small, e - Batch(1.0f), e);
+  m = xsimd::select(small, m + m - Batch(1.0f), m - Batch(1.0f));
+  const Batch z = m * m;
+  Batch p(7.0376836292e-2f);
+  p = xsimd::fma(p, m, Batch(-1.1514610310e-1f));
+  p = xsimd::fma(p, m, Batch(1.1676998740e-1f));
+  p = xsimd::fma(p, m, Batch(-1.2420140846e-1f));
+  p = xsimd::fma(p, m, Batch(1.4249322787e-1f));
+  p = xsimd::fma(p, m, Batch(-1.6668057665e-1f));
+  p = xsimd::fma(p, m, Batch(2.0000714765e-1f));
+  p = xsimd::fma(p, m, Batch(-2.4999993993e-1f));
+  p = xsimd::fma(p, m, Batch(3.3333331174e-1f));
+  Batch y = p * m * z;
+  y = xsimd::fma(e, Batch(-2.12194440e-4f), y);
+  y = xsimd::fnma(Batch(0.5f), z, y);
+  return xsimd::fma(e, Batch(0.693359375f), m + y);
+}
+
+// u = (w / 2^8 + ½) / 2^24 from 32-bit words: float uniforms strictly inside (0, 1).
+template <typename Transform>
+void transform_uniforms(std::span<const std::uint32_t> words, std::span<float> out, Transform transform) {
+  using Int = xsimd::batch<std::int32_t>;
+  const std::size_t end = simd_end(words.size());
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    const Int high = xsimd::bitwise_cast<std::int32_t>(xsimd::batch<std::uint32_t>::load_unaligned(words.data() + i) >> 8);
+    const Batch u = (xsimd::batch_cast<float>(high) + Batch(0.5f)) * Batch(0x1p-24f);
+    transform(u).store_unaligned(out.data() + i);
+  }
+  for (std::size_t i = end; i < words.size(); ++i) {
+    const Batch u((float(words[i] >> 8) + 0.5f) * 0x1p-24f);
+    out[i] = transform(u).get(0);
+  }
+}
+
 // One pass of exp((x - shift) * scale), optionally stored, summed with per-lane Kahan
 // compensation: float storage with near-double accuracy.
 template <bool kStore>
@@ -174,6 +216,14 @@ std::size_t cumulative_search(std::span<const float> weights, double target) {
   std::size_t last = weights.size() - 1;
   while (last > 0 && weights[last] <= 0.0f) --last;
   return last;
+}
+
+void exponential_noise(std::span<const std::uint32_t> words, std::span<float> out) {
+  transform_uniforms(words, out, [](Batch u) { return -log_approx(u); });
+}
+
+void gumbel_noise(std::span<const std::uint32_t> words, std::span<float> out) {
+  transform_uniforms(words, out, [](Batch u) { return -log_approx(-log_approx(u)); });
 }
 
 std::size_t count_at_least(std::span<const float> values, float threshold) {

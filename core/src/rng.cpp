@@ -1,5 +1,6 @@
 #include "sampling_lab/rng.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -10,22 +11,25 @@ constexpr std::uint32_t kMultiplier0 = 0xD2511F53;
 constexpr std::uint32_t kMultiplier1 = 0xCD9E8D57;
 constexpr std::uint32_t kWeyl0 = 0x9E3779B9;  // golden ratio
 constexpr std::uint32_t kWeyl1 = 0xBB67AE85;  // sqrt(3) - 1
-
-PhiloxCounter philox_round(PhiloxCounter c, PhiloxKey k) {
-  const std::uint64_t product0 = std::uint64_t{kMultiplier0} * c[0];
-  const std::uint64_t product1 = std::uint64_t{kMultiplier1} * c[2];
-  const auto hi0 = std::uint32_t(product0 >> 32), lo0 = std::uint32_t(product0);
-  const auto hi1 = std::uint32_t(product1 >> 32), lo1 = std::uint32_t(product1);
-  return {hi1 ^ c[1] ^ k[0], lo1, hi0 ^ c[3] ^ k[1], lo0};
-}
 }  // namespace
 
 PhiloxCounter philox4x32_10(PhiloxCounter counter, PhiloxKey key) {
+  // Plain locals rather than arrays, so that every round stays in registers (WebAssembly locals).
+  std::uint32_t c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3];
+  std::uint32_t k0 = key[0], k1 = key[1];
   for (int r = 0; r < 10; ++r) {
-    if (r > 0) key = {key[0] + kWeyl0, key[1] + kWeyl1};
-    counter = philox_round(counter, key);
+    const std::uint64_t product0 = std::uint64_t{kMultiplier0} * c0;
+    const std::uint64_t product1 = std::uint64_t{kMultiplier1} * c2;
+    const auto hi0 = std::uint32_t(product0 >> 32), lo0 = std::uint32_t(product0);
+    const auto hi1 = std::uint32_t(product1 >> 32), lo1 = std::uint32_t(product1);
+    c0 = hi1 ^ c1 ^ k0;
+    c1 = lo1;
+    c2 = hi0 ^ c3 ^ k1;
+    c3 = lo0;
+    k0 += kWeyl0;
+    k1 += kWeyl1;
   }
-  return counter;
+  return {c0, c1, c2, c3};
 }
 
 // Counter layout: words 0-1 count blocks, words 2-3 hold the stream id.
@@ -46,6 +50,17 @@ std::uint32_t Philox::next_u32() {
     used_ = 0;
   }
   return block_[used_++];
+}
+
+void Philox::fill(std::span<std::uint32_t> words) {
+  std::size_t i = 0;
+  while (i < words.size() && used_ < 4) words[i++] = block_[used_++];
+  for (; i + 4 <= words.size(); i += 4) {
+    const auto block = philox4x32_10(counter_, key_);
+    if (++counter_[0] == 0) ++counter_[1];
+    std::copy(block.begin(), block.end(), words.begin() + std::ptrdiff_t(i));
+  }
+  while (i < words.size()) words[i++] = next_u32();
 }
 
 double Philox::uniform() { return to_open_unit(next_u32()); }

@@ -30,36 +30,48 @@ void inverse_cdf(std::span<const float> probs, Philox& rng, std::span<std::int32
   }
 }
 
-// argmax_i(score_i + G_i) with G_i standard Gumbel; -inf scores never win.
-void gumbel_max(std::span<const float> scores, Philox& rng, std::span<std::int32_t> out) {
-  for (auto& token : out) {
-    double best = -std::numeric_limits<double>::infinity();
-    std::size_t best_index = 0;
-    for (std::size_t i = 0; i < scores.size(); ++i) {
-      const double perturbed = double(scores[i]) + rng.gumbel();
-      if (perturbed > best) {
-        best = perturbed;
-        best_index = i;
+// Gumbel-max and the exponential race need V variates per draw: they are made in chunks of
+// draws, the Philox words first, then one SIMD pass of logs.
+template <typename Noise, typename Better>
+void argmax_with_noise(std::span<const float> values, Philox& rng, std::span<std::int32_t> out,
+                       Workspace& workspace, Noise make_noise, Better score) {
+  constexpr std::size_t kChunkValues = 4096;
+  const std::size_t v = values.size();
+  const std::size_t per_chunk = std::max<std::size_t>(1, kChunkValues / v);
+  for (std::size_t first = 0; first < out.size(); first += per_chunk) {
+    const std::size_t draws = std::min(per_chunk, out.size() - first);
+    workspace.random_words.resize(draws * v);
+    workspace.noise.resize(draws * v);
+    rng.fill(workspace.random_words);
+    make_noise(workspace.random_words, workspace.noise);
+    for (std::size_t d = 0; d < draws; ++d) {
+      const float* noise = workspace.noise.data() + d * v;
+      float best = -std::numeric_limits<float>::infinity();
+      std::size_t best_index = 0;
+      for (std::size_t i = 0; i < v; ++i) {
+        const float candidate = score(values[i], noise[i]);
+        if (candidate > best) {
+          best = candidate;
+          best_index = i;
+        }
       }
+      out[first + d] = std::int32_t(best_index);
     }
-    token = std::int32_t(best_index);
   }
 }
 
+// argmax_i(score_i + G_i) with G_i standard Gumbel; -inf scores never win.
+void gumbel_max(std::span<const float> scores, Philox& rng, std::span<std::int32_t> out,
+                Workspace& workspace) {
+  argmax_with_noise(scores, rng, out, workspace, kernels::gumbel_noise,
+                    [](float score, float gumbel) { return score + gumbel; });
+}
+
 // argmax_i(w_i / E_i) with E_i ~ Exp(1): E_i / w_i is the arrival time of clock i.
-void exponential_race(std::span<const float> weights, Philox& rng, std::span<std::int32_t> out) {
-  for (auto& token : out) {
-    double best = -1.0;
-    std::size_t best_index = 0;
-    for (std::size_t i = 0; i < weights.size(); ++i) {
-      const double ratio = double(weights[i]) / rng.exponential();
-      if (ratio > best) {
-        best = ratio;
-        best_index = i;
-      }
-    }
-    token = std::int32_t(best_index);
-  }
+void exponential_race(std::span<const float> weights, Philox& rng, std::span<std::int32_t> out,
+                      Workspace& workspace) {
+  argmax_with_noise(weights, rng, out, workspace, kernels::exponential_noise,
+                    [](float weight, float exponential) { return weight / exponential; });
 }
 
 // Vose (1991), "A linear algorithm for generating random numbers with a given distribution".
@@ -128,10 +140,10 @@ void sample_probs(std::span<const float> probs, SamplingMethod method, RandomKey
       auto& log_probs = workspace.keys;
       log_probs.resize(probs.size());
       for (std::size_t i = 0; i < probs.size(); ++i) log_probs[i] = std::log(probs[i]);
-      return gumbel_max(log_probs, rng, out);
+      return gumbel_max(log_probs, rng, out, workspace);
     }
     case SamplingMethod::kExponentialRace:
-      return exponential_race(probs, rng, out);
+      return exponential_race(probs, rng, out, workspace);
     case SamplingMethod::kAlias:
       return alias(probs, rng, out, workspace);
   }
@@ -148,7 +160,7 @@ void sample_logits(std::span<const float> logits, double temperature, SamplingMe
     scaled.resize(logits.size());
     for (std::size_t i = 0; i < logits.size(); ++i) scaled[i] = float(logits[i] / temperature);
     Philox rng(key.seed, key.stream);
-    return gumbel_max(scaled, rng, out);
+    return gumbel_max(scaled, rng, out, workspace);
   }
   auto& probs = workspace.weights;
   probs.resize(logits.size());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 using sampling_lab::Philox;
 using sampling_lab::philox4x32_10;
@@ -70,4 +71,15 @@ TEST(Philox, NormalHasUnitVariance) {
   EXPECT_NEAR(sum / n, 0.0, 4.0 / std::sqrt(n));
   // Var of the sample second moment of N(0,1) is 2/n.
   EXPECT_NEAR(squares / n, 1.0, 4.0 * std::sqrt(2.0 / n));
+}
+
+TEST(Philox, FillGivesTheSameWordsAsNextU32) {
+  Philox one_by_one(77, 3), bulk(77, 3);
+  std::vector<std::uint32_t> expected(1003);
+  for (auto& word : expected) word = one_by_one.next_u32();
+  std::vector<std::uint32_t> words(1003);
+  bulk.next_u32();  // start mid-block
+  bulk.fill(std::span(words).subspan(1));
+  words[0] = expected[0];
+  EXPECT_EQ(words, expected);
 }

@@ -32,6 +32,11 @@ std::size_t next_above(std::span<const float> values, std::size_t start, float t
 // Never returns a zero-weight index.
 std::size_t cumulative_search(std::span<const float> weights, double target);
 
+// Noise from Philox words w, with u = (⌊w / 2^8⌋ + ½) / 2^24 strictly inside (0, 1) (float32
+// resolution, as torch.rand): Exp(1) variates −ln u, or standard Gumbel variates −ln(−ln u).
+void exponential_noise(std::span<const std::uint32_t> words, std::span<float> out);
+void gumbel_noise(std::span<const std::uint32_t> words, std::span<float> out);
+
 // Number of values >= threshold.
 std::size_t count_at_least(std::span<const float> values, float threshold);
 

@@ -3,6 +3,7 @@
 // as easy as 1, 2, 3", SC 2011), the generator of cuRAND, JAX and FlashInfer.
 #include <array>
 #include <cstdint>
+#include <span>
 
 namespace sampling_lab {
 
@@ -25,6 +26,8 @@ class Philox {
   void seek(std::uint64_t block);
 
   std::uint32_t next_u32();
+  // The next words.size() words, as next_u32 would give them, a block at a time.
+  void fill(std::span<std::uint32_t> words);
   // Uniform in the open interval (0, 1): safe to take logs of.
   double uniform();
   double exponential();  // Exp(1)

@@ -37,6 +37,8 @@ struct Workspace {
   std::vector<std::uint32_t> alias;   // alias table
   std::vector<std::uint32_t> small;   // alias construction work lists
   std::vector<std::uint32_t> large;
+  std::vector<std::uint32_t> random_words;  // Philox output awaiting a SIMD transform
+  std::vector<float> noise;                 // Gumbel or exponential variates
 };
 
 }  // namespace sampling_lab
