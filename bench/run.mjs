@@ -111,9 +111,14 @@ const rows = PATHS.map(([key, label, options], i) => {
   return { key, label, wasm, copied, js, native: native.paths[i], sse4: sse4.paths[i] };
 });
 const expPass = measure(() => lab.logSumExp(resident, 1), 200, 15);
-const samplersStart = process.hrtime.bigint();
-lab.runExperiment('samplers', { n: 200000 });
-const samplersMs = Number(process.hrtime.bigint() - samplersStart) / 1e6;
+// The first run includes WebAssembly's tier-up from baseline to optimised code.
+const samplersRuns = Array.from({ length: 7 }, () => {
+  const start = process.hrtime.bigint();
+  lab.runExperiment('samplers', { n: 200000 });
+  return Number(process.hrtime.bigint() - start) / 1e6;
+});
+const samplersFirst = samplersRuns[0];
+const samplersMs = samplersRuns.slice(1).sort((a, b) => a - b)[3];
 const size = packageSize();
 
 const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
@@ -126,7 +131,7 @@ const lines = [
   '',
   `One exp pass over the vocabulary (\`lab.logSumExp\`): WASM ${f(expPass.median)} µs, native ${f(native.expPass)} µs, SSE4 ${f(sse4.expPass)} µs. ` +
     `Paths (b) and (d) take ${(rows[1].wasm.median / expPass.median).toFixed(2)}× and ${(rows[3].wasm.median / expPass.median).toFixed(2)}× of it (target ≤ 1.5×).`,
-  `\`samplers\` experiment at n = 200,000 in WASM: ${samplersMs.toFixed(1)} ms (target < 20 ms).`,
+  `\`samplers\` experiment at n = 200,000 in WASM: ${samplersMs.toFixed(1)} ms median of 6 warm runs, ${samplersFirst.toFixed(1)} ms the first (target < 20 ms).`,
   `Package size, gzip: core (WASM + JS) ${(size.core / 1024).toFixed(1)} KB (target ≤ 150 KB); with the widgets ${(size.all / 1024).toFixed(1)} KB.`,
 ];
 const table = lines.join('\n');

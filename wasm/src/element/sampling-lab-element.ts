@@ -13,11 +13,6 @@ export class SamplingLabElement extends HTMLElement {
   #stopWatching?: () => void;
   #sliders: { slider: Slider; initial: number }[] = [];
 
-  /** The experiments this element can show. */
-  static get experiments(): string[] {
-    return Object.keys(WIDGETS);
-  }
-
   connectedCallback(): void {
     if (this.#visibility || this.#widget) return;
     installStyles();
