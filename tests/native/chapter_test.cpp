@@ -6,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "run_experiment.hpp"
 #include "sampling_lab/experiments.hpp"
 #include "sampling_lab/importance.hpp"
 #include "sampling_lab/sequence.hpp"
@@ -16,15 +17,6 @@ namespace sl = sampling_lab;
 
 namespace {
 constexpr double kAlpha = 1e-6;
-
-sl::Json run(const std::string& name, const sl::Json& params) {
-  auto outcome = sl::run_experiment(name, params);
-  if (auto* error = std::get_if<sl::ArgumentError>(&outcome)) {
-    ADD_FAILURE() << error->argument << ": " << error->message;
-    return nullptr;
-  }
-  return std::get<sl::Json>(outcome);
-}
 
 sl::SequenceModel handbook_tree() {
   return sl::SequenceModel(2, 2, {0.6f, 0.4f, 0.5f, 0.5f, 0.9f, 0.1f});

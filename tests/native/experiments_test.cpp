@@ -1,3 +1,4 @@
+#include "run_experiment.hpp"
 #include "sampling_lab/experiments.hpp"
 
 #include <gtest/gtest.h>
@@ -7,15 +8,6 @@
 namespace sl = sampling_lab;
 
 namespace {
-sl::Json run(const std::string& name, const sl::Json& params) {
-  auto outcome = sl::run_experiment(name, params);
-  if (auto* error = std::get_if<sl::ArgumentError>(&outcome)) {
-    ADD_FAILURE() << error->argument << ": " << error->message;
-    return nullptr;
-  }
-  return std::get<sl::Json>(outcome);
-}
-
 std::string error_argument(const std::string& name, const sl::Json& params) {
   auto outcome = sl::run_experiment(name, params);
   auto* error = std::get_if<sl::ArgumentError>(&outcome);
