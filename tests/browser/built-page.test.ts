@@ -151,6 +151,19 @@ it('works at 1280 px and 360 px wide, in light and dark, and saves screenshots',
   }
 });
 
+
+it('gives every chart an accessible description and a hidden data table', async () => {
+  for (const host of await page.locator('sampling-lab').all()) {
+    await host.scrollIntoViewIfNeeded();
+    for (const chart of await host.locator('[role=img]').all()) {
+      expect((await chart.getAttribute('aria-label'))?.length ?? 0).toBeGreaterThan(10);
+    }
+  }
+  const tables = page.locator('sampling-lab .sl-chart table.sl-visually-hidden');
+  expect(await tables.count()).toBeGreaterThanOrEqual(5);
+  for (const table of await tables.all()) expect(await table.locator('tr').count()).toBeGreaterThan(1);
+});
+
 it('logged no console error and no failed request', () => {
   expect(problems).toEqual([]);
 });

@@ -24,9 +24,13 @@ export interface LineChartSpec {
 const tickLabel = (v: number | null) =>
   v == null ? '' : v === 0 || (Math.abs(v) >= 0.001 && Math.abs(v) < 1e5) ? String(+v.toPrecision(6)) : v.toExponential(0);
 
+// At most this many rows in the hidden table that stands in for the chart.
+const TABLE_ROWS = 40;
+
 export class LineChart {
   #plot?: uPlot;
   #resize?: ResizeObserver;
+  #table?: HTMLTableElement;
   #key = '';
 
   draw(box: HTMLElement, spec: LineChartSpec, data: uPlot.AlignedData, summary: string): void {
@@ -35,6 +39,7 @@ export class LineChart {
     const key = JSON.stringify([spec.xLabel, spec.yLabel, spec.series.map((s) => s.label), spec.xRange]);
     if (this.#plot && key === this.#key && box.contains(this.#plot.root)) {
       this.#plot.setData(data);
+      this.#fillTable(box, spec, data, summary);
       return;
     }
     this.destroy();
@@ -74,11 +79,31 @@ export class LineChart {
     }, data, box);
     this.#resize = new ResizeObserver(() => this.#plot?.setSize({ width: width(), height }));
     this.#resize.observe(box);
+    this.#fillTable(box, spec, data, summary);
   }
 
   destroy(): void {
     this.#resize?.disconnect();
     this.#plot?.destroy();
     this.#plot = undefined;
+    this.#table?.remove();
+    this.#table = undefined;
+  }
+
+  // The data behind the chart for screen readers, thinned to TABLE_ROWS evenly spaced rows.
+  #fillTable(box: HTMLElement, spec: LineChartSpec, data: uPlot.AlignedData, summary: string): void {
+    if (!this.#table || !box.contains(this.#table)) {
+      this.#table = document.createElement('table');
+      this.#table.className = 'sl-visually-hidden';
+      box.append(this.#table);
+    }
+    const rows = data[0].length;
+    const stride = Math.max(1, Math.ceil(rows / TABLE_ROWS));
+    const cell = (v: number | null | undefined) => `<td>${v == null ? '' : +v.toPrecision(4)}</td>`;
+    const body: string[] = [];
+    for (let i = 0; i < rows; i += stride) {
+      body.push(`<tr>${cell(data[0][i])}${data.slice(1).map((series) => cell(series[i])).join('')}</tr>`);
+    }
+    this.#table.innerHTML = `<caption>${summary}</caption><tr><th>${spec.xLabel}</th>${spec.series.map((s) => `<th>${s.label}</th>`).join('')}</tr>${body.join('')}`;
   }
 }
