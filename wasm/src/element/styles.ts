@@ -71,7 +71,7 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-toolbar { display: flex; flex-wrap: wrap; gap: .5rem; justify-content: space-between; margin-bottom: .75rem; }
 .sl-segmented { display: flex; flex-wrap: wrap; gap: .25rem; }
 
-.sl-chart { position: relative; width: 100%; min-height: 220px; }
+.sl-chart { position: relative; width: 100%; }
 .sl-bars { width: 100%; height: auto; display: block; }
 .sl-bars rect.kept { fill: var(--sl-kept); }
 .sl-bars rect.cut { fill: var(--sl-cut); }
@@ -106,7 +106,9 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-progress-box { min-height: 1.2rem; }
 .sl-progress { width: 100%; accent-color: var(--sl-accent); }
 .sl-table { display: block; overflow-x: auto; }
-.sl-error { color: #dc2626; margin: 0; }
+.sl-footer { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .5rem; }
+.sl-embed-code { flex-basis: 100%; width: 100%; font: 12px/1.4 ui-monospace, monospace; color: var(--sl-text); background: var(--sl-surface); border: 1px solid var(--sl-grid); border-radius: 6px; }
+.sl-error { color: var(--sl-bad); margin: 0; }
 .sl-error:empty { display: none; }
 
 .sl-tree-svg { width: 100%; height: auto; display: block; }
