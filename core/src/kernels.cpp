@@ -46,9 +46,8 @@ namespace {
 // (WebAssembly's included) runs natively.
 Batch exp_approx(Batch x) {
   using Int = xsimd::batch<std::int32_t>;
-  const Batch lowest(-87.33654f);
-  const auto underflow = x < lowest;
-  x = xsimd::select(underflow, lowest, x);
+  // Below −87.3 the exponent bits would wrap; the final select zeroes those lanes instead.
+  const auto underflow = x < Batch(-87.33654f);
   const Batch magic(12582912.0f);  // 1.5 · 2^23: adding it rounds to an integer in the low bits
   const Batch shifted = xsimd::fma(x, Batch(1.44269504088896341f), magic);
   const Batch n = shifted - magic;
