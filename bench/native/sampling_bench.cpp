@@ -1,6 +1,10 @@
-// Native baseline for `npm run bench`: the per-token paths of sample_token and one SIMD exp pass
-// over the same 151,936 synthetic logits the WebAssembly benchmark uses.
+// Native baseline for `npm run bench`: sample_token along the paths of bench/paths.json (the
+// same file the WebAssembly benchmark reads; results are matched by the path's key) and one SIMD
+// exp pass, over the same 151,936 synthetic logits.
 #include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "sampling_lab/kernels.hpp"
 #include "sampling_lab/samplers.hpp"
@@ -9,47 +13,66 @@
 namespace sl = sampling_lab;
 
 namespace {
+
 const std::vector<float>& logits() {
   static const auto values = sl::synthetic_logits();
   return values;
 }
 
-const std::vector<std::int32_t> kGenerated = {11, 523, 523, 7001, 15000, 99, 151000, 42};
+// A path's options as the bindings would pass them: every option of the table, given or default.
+struct Path {
+  std::array<double, sl::kScalarOptions> scalars{};
+  std::array<std::vector<std::int32_t>, sl::kListOptions> lists;
 
-// The paths of the benchmark: (a) temperature only … (e) the full chain.
-sl::FilterParams path(char name) {
-  sl::FilterParams p;
-  switch (name) {
-    case 'a': break;
-    case 'b': p.top_k = 50; break;
-    case 'c': p.top_p = 0.9; break;
-    case 'd': p.min_p = 0.05; break;
-    case 'e':
-      p.temperature = 0.7;
-      p.top_k = 50;
-      p.top_p = 0.95;
-      p.min_p = 0.05;
-      p.penalties = {1.1, 0.0, 0.0, kGenerated};
-      break;
+  explicit Path(const nlohmann::json& options) {
+    std::size_t scalar = 0, list = 0;
+    for (const auto& spec : sl::kOptionSpecs) {
+      const auto given = options.find(std::string(spec.name));
+      if (spec.kind == sl::Kind::kArray) {
+        if (given != options.end()) lists[list] = given->get<std::vector<std::int32_t>>();
+        ++list;
+      } else {
+        scalars[scalar++] = given != options.end() ? given->get<double>() : spec.default_value;
+      }
+    }
   }
-  return p;
-}
 
-void BM_SampleToken(benchmark::State& state) {
-  const auto params = path(char('a' + state.range(0)));
-  sl::Workspace workspace;
-  std::uint64_t step = 0;
+  sl::SamplingOptions options() const {
+    std::array<std::span<const std::int32_t>, sl::kListOptions> spans;
+    for (std::size_t l = 0; l < lists.size(); ++l) spans[l] = lists[l];
+    return std::get<sl::SamplingOptions>(sl::options_from_raw({scalars, spans}));
+  }
+};
+
+void sample_token(benchmark::State& state, const Path& path) {
+  sl::SamplingOptions options = path.options();
+  options.seed = 1;
+  sl::FilterWorkspace workspace;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(sl::sample_token(logits(), params, {1, 0}, step++, workspace));
+    benchmark::DoNotOptimize(sl::sample_token(logits(), options, workspace));
+    ++options.step;
   }
 }
-BENCHMARK(BM_SampleToken)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
 
-void BM_ExpPass(benchmark::State& state) {
+void exp_pass(benchmark::State& state) {
   const float max = sl::kernels::min_max(logits()).max;
   for (auto _ : state) benchmark::DoNotOptimize(sl::kernels::exp_sum(logits(), max, 1.0f));
 }
-BENCHMARK(BM_ExpPass)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  std::ifstream file(SAMPLING_LAB_BENCH_PATHS);
+  static std::vector<Path> paths;
+  const auto list = nlohmann::json::parse(file);
+  paths.reserve(list.size());
+  for (const auto& path : list) {
+    paths.emplace_back(path["options"]);
+    benchmark::RegisterBenchmark(("sample_token/" + path["key"].get<std::string>()).c_str(), sample_token, paths.back())
+        ->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RegisterBenchmark("exp_pass", exp_pass)->Unit(benchmark::kMicrosecond);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  return 0;
+}

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "sampling_lab/synthetic.hpp"
 
 namespace sl = sampling_lab;
@@ -15,10 +17,15 @@ std::string error_argument(const std::string& name, const sl::Json& params) {
 }
 }  // namespace
 
-TEST(Experiments, ListsEachWithDefaults) {
+TEST(Experiments, ListsEachWithItsSchema) {
   ASSERT_GE(sl::experiments().size(), 2u);
-  EXPECT_EQ(sl::experiments()[0].name, "filters");
-  EXPECT_EQ(sl::experiments()[0].defaults["topP"], 1.0);
+  const auto& filters = sl::experiments()[0];
+  EXPECT_EQ(filters.name, "filters");
+  const auto top_p = std::find_if(filters.params.begin(), filters.params.end(),
+                                  [](const sl::ParamSpec& p) { return p.name == "topP"; });
+  ASSERT_NE(top_p, filters.params.end());
+  EXPECT_EQ(top_p->value.default_value, 1.0);
+  EXPECT_EQ(sl::to_json(*top_p)["minExclusive"], true);
 }
 
 TEST(Experiments, FiltersDefaultIsTheDecodingExample) {

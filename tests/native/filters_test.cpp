@@ -13,17 +13,17 @@ namespace sl = sampling_lab;
 namespace {
 const std::vector<float> kExample = {3, 2.5, 2, 1, 0.5, 0, -1, -2};
 
-sl::FilterResult run(const std::vector<float>& logits, const sl::FilterParams& params,
+sl::FilterResult run(const std::vector<float>& logits, const sl::SamplingOptions& params,
                      std::vector<float>* probs_out = nullptr) {
   std::vector<float> probs(logits.size());
-  sl::Workspace workspace;
+  sl::FilterWorkspace workspace;
   const auto result = sl::filter_distribution(logits, params, probs, workspace);
   if (probs_out) *probs_out = probs;
   return result;
 }
 
-sl::FilterParams params(double t, std::int64_t k, double p, double min_p) {
-  sl::FilterParams params;
+sl::SamplingOptions params(double t, std::int64_t k, double p, double min_p) {
+  sl::SamplingOptions params;
   params.temperature = t;
   params.top_k = k;
   params.top_p = p;
@@ -97,8 +97,12 @@ TEST(Filters, TemperatureZeroAndExtremes) {
 TEST(Penalties, PresenceAndFrequencyFromTheDecodingChapter) {
   std::vector<float> logits(5, 0.0f);
   const std::vector<std::int32_t> ids = {1, 1, 3};
-  sl::Workspace workspace;
-  sl::apply_penalties(logits, {1.0, 0.5, 0.2, ids}, workspace);
+  sl::SamplingOptions options;
+  options.presence_penalty = 0.5;
+  options.frequency_penalty = 0.2;
+  options.generated_ids = ids;
+  sl::PenaltyScratch scratch;
+  sl::apply_penalties(logits, options, scratch);
   const std::vector<float> expected = {0, -0.9f, 0, -0.7f, 0};
   for (std::size_t i = 0; i < 5; ++i) EXPECT_NEAR(logits[i], expected[i], 1e-6);
 }
@@ -106,13 +110,16 @@ TEST(Penalties, PresenceAndFrequencyFromTheDecodingChapter) {
 TEST(Penalties, RepetitionDividesPositiveAndMultipliesNegative) {
   std::vector<float> logits = {2.0f, -2.0f, 3.0f};
   const std::vector<std::int32_t> ids = {0, 1, 0};
-  sl::Workspace workspace;
-  sl::apply_penalties(logits, {2.0, 0.0, 0.0, ids}, workspace);
+  sl::SamplingOptions options;
+  options.repetition_penalty = 2.0;
+  options.generated_ids = ids;
+  sl::PenaltyScratch scratch;
+  sl::apply_penalties(logits, options, scratch);
   EXPECT_EQ(logits, (std::vector<float>{1.0f, -4.0f, 3.0f}));
 }
 
 TEST(Filters, MatchSortBasedReferenceOnVocabularySizedLogits) {
-  sl::Workspace workspace;
+  sl::FilterWorkspace workspace;
   std::vector<float> probs(151936);
   int cases = 0;
   for (std::uint64_t seed = 0; seed < 4; ++seed) {
@@ -124,8 +131,13 @@ TEST(Filters, MatchSortBasedReferenceOnVocabularySizedLogits) {
       for (std::int64_t k : {0, 1, 50, 1000}) {
         for (double p : {1.0, 0.95, 0.5}) {
           for (double min_p : {0.0, 0.05}) {
-            sl::FilterParams fp = params(t, k, p, min_p);
-            if (seed % 2) fp.penalties = {1.3, 0.4, 0.1, ids};
+            sl::SamplingOptions fp = params(t, k, p, min_p);
+            if (seed % 2) {
+              fp.repetition_penalty = 1.3;
+              fp.presence_penalty = 0.4;
+              fp.frequency_penalty = 0.1;
+              fp.generated_ids = ids;
+            }
             const auto fast = sl::filter_distribution(logits, fp, probs, workspace);
             const auto slow = reference::filter(logits, fp);
             ASSERT_EQ(fast.kept, slow.kept) << seed << " " << t << " " << k << " " << p << " " << min_p;
@@ -145,8 +157,8 @@ TEST(Filters, MatchSortBasedReferenceOnVocabularySizedLogits) {
   EXPECT_EQ(cases, 4 * 4 * 4 * 3 * 2);
 }
 
-TEST(Validation, FilterParamsNameTheArgument) {
-  const auto bad = [](sl::FilterParams p) { return sl::check_filter_params(p, 8)->argument; };
+TEST(Validation, OptionsNameTheArgument) {
+  const auto bad = [](sl::SamplingOptions p) { return sl::check_options(p, 8)->argument; };
   EXPECT_EQ(bad(params(-1, 0, 1, 0)), "temperature");
   EXPECT_EQ(bad(params(NAN, 0, 1, 0)), "temperature");
   EXPECT_EQ(bad(params(1, -1, 1, 0)), "topK");
@@ -154,14 +166,14 @@ TEST(Validation, FilterParamsNameTheArgument) {
   EXPECT_EQ(bad(params(1, 0, 1.5, 0)), "topP");
   EXPECT_EQ(bad(params(1, 0, 1, -0.1)), "minP");
   EXPECT_EQ(bad(params(1, 0, 1, 1.1)), "minP");
-  sl::FilterParams penalised = params(1, 0, 1, 0);
-  penalised.penalties.repetition = 0;
+  sl::SamplingOptions penalised = params(1, 0, 1, 0);
+  penalised.repetition_penalty = 0;
   EXPECT_EQ(bad(penalised), "repetitionPenalty");
   const std::vector<std::int32_t> ids = {8};
   penalised = params(1, 0, 1, 0);
-  penalised.penalties.generated_ids = ids;
+  penalised.generated_ids = ids;
   EXPECT_EQ(bad(penalised), "generatedIds");
-  EXPECT_FALSE(sl::check_filter_params(params(0, 0, 1, 0), 8));
+  EXPECT_FALSE(sl::check_options(params(0, 0, 1, 0), 8));
 }
 
 // The fast paths (heap top-k, threshold candidates, histogram prefixes, SIMD exp) against the
@@ -170,7 +182,7 @@ TEST(Validation, FilterParamsNameTheArgument) {
 TEST(Filters, FastPathsMatchTheReferenceOnAThousandVocabularies) {
   constexpr std::size_t kVocabulary = 151936;
   sl::Philox settings{2026, 0};
-  sl::Workspace workspace;
+  sl::FilterWorkspace workspace;
   std::vector<float> probs(kVocabulary);
   const double temperatures[] = {0.05, 0.3, 0.7, 1.0, 1.5, 3.0, 20.0};
   const std::int64_t top_ks[] = {0, 0, 1, 20, 50, 300, 5000, 200000};
@@ -183,7 +195,7 @@ TEST(Filters, FastPathsMatchTheReferenceOnAThousandVocabularies) {
     auto logits = reference::random_logits(kVocabulary, 10'000 + vector, 0.5 + double(vector % 7));
     // Every third vector quantised to a 1/8 grid: many exact ties, as low-bit models produce.
     if (vector % 3 == 0) for (float& z : logits) z = std::round(z * 8) / 8;
-    sl::FilterParams params;
+    sl::SamplingOptions params;
     params.temperature = pick(temperatures);
     params.top_k = pick(top_ks);
     params.top_p = pick(top_ps);

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "sampling_lab/filters.hpp"
+#include "sampling_lab/options.hpp"
 #include "sampling_lab/rng.hpp"
 
 namespace reference {
@@ -22,15 +22,14 @@ struct Filtered {
 };
 
 // Penalties, temperature, then a full stable sort and cumulative sums.
-inline Filtered filter(std::vector<float> logits, const sampling_lab::FilterParams& params) {
-  const auto& penalties = params.penalties;
+inline Filtered filter(std::vector<float> logits, const sampling_lab::SamplingOptions& params) {
   std::vector<int> counts(logits.size(), 0);
-  for (int id : penalties.generated_ids) ++counts[std::size_t(id)];
+  for (int id : params.generated_ids) ++counts[std::size_t(id)];
   for (std::size_t i = 0; i < logits.size(); ++i) {
     if (counts[i] == 0) continue;
     float& z = logits[i];
-    z = z > 0 ? float(z / penalties.repetition) : float(z * penalties.repetition);
-    z -= float(penalties.presence + penalties.frequency * counts[i]);
+    z = z > 0 ? float(z / params.repetition_penalty) : float(z * params.repetition_penalty);
+    z -= float(params.presence_penalty + params.frequency_penalty * counts[i]);
   }
   const std::size_t v = logits.size();
   std::vector<std::size_t> order(v);

@@ -11,6 +11,7 @@
 
 #include "reference.hpp"
 #include "sampling_lab/distribution.hpp"
+#include "sampling_lab/filters.hpp"
 #include "sampling_lab/statistics.hpp"
 #include "sampling_lab/synthetic.hpp"
 
@@ -65,7 +66,7 @@ sl::ChiSquare fit(const std::vector<std::int32_t>& draws, std::span<const float>
 class EachMethod : public ::testing::TestWithParam<sl::SamplingMethod> {};
 
 TEST_P(EachMethod, PassesChiSquareOnTenDistributions) {
-  sl::Workspace workspace;
+  sl::SamplerWorkspace workspace;
   const auto distributions = test_distributions();
   std::uint64_t seed = 1;
   for (const auto& p : distributions) {
@@ -89,7 +90,7 @@ TEST_P(EachMethod, PassesChiSquareOnTheVocabulary) {
   const bool per_draw_scan = GetParam() == sl::SamplingMethod::kGumbelMax ||
                              GetParam() == sl::SamplingMethod::kExponentialRace;
   std::vector<std::int32_t> draws(per_draw_scan ? 2'000 : 400'000);
-  sl::Workspace workspace;
+  sl::SamplerWorkspace workspace;
   sl::sample_logits(logits, 1.0, GetParam(), {7, 3}, draws, workspace);
   const auto result = fit(draws, p);
   EXPECT_GT(result.p_value, kAlpha) << result.statistic << " dof " << result.dof;
@@ -101,7 +102,7 @@ TEST_P(EachMethod, RejectsADeliberatelyWrongDistribution) {
   const std::vector<float> p = {0.5f, 0.25f, 0.15f, 0.07f, 0.03f};
   const std::vector<float> wrong = {0.49f, 0.26f, 0.15f, 0.07f, 0.03f};
   std::vector<std::int32_t> draws(200'000);
-  sl::Workspace workspace;
+  sl::SamplerWorkspace workspace;
   sl::sample_probs(p, GetParam(), {5, 0}, draws, workspace);
   EXPECT_LT(fit(draws, wrong).p_value, kAlpha);
 }
@@ -109,7 +110,7 @@ TEST_P(EachMethod, RejectsADeliberatelyWrongDistribution) {
 TEST_P(EachMethod, SameSeedSameDrawsOtherSeedOtherDraws) {
   const std::vector<float> logits = {1.0f, 0.5f, 0.2f, -1.0f, 0.0f, 2.0f};
   std::vector<std::int32_t> a(1000), b(1000), c(1000), d(1000);
-  sl::Workspace workspace;
+  sl::SamplerWorkspace workspace;
   sl::sample_logits(logits, 0.8, GetParam(), {42, 0}, a, workspace);
   sl::sample_logits(logits, 0.8, GetParam(), {42, 0}, b, workspace);
   sl::sample_logits(logits, 0.8, GetParam(), {43, 0}, c, workspace);
@@ -121,7 +122,7 @@ TEST_P(EachMethod, SameSeedSameDrawsOtherSeedOtherDraws) {
 
 TEST_P(EachMethod, TemperatureZeroIsArgmax) {
   std::vector<std::int32_t> draws(50);
-  sl::Workspace workspace;
+  sl::SamplerWorkspace workspace;
   sl::sample_logits(std::vector<float>{1, 3, 3, 0}, 0.0, GetParam(), {1, 0}, draws, workspace);
   EXPECT_EQ(draws, std::vector<std::int32_t>(50, 1));
 }
@@ -142,18 +143,20 @@ TEST(Methods, NamesRoundTrip) {
 
 TEST(SampleToken, NeverReturnsAFilteredTokenAndFollowsTheFilteredDistribution) {
   const auto logits = reference::random_logits(151936, 17, 3.0);
-  sl::FilterParams params;
+  sl::SamplingOptions params;
   params.temperature = 0.8;
   params.top_k = 200;
   params.top_p = 0.9;
   params.min_p = 0.01;
+  params.seed = 2024;
   std::vector<float> filtered(logits.size());
-  sl::Workspace workspace;
+  sl::FilterWorkspace workspace;
   const auto result = sl::filter_distribution(logits, params, filtered, workspace);
   ASSERT_GT(result.kept, 5u);
   std::vector<std::int32_t> draws(100'000);
   for (std::size_t i = 0; i < draws.size(); ++i) {
-    draws[i] = sl::sample_token(logits, params, {2024, 0}, i, workspace);
+    params.step = i;
+    draws[i] = sl::sample_token(logits, params, workspace);
     ASSERT_GT(filtered[std::size_t(draws[i])], 0.0f) << "drew a filtered token at step " << i;
   }
   EXPECT_GT(fit(draws, filtered).p_value, kAlpha);
@@ -161,31 +164,41 @@ TEST(SampleToken, NeverReturnsAFilteredTokenAndFollowsTheFilteredDistribution) {
 
 TEST(SampleToken, DependsOnlyOnSeedStreamAndStep) {
   const auto logits = reference::random_logits(5000, 3, 2.0);
-  sl::FilterParams params;
-  sl::Workspace workspace;
-  const auto token = sl::sample_token(logits, params, {9, 4}, 17, workspace);
-  sl::sample_token(logits, params, {1, 1}, 3, workspace);  // unrelated call in between
-  EXPECT_EQ(sl::sample_token(logits, params, {9, 4}, 17, workspace), token);
+  sl::SamplingOptions params;
+  params.seed = 9;
+  params.stream = 4;
+  params.step = 17;
+  sl::SamplingOptions unrelated;
+  unrelated.seed = 1;
+  unrelated.stream = 1;
+  unrelated.step = 3;
+  sl::FilterWorkspace workspace;
+  const auto token = sl::sample_token(logits, params, workspace);
+  sl::sample_token(logits, unrelated, workspace);  // unrelated call in between
+  EXPECT_EQ(sl::sample_token(logits, params, workspace), token);
   params.temperature = 0.0;
-  EXPECT_EQ(sl::sample_token(logits, params, {9, 4}, 17, workspace),
-            std::int32_t(sl::argmax(logits)));
+  EXPECT_EQ(sl::sample_token(logits, params, workspace), std::int32_t(sl::argmax(logits)));
 }
 
 TEST(SampleToken, AllocatesNothingOnceWarm) {
   const auto logits = reference::random_logits(151936, 8, 3.0);
   const std::vector<std::int32_t> ids = {3, 3, 99, 1000};
-  sl::Workspace workspace;
+  sl::FilterWorkspace workspace;
   for (const auto& [k, p, min_p] : {std::tuple{0, 1.0, 0.0}, {50, 1.0, 0.0}, {0, 0.9, 0.0},
                                     {0, 1.0, 0.05}, {50, 0.95, 0.05}, {5000, 0.9, 0.0}}) {
-    sl::FilterParams params;
+    sl::SamplingOptions params;
     params.temperature = 0.7;
     params.top_k = k;
     params.top_p = p;
     params.min_p = min_p;
-    params.penalties = {1.1, 0.2, 0.1, ids};
-    sl::sample_token(logits, params, {1, 0}, 0, workspace);  // warm-up sizes the buffers
+    params.repetition_penalty = 1.1;
+    params.presence_penalty = 0.2;
+    params.frequency_penalty = 0.1;
+    params.generated_ids = ids;
+    params.seed = 1;
+    sl::sample_token(logits, params, workspace);  // warm-up sizes the buffers
     const std::size_t before = g_allocations;
-    for (std::uint64_t step = 1; step <= 20; ++step) sl::sample_token(logits, params, {1, 0}, step, workspace);
+    for (params.step = 1; params.step <= 20; ++params.step) sl::sample_token(logits, params, workspace);
     EXPECT_EQ(g_allocations, before) << "k=" << k << " p=" << p << " min_p=" << min_p;
   }
 }

@@ -1,27 +1,45 @@
 #!/usr/bin/env node
 // sampling-lab <experiment> [--json] [--name value ...] [--logits FILE.npy [--position i]]
+// Flags are parsed by the kind the experiment's schema gives them.
 import { readFile } from 'node:fs/promises';
 import { loadSamplingLab, SamplingLabError } from './node.js';
 import { npyRow, parseNpy } from './npy.js';
-import type { ExperimentInfo } from './experiments.js';
+import type { ExperimentInfo, ParamSpec, ValueSpec } from './schema.js';
 
 const USAGE = `usage: sampling-lab <experiment> [--json] [--name value ...]
        sampling-lab list
-Arrays are comma-separated (--temperatures 0.5,1,1.5). --logits FILE.npy loads a 1-D or 2-D
-float32/float64 NumPy array; --position i picks the row of a 2-D one.`;
+Arrays are comma-separated (--temperatures 0.5,1,1.5); optional values take null. An array flag
+also takes a .npy file (1-D or 2-D float32/float64); --position i picks the row of a 2-D one.`;
 
-function parseValue(text: string, defaultValue: unknown): unknown {
-  const asNumber = (s: string) => (s.trim() === '' ? NaN : Number(s));
-  if (Array.isArray(defaultValue) || defaultValue === null || text.includes(',')) {
-    return text.split(',').map(asNumber);
+function parseNumber(text: string, name: string): number {
+  const value = text.trim() === '' ? NaN : Number(text);
+  if (Number.isNaN(value)) throw new SamplingLabError(name, `--${name} takes a number, not '${text}'`);
+  return value;
+}
+
+function parseValue(text: string, spec: ValueSpec, name: string): unknown {
+  switch (spec.kind) {
+    case 'choice': return text;
+    case 'optional': return text === 'null' ? null : parseValue(text, spec.of!, name);
+    case 'array': return text.split(',').map((item) => parseNumber(item, name));
+    default: return parseNumber(text, name);
   }
-  return typeof defaultValue === 'number' ? asNumber(text) : text;
+}
+
+const isArray = (spec: ValueSpec): boolean => spec.kind === 'array' || (spec.kind === 'optional' && isArray(spec.of!));
+
+async function readNpyRow(file: string, position: number | undefined, name: string): Promise<Float32Array | Float64Array> {
+  try {
+    return npyRow(parseNpy(new Uint8Array(await readFile(file))), position);
+  } catch (error) {
+    throw new SamplingLabError(name, `${file}: ${(error as Error).message}`);
+  }
 }
 
 async function parseArgs(argv: string[], info: ExperimentInfo) {
   const params: Record<string, unknown> = {};
+  const files: [string, string][] = [];
   let json = false;
-  let logitsFile: string | undefined;
   let position: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -30,18 +48,18 @@ async function parseArgs(argv: string[], info: ExperimentInfo) {
     const name = arg.slice(2);
     const value = argv[++i];
     if (value === undefined) throw new SamplingLabError(name, `--${name} needs a value`);
-    if (name === 'logits' && value.endsWith('.npy')) logitsFile = value;
-    else if (name === 'position') position = Number(value);
-    else params[name] = parseValue(value, info.defaults[name]);
-  }
-  if (logitsFile) {
-    const array = parseNpy(new Uint8Array(await readFile(logitsFile)));
-    try {
-      params.logits = npyRow(array, position);
-    } catch (error) {
-      throw new SamplingLabError('position', (error as Error).message);
+    if (name === 'position') {
+      position = parseNumber(value, name);
+      continue;
     }
+    const spec = info.params.find((p) => p.name === name);
+    if (!spec) {
+      throw new SamplingLabError(name, `unknown flag --${name} for ${info.name}; it takes: ${info.params.map((p) => p.name).join(', ')}`);
+    }
+    if (isArray(spec) && value.endsWith('.npy')) files.push([name, value]);
+    else params[name] = parseValue(value, spec, name);
   }
+  for (const [name, file] of files) params[name] = await readNpyRow(file, position, name);
   return { params, json };
 }
 
@@ -71,11 +89,18 @@ function render(result: Record<string, unknown>): string {
       out.push(`${key}:`, table(value as Record<string, unknown>[]));
     } else if (Array.isArray(value)) {
       out.push(`${key}: ${formatArray(value)}`);
+    } else if (typeof value === 'object' && value !== null) {
+      out.push(`${key}: ${JSON.stringify(value)}`);
     } else {
       out.push(`${key}: ${formatNumber(value)}`);
     }
   }
   return out.join('\n');
+}
+
+function describe(param: ParamSpec): string {
+  const shown = Array.isArray(param.default) && param.default.length > 8 ? `[${param.default.length} values]` : JSON.stringify(param.default);
+  return `    --${param.name} (${param.kind}, default ${shown}): ${param.doc}`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -86,13 +111,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const lab = await loadSamplingLab();
   if (name === 'list') {
-    for (const info of lab.experiments) {
-      console.log(`${info.name}\n  ${info.summary}\n  defaults: ${JSON.stringify(info.defaults)}`);
-    }
+    for (const info of lab.experiments) console.log(`${info.name}\n  ${info.summary}\n${info.params.map(describe).join('\n')}`);
     return 0;
   }
-  const info = lab.experiments.find((e) => e.name === name) ?? { name, summary: '', defaults: {} };
   try {
+    const info = lab.experiments.find((e) => e.name === name);
+    if (!info) throw new SamplingLabError('experiment', `unknown experiment '${name}'; known: ${lab.experiments.map((e) => e.name).join(', ')}`);
     const { params, json } = await parseArgs(rest, info);
     const result = lab.runExperiment(name, params);
     console.log(json ? JSON.stringify(result) : render(result));

@@ -1,28 +1,21 @@
-// Parameter and result shapes of the core's experiments (core/src/experiments.cpp).
+// Result shapes of the core's experiments (core/experiments/src/chapter/). Their parameter
+// types are generated from the core's schemas (generated/types.ts).
+import type { ExperimentName, ExperimentParams } from './generated/types.js';
 
-export type NumericArray = Float32Array | Float64Array | readonly number[];
-
-export interface FiltersParams {
-  logits?: NumericArray;
-  temperature?: number;
-  topK?: number;
-  topP?: number;
-  minP?: number;
-}
+export type { ExperimentName, ExperimentParams } from './generated/types.js';
+export type * from './generated/types.js';
 
 export interface FiltersResult {
+  /** The kept tokens renormalised; 0 for cut ones. */
   probs: number[];
+  /** The distribution before truncation (penalties and temperature only). */
+  tempered: number[];
   kept: number;
   keptMass: number;
   entropyBits: number;
   topProb: number;
-}
-
-export interface TemperatureParams {
-  /** Defaults to the synthetic 151,936-token vector (see `synthetic_logits` in the core). */
-  logits?: NumericArray | null;
-  temperatures?: readonly number[];
-  mass?: number;
+  /** Tokens needed for 90 % of the tempered distribution's mass. */
+  tokensFor90: number;
 }
 
 export interface TemperatureResult {
@@ -37,12 +30,6 @@ export interface ChiSquare {
   pValue: number;
 }
 
-export interface SamplersParams {
-  p?: readonly number[] | Float32Array | Float64Array;
-  n?: number;
-  seed?: number;
-}
-
 export interface SamplersResult {
   n: number;
   methods: {
@@ -54,22 +41,10 @@ export interface SamplersResult {
   }[];
 }
 
-export interface McErrorParams {
-  p?: number;
-  ns?: readonly number[];
-  repeats?: number;
-  seed?: number;
-}
-
 export interface McErrorResult {
   p: number;
   repeats: number;
   rows: { n: number; std: number; theory: number }[];
-}
-
-export interface EvalErrorParams {
-  questions?: number;
-  accuracy?: number;
 }
 
 export interface EvalErrorResult {
@@ -85,18 +60,6 @@ export interface PathResult {
   prob: number;
 }
 
-export interface SequenceParams {
-  mode?: 'handbook' | 'random';
-  /** Handbook mode: one distribution per tree node, breadth-first (default: the handbook's tree). */
-  tree?: readonly number[];
-  vocab?: number | null;
-  depth?: number | null;
-  widths?: readonly number[] | null;
-  sharpness?: number;
-  models?: number;
-  seed?: number;
-}
-
 export interface SequenceHandbookResult {
   mode: 'handbook';
   vocab: number;
@@ -104,6 +67,10 @@ export interface SequenceHandbookResult {
   best: PathResult;
   greedy: PathResult;
   beams: (PathResult & { width: number })[];
+  /** Every sequence, most probable first, with the frequency of `samples` ancestral draws. */
+  leaves: (PathResult & { sampled: number })[];
+  /** `draws` sequences sampled without replacement (Gumbel-top-k, Kool et al. 2019). */
+  withoutReplacement: PathResult[];
 }
 
 export interface SequenceRandomResult {
@@ -118,32 +85,15 @@ export interface SequenceRandomResult {
   closingWidth: number | null;
 }
 
-export interface SpeculativeParams {
-  p?: readonly number[];
-  /** Default: uniform. */
-  q?: readonly number[] | null;
-  n?: number;
-  seed?: number;
-  gamma?: number;
-  topK?: number;
-  mode?: 'exact' | 'pitfall';
-}
-
 export interface SpeculativeResult {
   mode: 'exact' | 'pitfall';
   target: number[];
   draft: number[];
+  /** norm(max(0, p − q)): where a rejection resamples from. */
+  residual: number[];
   acceptance: { empirical: number; theory: number; oneMinusTV: number; standardError: number };
   output: { frequencies: number[]; chiSquare: ChiSquare };
   expectedTokens: { alpha: number; gamma: number; formula: number; simulated: number; verifications: number };
-}
-
-export interface ImportanceParams {
-  shifts?: readonly number[];
-  n?: number;
-  clip?: number;
-  seed?: number;
-  repeats?: number;
 }
 
 export interface EstimatorSpread {
@@ -157,11 +107,13 @@ export type EstimatorName = 'none' | 'tis' | 'mis' | 'selfNormalised';
 
 export interface ImportanceResult {
   trueMean: number;
+  p: number[];
   n: number;
   clip: number;
   repeats: number;
   rows: {
     shift: number;
+    q: number[];
     estimate: number;
     ess: number;
     clipped: number;
@@ -169,18 +121,10 @@ export interface ImportanceResult {
     selfNormalised: number;
     /** Present when repeats > 1. */
     estimators?: Record<EstimatorName, EstimatorSpread>;
-    estimates?: Record<EstimatorName, number[]>;
+    /** Each estimator's estimates on shared bins: edges.length = counts[e].length + 1. */
+    histogram?: { edges: number[]; counts: Record<EstimatorName, number[]> };
     essMean?: number;
   }[];
-}
-
-export interface SampleSizeParams {
-  mode?: 'means' | 'proportions';
-  delta?: number;
-  std?: number;
-  z?: number;
-  p1?: number;
-  p2?: number;
 }
 
 export interface SampleSizeResult {
@@ -190,23 +134,19 @@ export interface SampleSizeResult {
   standardErrorAtN: number;
 }
 
-export interface ExperimentTypes {
-  filters: { params: FiltersParams; result: FiltersResult };
-  temperature: { params: TemperatureParams; result: TemperatureResult };
-  samplers: { params: SamplersParams; result: SamplersResult };
-  'mc-error': { params: McErrorParams; result: McErrorResult };
-  'eval-error': { params: EvalErrorParams; result: EvalErrorResult };
-  sequence: { params: SequenceParams; result: SequenceHandbookResult | SequenceRandomResult };
-  speculative: { params: SpeculativeParams; result: SpeculativeResult };
-  importance: { params: ImportanceParams; result: ImportanceResult };
-  'sample-size': { params: SampleSizeParams; result: SampleSizeResult };
+export interface ExperimentResults {
+  filters: FiltersResult;
+  temperature: TemperatureResult;
+  samplers: SamplersResult;
+  'mc-error': McErrorResult;
+  'eval-error': EvalErrorResult;
+  sequence: SequenceHandbookResult | SequenceRandomResult;
+  speculative: SpeculativeResult;
+  importance: ImportanceResult;
+  'sample-size': SampleSizeResult;
 }
 
-export type ExperimentName = keyof ExperimentTypes;
-
-export interface ExperimentInfo {
-  name: string;
-  summary: string;
-  /** Every accepted parameter with its default; null marks a documented built-in. */
-  defaults: Record<string, unknown>;
-}
+/** Parameters and result of each experiment; tsc fails here if a result type is missing. */
+export type ExperimentTypes = {
+  [N in ExperimentName]: { params: ExperimentParams[N]; result: ExperimentResults[N] };
+};

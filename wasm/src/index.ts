@@ -6,6 +6,8 @@ export { Lab } from './lab.js';
 export { SamplingLabError } from './errors.js';
 export type * from './lab.js';
 export type * from './experiments.js';
+export type * from './schema.js';
+export { defaultsOf } from './schema.js';
 export { parseNpy, npyRow, type NpyArray } from './npy.js';
 
 export interface LoadOptions {

@@ -1,27 +1,10 @@
 import type { CoreEngine, CoreError, CoreModule } from './sampling-lab-core.js';
 import { SamplingLabError } from './errors.js';
-import type {
-  ExperimentInfo, ExperimentName, ExperimentTypes, NumericArray,
-} from './experiments.js';
+import type { ExperimentName, ExperimentTypes } from './experiments.js';
+import type { FilterOptions, RandomKeyOptions } from './generated/types.js';
+import type { ExperimentInfo, IntegerArray, NumericArray, OptionSpec } from './schema.js';
 
-export interface FilterOptions {
-  /** 0 = greedy (argmax, ties to the lowest index). Default 1. */
-  temperature?: number;
-  /** Keep the k most probable tokens; 0 = no limit. */
-  topK?: number;
-  /** Keep a token while the mass of the tokens before it is < p; 1 = off. */
-  topP?: number;
-  /** Keep tokens with p_i >= minP * p_max; 0 = off. */
-  minP?: number;
-  /** Divides positive and multiplies negative logits of generated tokens; 1 = off. */
-  repetitionPenalty?: number;
-  /** Subtracted once from the logit of every generated token. */
-  presencePenalty?: number;
-  /** Subtracted once per occurrence of a generated token. */
-  frequencyPenalty?: number;
-  /** Token ids generated so far, for the penalties. */
-  generatedIds?: Int32Array | readonly number[];
-}
+export type { FilterOptions, RandomKeyOptions } from './generated/types.js';
 
 export interface DistributionResult {
   /** The filtered, renormalised distribution (a copy owned by the caller). */
@@ -35,14 +18,7 @@ export interface DistributionResult {
 
 export type SamplingMethod = 'inverse-cdf' | 'gumbel-max' | 'exponential-race' | 'alias';
 
-export interface RandomKey {
-  /** Integer in [0, 2^53); the same key gives the same draws on every platform. */
-  seed?: number;
-  /** Independent stream under one seed, e.g. a request id. */
-  stream?: number;
-}
-
-export interface SampleOptions extends RandomKey {
+export interface SampleOptions extends Pick<RandomKeyOptions, 'seed' | 'stream'> {
   method?: SamplingMethod;
   /** Number of draws. Default 1. */
   n?: number;
@@ -51,10 +27,16 @@ export interface SampleOptions extends RandomKey {
   isProbs?: boolean;
 }
 
-export interface SampleTokenOptions extends FilterOptions, RandomKey {
-  /** Position in the sequence: a token depends only on (seed, stream, step) and the logits. */
-  step?: number;
-}
+/** Options of one generation step: the filters and the random key. */
+export interface SampleTokenOptions extends FilterOptions, RandomKeyOptions {}
+
+/**
+ * Options of a batch, one row each: an array of per-row option objects, or one object whose
+ * values are either shared by every row or per-row arrays (parallel typed arrays).
+ */
+export type BatchOptions = readonly SampleTokenOptions[] | {
+  [K in keyof SampleTokenOptions]?: K extends 'generatedIds' ? readonly IntegerArray[] | IntegerArray : number | ArrayLike<number>;
+};
 
 export interface CoverCountOptions {
   temperature?: number;
@@ -68,29 +50,24 @@ export interface Distances {
   overlap: number;
 }
 
-const FILTER_DEFAULTS = {
-  temperature: 1, topK: 0, topP: 1, minP: 0,
-  repetitionPenalty: 1, presencePenalty: 0, frequencyPenalty: 0,
-} as const;
-const TOKEN_DEFAULTS = { ...FILTER_DEFAULTS, seed: 0, stream: 0, step: 0 } as const;
-const TOKEN_OPTIONS = [...Object.keys(TOKEN_DEFAULTS), 'generatedIds'];
-
 export interface RunOptions {
   /** Hears the fraction done of long runs (called synchronously, during the run). */
   onProgress?: (fraction: number) => void;
 }
 
-function checkOptions(options: object, allowed: readonly string[]): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new SamplingLabError('options', 'options must be an object');
-  }
-  for (const [key, value] of Object.entries(options)) {
+type Group = OptionSpec['group'];
+const FILTER_GROUPS: readonly Group[] = ['filter', 'penalty'];
+const TOKEN_GROUPS: readonly Group[] = ['filter', 'penalty', 'randomKey'];
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
+}
+
+function checkKeys(options: unknown, allowed: readonly string[], name = 'options'): asserts options is Record<string, unknown> {
+  if (!isObject(options)) throw new SamplingLabError(name, `${name} must be an object`);
+  for (const key of Object.keys(options)) {
     if (!allowed.includes(key)) {
       throw new SamplingLabError(key, `unknown option '${key}'; accepted: ${allowed.join(', ')}`);
-    }
-    const numeric = !['generatedIds', 'isProbs', 'method', 'onProgress'].includes(key);
-    if (numeric && value !== undefined && typeof value !== 'number') {
-      throw new SamplingLabError(key, `${key} must be a number`);
     }
   }
 }
@@ -100,13 +77,26 @@ function unwrap<T extends object>(result: CoreError | T): T {
   return result;
 }
 
+/** An id list as an Int32Array can carry it; ranges are the core's to check. */
+function idList(value: unknown, name: string): IntegerArray {
+  if (value instanceof Int32Array) return value;
+  if (!Array.isArray(value) || !value.every((id) => Number.isInteger(id) && Math.abs(id) < 2 ** 31)) {
+    throw new SamplingLabError(name, `${name} must be an Int32Array or an array of integer token ids`);
+  }
+  return value;
+}
+
 /** A loaded Sampling Lab module. Methods are synchronous; create one per thread. */
 export class Lab {
-  /** Every experiment with its parameter defaults. */
+  /** Every experiment with its parameter schema. */
   readonly experiments: readonly ExperimentInfo[];
+  /** Every sampling option: name, kind, default, range, slider and documentation. */
+  readonly options: readonly OptionSpec[];
   readonly maxVocabulary: number;
   readonly #core: CoreModule;
   readonly #engine: CoreEngine;
+  readonly #scalarCount: number;
+  readonly #listCount: number;
   #resident?: Float32Array;
 
   constructor(core: CoreModule) {
@@ -114,17 +104,16 @@ export class Lab {
     this.#engine = new core.Engine();
     this.maxVocabulary = core.maxVocabulary;
     this.experiments = Object.freeze(JSON.parse(core.listExperiments()) as ExperimentInfo[]);
+    this.options = Object.freeze(JSON.parse(core.optionTable()) as OptionSpec[]);
+    this.#listCount = this.options.filter((o) => o.kind === 'array').length;
+    this.#scalarCount = this.options.length - this.#listCount;
   }
 
   /** Applies penalties, temperature, top-k, top-p and min-p (in that order) and renormalises. */
   distribution(logits: NumericArray, options: FilterOptions = {}): DistributionResult {
-    checkOptions(options, [...Object.keys(FILTER_DEFAULTS), 'generatedIds']);
-    const o = { ...FILTER_DEFAULTS, ...options };
     this.#write(0, logits, 'logits');
-    this.#writeIds(options.generatedIds ?? []);
-    const result = unwrap(this.#engine.distribution(
-      o.temperature, o.topK, o.topP, o.minP, o.repetitionPenalty, o.presencePenalty, o.frequencyPenalty,
-    ));
+    this.#writeOptions([options], FILTER_GROUPS);
+    const result = unwrap(this.#engine.distribution());
     return { ...result, probs: result.probs.slice() };
   }
 
@@ -133,29 +122,22 @@ export class Lab {
    * Temperature 0 is greedy. Allocates nothing in WebAssembly once warm.
    */
   sampleToken(logits: NumericArray, options: SampleTokenOptions = {}): number {
-    checkOptions(options, TOKEN_OPTIONS);
-    const o = { ...TOKEN_DEFAULTS, ...options };
     this.#write(0, logits, 'logits');
-    this.#writeIds(options.generatedIds ?? []);
-    return unwrap(this.#engine.sampleToken(
-      o.temperature, o.topK, o.topP, o.minP, o.repetitionPenalty, o.presencePenalty, o.frequencyPenalty,
-      o.seed, o.stream, o.step,
-    )).token;
+    this.#writeOptions([options], TOKEN_GROUPS);
+    return unwrap(this.#engine.sampleToken()).token;
   }
 
   /**
    * One token per row, each with its own options and random key. A row gives the same token
    * alone or inside any batch. Rows: an array of equal-length arrays, or one flat array.
    */
-  sampleBatch(logitsRows: readonly NumericArray[] | Float32Array | Float64Array, paramsPerRow: readonly SampleTokenOptions[]): Int32Array {
-    if (!Array.isArray(paramsPerRow) || paramsPerRow.length === 0) {
-      throw new SamplingLabError('paramsPerRow', 'paramsPerRow must be a non-empty array, one entry per row');
-    }
-    const rows = paramsPerRow.length;
+  sampleBatch(logitsRows: readonly NumericArray[] | Float32Array | Float64Array, options: BatchOptions): Int32Array {
+    const perRow = this.#rowsOf(options);
+    const rows = perRow.length;
     if (Array.isArray(logitsRows) && logitsRows.length > 0 && typeof logitsRows[0] !== 'number') {
       const matrix = logitsRows as readonly NumericArray[];
       if (matrix.length !== rows) {
-        throw new SamplingLabError('paramsPerRow', `paramsPerRow has ${rows} entries for ${matrix.length} rows`);
+        throw new SamplingLabError('options', `options describe ${rows} rows for ${matrix.length} rows of logits`);
       }
       const width = matrix[0].length;
       if (matrix.some((row) => row.length !== width)) {
@@ -170,33 +152,20 @@ export class Lab {
     } else {
       this.#write(0, logitsRows as NumericArray, 'logitsRows');
     }
-    const fields = this.#core.rowFields;
-    const ids: number[] = [];
-    const offsets = [0];
-    const packed = new Float64Array(rows * fields);
-    paramsPerRow.forEach((options, r) => {
-      checkOptions(options, TOKEN_OPTIONS);
-      const o = { ...TOKEN_DEFAULTS, ...options };
-      packed.set([o.temperature, o.topK, o.topP, o.minP, o.repetitionPenalty, o.presencePenalty,
-        o.frequencyPenalty, o.seed, o.stream, o.step], r * fields);
-      for (const id of this.#checkedIds(options.generatedIds ?? [])) ids.push(id);
-      offsets.push(ids.length);
-    });
-    this.#engine.doubles(packed.length).set(packed);
-    this.#engine.ints(0, ids.length).set(ids);
-    this.#engine.ints(1, offsets.length).set(offsets);
+    this.#writeOptions(perRow, TOKEN_GROUPS);
     return unwrap(this.#engine.sampleBatch(rows)).tokens.slice();
   }
 
   /** n i.i.d. draws by one of four exact methods, from probabilities or logits/T. */
   sample(probsOrLogits: NumericArray, options: SampleOptions = {}): Int32Array {
-    checkOptions(options, ['method', 'n', 'seed', 'stream', 'temperature', 'isProbs']);
-    const isProbs = options.isProbs === true;
-    this.#write(0, probsOrLogits, isProbs ? 'probs' : 'logits');
-    const method = options.method ?? 'inverse-cdf';
+    checkKeys(options, ['method', 'n', 'seed', 'stream', 'temperature', 'isProbs']);
+    const { method = 'inverse-cdf', n = 1, isProbs = false, ...key } = options;
     if (typeof method !== 'string') throw new SamplingLabError('method', 'method must be a string');
-    return unwrap(this.#engine.sample(method, options.n ?? 1, options.seed ?? 0, options.stream ?? 0,
-      options.temperature ?? 1, isProbs)).draws.slice();
+    if (typeof n !== 'number') throw new SamplingLabError('n', 'n must be a number');
+    if (typeof isProbs !== 'boolean') throw new SamplingLabError('isProbs', 'isProbs must be true or false');
+    this.#write(0, probsOrLogits, isProbs ? 'probs' : 'logits');
+    this.#writeOptions([key], TOKEN_GROUPS);
+    return unwrap(this.#engine.sample(method, n, isProbs)).draws.slice();
   }
 
   /** The raw Philox4x32-10 words of (seed, stream): identical natively and in WebAssembly. */
@@ -221,16 +190,19 @@ export class Lab {
 
   /** log Σ exp(z / T), with max subtraction; T > 0. */
   logSumExp(logits: NumericArray, temperature = 1): number {
+    if (typeof temperature !== 'number') throw new SamplingLabError('temperature', 'temperature must be a number');
     this.#write(0, logits, 'logits');
     return unwrap(this.#engine.logSumExp(temperature)).value;
   }
 
   /** How many of the most probable tokens reach cumulative probability `mass`. */
   coverCount(logitsOrProbs: NumericArray, mass: number, options: CoverCountOptions = {}): number {
-    checkOptions(options, ['temperature', 'isProbs']);
-    const isProbs = options.isProbs === true;
+    checkKeys(options, ['temperature', 'isProbs']);
+    const { temperature = 1, isProbs = false } = options;
+    if (typeof mass !== 'number') throw new SamplingLabError('mass', 'mass must be a number');
+    if (typeof temperature !== 'number') throw new SamplingLabError('temperature', 'temperature must be a number');
     this.#write(0, logitsOrProbs, isProbs ? 'probs' : 'logits');
-    return unwrap(this.#engine.coverCount(mass, options.temperature ?? 1, isProbs)).count;
+    return unwrap(this.#engine.coverCount(mass, temperature, isProbs === true)).count;
   }
 
   /** Total variation, KL(p‖q) in nats, and overlap Σ min(p, q) = 1 − TV. */
@@ -255,16 +227,77 @@ export class Lab {
   }
 
   /** Runs one of the chapter's experiments; the same function backs the page and the CLI. */
-  runExperiment<N extends ExperimentName, P extends ExperimentTypes[N]['params'] = ExperimentTypes[N]['params']>(name: N, params?: P, options?: RunOptions): ExperimentTypes[N]['result'];
+  runExperiment<N extends ExperimentName>(name: N, params?: ExperimentTypes[N]['params'], options?: RunOptions): ExperimentTypes[N]['result'];
   runExperiment(name: string, params?: Record<string, unknown>, options?: RunOptions): Record<string, unknown>;
   runExperiment(name: string, params: object = {}, options: RunOptions = {}): unknown {
     if (typeof name !== 'string') throw new SamplingLabError('experiment', 'experiment must be a string');
-    checkOptions(options, ['onProgress']);
+    checkKeys(options as unknown, ['onProgress']);
+    const { onProgress } = options;
+    if (onProgress !== undefined && typeof onProgress !== 'function') {
+      throw new SamplingLabError('onProgress', 'onProgress must be a function');
+    }
     const text = JSON.stringify(params, (_key, value: unknown) =>
       ArrayBuffer.isView(value) ? Array.from(value as Float32Array) : value);
-    const outcome = JSON.parse(this.#core.runExperiment(name, text ?? 'null', options.onProgress));
+    const outcome = JSON.parse(this.#core.runExperiment(name, text ?? 'null', onProgress));
     if (outcome.error) throw new SamplingLabError(outcome.error.argument, outcome.error.message);
     return outcome.result;
+  }
+
+  #rowsOf(options: BatchOptions): readonly SampleTokenOptions[] {
+    if (Array.isArray(options)) {
+      if (options.length === 0) throw new SamplingLabError('options', 'options must describe at least one row');
+      return options;
+    }
+    checkKeys(options, this.options.map((o) => o.name));
+    const columns = Object.entries(options as Record<string, unknown>);
+    const rows = Math.max(1, ...columns.map(([name, value]) => (this.#isColumn(name, value) ? (value as ArrayLike<unknown>).length : 1)));
+    return Array.from({ length: rows }, (_, r) => Object.fromEntries(columns.map(([name, value]) =>
+      [name, this.#isColumn(name, value) ? (value as ArrayLike<unknown>)[r] : value])));
+  }
+
+  // A per-row value: an array of numbers for a scalar option, an array of lists for an id list.
+  #isColumn(name: string, value: unknown): boolean {
+    const isList = this.options.find((o) => o.name === name)?.kind === 'array';
+    if (!isList) return typeof value === 'object' && value !== null && 'length' in value;
+    return Array.isArray(value) && value.some((entry) => typeof entry !== 'number');
+  }
+
+  // Lays out the options of each row as the core's option table says; the core checks them.
+  #writeOptions(rows: readonly object[], groups: readonly Group[]): void {
+    const table = this.options.filter((o) => groups.includes(o.group));
+    const names = table.map((o) => o.name);
+    const values = new Float64Array(rows.length * this.#scalarCount);
+    const lists: IntegerArray[] = [];
+    const offsets = new Int32Array(rows.length * this.#listCount + 1);
+    let total = 0;
+    rows.forEach((options, r) => {
+      checkKeys(options, names);
+      for (const spec of this.options) {
+        const given = groups.includes(spec.group) ? options[spec.name as keyof typeof options] : undefined;
+        if (spec.kind === 'array') {
+          const list = given === undefined ? [] : idList(given, spec.name);
+          lists.push(list);
+          total += list.length;
+          offsets[r * this.#listCount + spec.slot + 1] = total;
+        } else {
+          if (given !== undefined && typeof given !== 'number') {
+            throw new SamplingLabError(spec.name, `${spec.name} must be a number`);
+          }
+          values[r * this.#scalarCount + spec.slot] = given ?? (spec.default as number);
+        }
+      }
+    });
+    if (total > this.maxVocabulary) {
+      throw new SamplingLabError('generatedIds', `token id lists hold more than ${this.maxVocabulary} ids`);
+    }
+    this.#engine.optionValues(rows.length).set(values);
+    const ids = this.#engine.ints(0, total);
+    let at = 0;
+    for (const list of lists) {
+      ids.set(list, at);
+      at += list.length;
+    }
+    this.#engine.ints(1, offsets.length).set(offsets);
   }
 
   #write(slot: number, values: NumericArray, name: string): void {
@@ -281,23 +314,5 @@ export class Lab {
     // One bulk copy into WebAssembly memory; the view is used before anything can grow memory.
     this.#engine.floats(slot, values.length).set(values);
     if (slot === 0) this.#engine.use(0);
-  }
-
-  #writeIds(ids: Int32Array | readonly number[]): void {
-    const checked = this.#checkedIds(ids);
-    this.#engine.ints(0, checked.length).set(checked);
-  }
-
-  #checkedIds(ids: Int32Array | readonly number[]): Int32Array | readonly number[] {
-    if (!(ids instanceof Int32Array) && !Array.isArray(ids)) {
-      throw new SamplingLabError('generatedIds', 'generatedIds must be an Int32Array or number[]');
-    }
-    if (ids.length > this.maxVocabulary) {
-      throw new SamplingLabError('generatedIds', `generatedIds has more than ${this.maxVocabulary} entries`);
-    }
-    if (Array.isArray(ids) && !ids.every((id) => Number.isInteger(id) && Math.abs(id) < 2 ** 31)) {
-      throw new SamplingLabError('generatedIds', 'generatedIds must hold integer token ids');
-    }
-    return ids;
   }
 }

@@ -11,22 +11,15 @@ export interface CoreError {
 export interface CoreEngine {
   floats(slot: number, length: number): Float32Array;
   ints(slot: number, length: number): Int32Array;
+  /** rows × (scalar options) doubles, laid out by the option table's slots. */
+  optionValues(rows: number): Float64Array;
   use(slot: number): void;
   reserve(vocabulary: number): void;
   logSumExp(temperature: number): CoreError | { value: number };
-  doubles(length: number): Float64Array;
-  distribution(
-    temperature: number, topK: number, topP: number, minP: number,
-    repetitionPenalty: number, presencePenalty: number, frequencyPenalty: number,
-  ): CoreError | { probs: Float32Array; kept: number; keptMass: number; entropyBits: number; topProb: number };
-  sampleToken(
-    temperature: number, topK: number, topP: number, minP: number,
-    repetitionPenalty: number, presencePenalty: number, frequencyPenalty: number,
-    seed: number, stream: number, step: number,
-  ): CoreError | { token: number };
+  distribution(): CoreError | { probs: Float32Array; kept: number; keptMass: number; entropyBits: number; topProb: number };
+  sampleToken(): CoreError | { token: number };
   sampleBatch(rows: number): CoreError | { tokens: Int32Array };
-  sample(method: string, n: number, seed: number, stream: number, temperature: number, isProbs: boolean):
-    CoreError | { draws: Int32Array };
+  sample(method: string, n: number, isProbs: boolean): CoreError | { draws: Int32Array };
   randomWords(seed: number, stream: number, n: number): CoreError | { words: Uint32Array };
   coverCount(mass: number, temperature: number, isProbs: boolean): CoreError | { count: number };
   distance(): CoreError | { tv: number; kl: number; overlap: number };
@@ -37,9 +30,11 @@ export interface CoreEngine {
 export interface CoreModule {
   Engine: new () => CoreEngine;
   runExperiment(name: string, paramsJson: string, onProgress?: (fraction: number) => void): string;
+  /** JSON: [{ name, summary, params: ParamSpec[] }]. */
   listExperiments(): string;
+  /** JSON: OptionSpec[] (a ParamSpec with group and slot). */
+  optionTable(): string;
   maxVocabulary: number;
-  rowFields: number;
 }
 
 declare const createSamplingLabCore: (options?: CoreOptions) => Promise<CoreModule>;

@@ -1,6 +1,6 @@
 // The widgets' stylesheet, added to the document once. Colours are custom properties on the
 // element, so a host page can restyle them.
-import { UPLOT_CSS } from './uplot-css.generated.js';
+import { UPLOT_CSS } from '../generated/uplot-css.js';
 
 const LIGHT = `
   --sl-bg: #ffffff;

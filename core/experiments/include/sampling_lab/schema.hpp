@@ -1,0 +1,62 @@
+#pragma once
+// The typed parameters of an experiment, each written once: name, kind, default, range,
+// choices, documentation and the slider a widget shows for it. The parameter reader validates
+// against it (one message per kind), the bindings publish it, the CLI parses flags by kind, the
+// TypeScript types are generated from it and the widgets take their defaults and ranges from it.
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sampling_lab/error.hpp"
+#include "sampling_lab/options.hpp"
+#include "sampling_lab/values.hpp"
+
+namespace sampling_lab {
+
+using Json = nlohmann::ordered_json;  // keeps keys in the order results are written
+
+struct ValueSpec {
+  Kind kind = Kind::kNumber;
+  Json default_value;                     // null: the documented built-in of an optional
+  Range range;                            // of a number, or of each element of an array
+  std::vector<std::string> choices;       // kChoice
+  std::shared_ptr<const ValueSpec> item;  // kArray: each element; kOptional: the value if given
+  std::size_t min_length = 0;             // kArray
+  std::size_t max_length = 0;
+};
+
+struct ParamSpec {
+  std::string name;
+  ValueSpec value;
+  std::string doc;
+  SliderHint slider = kNoSlider;
+};
+
+using Schema = std::vector<ParamSpec>;
+
+ValueSpec number(double default_value, Range range);
+ValueSpec integer(std::int64_t default_value, Range range);
+ValueSpec seed();  // default 0
+ValueSpec probability(double default_value, Range range = closed(0, 1));
+ValueSpec choice(std::vector<std::string> choices);  // the first is the default
+ValueSpec array(ValueSpec item, Json default_value, std::size_t min_length, std::size_t max_length);
+ValueSpec optional(ValueSpec value);  // default null
+
+// The sampler's options of the given groups, as experiment parameters.
+Schema option_params(std::initializer_list<OptionGroup> groups);
+
+// Checks a value (given or default) against its spec; `name` labels the message.
+Check check_value(const ValueSpec& spec, const Json& value, const std::string& name);
+
+Json to_json(const ParamSpec& param);
+Json to_json(const Schema& schema);
+
+// The sampler's option table as the bindings publish it: each option's spec, its group and its
+// slot (the index of its value among the scalar options, or among the id lists).
+Json option_table_json();
+
+}  // namespace sampling_lab

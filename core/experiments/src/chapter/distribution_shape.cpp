@@ -1,0 +1,85 @@
+// The shape of a next-token distribution: the filter chain on one distribution, and the
+// chapter's temperature experiment (top probability and tokens for 90 % at several T).
+#include <limits>
+
+#include "../registry.hpp"
+#include "sampling_lab/distribution.hpp"
+#include "sampling_lab/filters.hpp"
+#include "sampling_lab/synthetic.hpp"
+
+namespace sampling_lab::detail {
+
+namespace {
+
+constexpr float kFloatMax = std::numeric_limits<float>::max();
+// The decoding chapter's worked example.
+const Json kDecodingExampleLogits = {3, 2.5, 2, 1, 0.5, 0, -1, -2};
+
+ValueSpec logits_spec(Json default_value) {
+  return array(number(0, closed(-kFloatMax, kFloatMax)), std::move(default_value), 1, kMaxVocabulary);
+}
+
+Json filters(Params& params, const Progress&) {
+  const std::vector<float> logits = params.floats("logits");
+  const SamplingOptions options = params.options();
+  if (auto error = check_options(options, logits.size())) return reject(params, *error);
+
+  std::vector<float> probs(logits.size());
+  std::vector<float> tempered(logits.size());
+  FilterWorkspace filter_workspace;
+  CoverWorkspace cover_workspace;
+  const FilterResult result = filter_distribution(logits, options, probs, filter_workspace);
+  tempered_distribution(logits, options, tempered, filter_workspace.penalties);
+  return {{"probs", probs},
+          {"tempered", tempered},
+          {"kept", result.kept},
+          {"keptMass", result.kept_mass},
+          {"entropyBits", result.entropy_bits},
+          {"topProb", result.top_prob},
+          {"tokensFor90", cover_count(tempered, 0.9, cover_workspace)}};
+}
+
+Json temperature(Params& params, const Progress&) {
+  const std::vector<float> logits = params.given("logits") ? params.floats("logits") : synthetic_logits();
+  const std::vector<double> temperatures = params.numbers("temperatures");
+  const double mass = params.number("mass");
+
+  std::vector<float> probs(logits.size());
+  CoverWorkspace workspace;
+  Json rows = Json::array();
+  for (const double t : temperatures) {
+    softmax(logits, t, probs);
+    rows.push_back({{"temperature", t},
+                    {"topProb", top_probability(probs)},
+                    {"tokensForMass", cover_count_logits(logits, t, mass, workspace)},
+                    {"entropyBits", entropy_bits(probs)}});
+  }
+  return {{"vocabSize", logits.size()}, {"mass", mass}, {"rows", rows}};
+}
+
+Schema filters_params() {
+  Schema params = {{"logits", logits_spec(kDecodingExampleLogits), "Logits of one position (default: the decoding chapter's example)"}};
+  for (auto& option : option_params({OptionGroup::kFilter, OptionGroup::kPenalty})) params.push_back(std::move(option));
+  return params;
+}
+
+}  // namespace
+
+std::vector<Experiment> distribution_shape_experiments() {
+  return {
+      {{"filters",
+        "The filter chain penalties -> temperature -> top-k -> top-p -> min-p on one distribution: "
+        "the tempered and the kept distribution, kept mass, entropy, tokens for 90 %",
+        filters_params()},
+       filters},
+      {{"temperature",
+        "Top probability, tokens for a mass and entropy at several temperatures (default logits: "
+        "the synthetic 151,936-token vector)",
+        {{"logits", optional(logits_spec(nullptr)), "Logits of one position; null = the synthetic 151,936-token vector"},
+         {"temperatures", array(number(0, at_least(0)), {0.5, 1.0, 1.5}, 1, 16), "Temperatures, one row each"},
+         {"mass", probability(0.9, open_closed(0, 1)), "The mass the tokens must reach", {0.5, 0.99, 0.01}}}},
+       temperature},
+  };
+}
+
+}  // namespace sampling_lab::detail

@@ -1,0 +1,60 @@
+// The chapter's sampler experiment: four exact methods draw from the same p and are checked
+// against it by frequency and χ².
+#include <chrono>
+
+#include "../registry.hpp"
+#include "sampling_lab/samplers.hpp"
+#include "sampling_lab/statistics.hpp"
+
+namespace sampling_lab::detail {
+
+namespace {
+
+// Gumbel-max and the race make one variate per token per draw.
+constexpr double kMaxNoiseVariates = 1e8;
+
+Json samplers(Params& params, const Progress& progress) {
+  const std::vector<float> p = params.floats("p");
+  const std::int64_t n = params.integer("n");
+  const std::uint64_t seed = params.seed("seed");
+  if (auto error = check_probabilities(p, "p")) return reject(params, *error);
+  if (double(n) * double(p.size()) > kMaxNoiseVariates) {
+    return reject(params, {"n", "n × len(p) must be at most 1e8 (Gumbel-max and the race draw one variate per token)"});
+  }
+
+  std::vector<std::int32_t> draws(static_cast<std::size_t>(n));
+  SamplerWorkspace workspace;
+  Json methods = Json::array();
+  std::uint64_t stream = 0;
+  for (const auto method : kSamplingMethods) {
+    const auto start = std::chrono::steady_clock::now();
+    sample_probs(p, method, {seed, stream++}, draws, workspace);
+    const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
+    const auto observed = counts(draws, p.size());
+    const auto frequency = frequencies(observed);
+    const auto fit = chi_square(observed, p);
+    methods.push_back({{"name", method_name(method)},
+                       {"frequencies", frequency},
+                       {"maxDeviation", max_deviation(frequency, p)},
+                       {"chiSquare", {{"statistic", fit.statistic}, {"dof", fit.dof}, {"pValue", fit.p_value}}},
+                       {"nanosPerSample", elapsed.count() / double(n)}});
+    if (progress) progress(double(stream) / std::size(kSamplingMethods));
+  }
+  return {{"n", n}, {"methods", methods}};
+}
+
+}  // namespace
+
+std::vector<Experiment> sampling_method_experiments() {
+  return {
+      {{"samplers",
+        "Inverse CDF, Gumbel-max, exponential race and alias draws against p: frequencies, "
+        "max deviation, chi-square, time per sample",
+        {{"p", array(probability(0), {0.5, 0.25, 0.15, 0.07, 0.03}, 1, kMaxVocabulary), "The distribution to draw from"},
+         {"n", integer(200000, closed(1, 1e7)), "Draws per method", {1000, 1000000, 1000}},
+         {"seed", seed(), "Philox seed; method i uses stream i"}}},
+       samplers},
+  };
+}
+
+}  // namespace sampling_lab::detail

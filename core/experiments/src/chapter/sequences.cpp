@@ -1,0 +1,153 @@
+// Sequence probability: the handbook's tree, where greedy misses the most probable sequence, and
+// random models, where wider beams close the gap.
+#include <cmath>
+#include <map>
+
+#include "../registry.hpp"
+#include "sampling_lab/sequence.hpp"
+
+namespace sampling_lab::detail {
+
+namespace {
+
+// Beam-search node expansions allowed per run: a few seconds in WebAssembly.
+constexpr double kMaxExpansions = 2e7;
+
+Json path_json(const Path& path) {
+  return {{"path", path.tokens}, {"prob", std::exp(path.log_prob)}};
+}
+
+// Ties with the best count as found.
+bool misses(const Path& found, const Path& best) { return found.log_prob < best.log_prob - 1e-12; }
+
+// Powers of two up to V^(depth−1), the width at which beam search becomes exhaustive.
+std::vector<double> default_widths(std::size_t vocabulary, std::size_t depth) {
+  std::vector<double> widths;
+  const double exhaustive = std::pow(double(vocabulary), double(depth - 1));
+  for (double w = 1; w < exhaustive; w *= 2) widths.push_back(w);
+  widths.push_back(exhaustive);
+  return widths;
+}
+
+// Every sequence with its probability, the frequency with which `samples` ancestral draws
+// produced it, and `draws` sequences sampled without replacement by Gumbel-top-k.
+Json leaves_json(const SequenceModel& model, std::int64_t samples, std::int64_t draws, std::uint64_t seed) {
+  Philox rng{seed, 0};
+  std::map<std::vector<std::int32_t>, double> sampled;
+  for (std::int64_t i = 0; i < samples; ++i) sampled[ancestral_sample(model, rng).tokens] += 1.0 / double(samples);
+  Json leaves = Json::array();
+  for (const auto& leaf : beam_search(model, std::size_t(std::pow(double(model.vocabulary()), double(model.depth()))))) {
+    Json json = path_json(leaf);
+    json["sampled"] = sampled[leaf.tokens];
+    leaves.push_back(std::move(json));
+  }
+  Json without_replacement = Json::array();
+  for (const auto& path : gumbel_top_k(model, std::size_t(draws), rng)) without_replacement.push_back(path_json(path));
+  return {{"leaves", leaves}, {"withoutReplacement", without_replacement}};
+}
+
+Json handbook_tree(Params& params, std::size_t vocabulary, std::size_t depth, const std::vector<double>& widths) {
+  const std::vector<double> tree = params.numbers("tree");
+  const std::size_t nodes = tree_nodes(vocabulary, depth);
+  if (tree.size() != nodes * vocabulary) {
+    return reject(params, {"tree", "tree must hold " + std::to_string(nodes) + " distributions of " +
+                                       std::to_string(vocabulary) + " (breadth-first)"});
+  }
+  std::vector<float> distributions(tree.begin(), tree.end());
+  for (std::size_t node = 0; node < nodes; ++node) {
+    if (auto error = check_probabilities(std::span(distributions).subspan(node * vocabulary, vocabulary), "tree")) {
+      return reject(params, {"tree", "node " + std::to_string(node) + ": " + error->message});
+    }
+  }
+  const SequenceModel model(vocabulary, depth, std::move(distributions));
+  Json beams = Json::array();
+  for (const double w : widths) {
+    Json beam = path_json(beam_search(model, std::size_t(w)).front());
+    beam["width"] = w;
+    beams.push_back(std::move(beam));
+  }
+  Json result = {{"mode", "handbook"}, {"vocab", vocabulary}, {"depth", depth},
+                 {"best", path_json(exhaustive_best(model))}, {"greedy", path_json(greedy(model))},
+                 {"beams", beams}};
+  result.update(leaves_json(model, params.integer("samples"), params.integer("draws"), params.seed("seed")));
+  return result;
+}
+
+Json random_models(Params& params, const Progress& progress, std::size_t vocabulary, std::size_t depth,
+                   const std::vector<double>& widths) {
+  const double sharpness = params.number("sharpness");
+  const std::int64_t models = params.integer("models");
+  const std::uint64_t seed = params.seed("seed");
+  const double leaves = std::pow(double(vocabulary), double(depth));
+  double expansions_per_model = leaves;
+  for (const double w : widths) expansions_per_model += std::min(w * double(vocabulary), leaves) * double(depth);
+  if (double(models) * expansions_per_model > kMaxExpansions) {
+    return reject(params, {"models", "models × (beam work per model) must be at most 2e7 expansions; use fewer models, widths or a smaller tree"});
+  }
+  std::size_t greedy_misses = 0;
+  std::vector<std::size_t> beam_misses(widths.size(), 0);
+  std::vector<double> beam_ratio(widths.size(), 0.0);
+  for (std::int64_t m = 0; m < models; ++m) {
+    Philox rng{seed, std::uint64_t(m)};
+    const auto model = SequenceModel::random(vocabulary, depth, sharpness, rng);
+    const auto best = exhaustive_best(model);
+    greedy_misses += misses(greedy(model), best);
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      const auto found = beam_search(model, std::size_t(widths[i])).front();
+      beam_misses[i] += misses(found, best);
+      beam_ratio[i] += std::exp(found.log_prob - best.log_prob);
+    }
+    if (progress && m % 16 == 0) progress(double(m + 1) / double(models));
+  }
+  Json beams = Json::array();
+  Json closing = nullptr;
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    beams.push_back({{"width", widths[i]}, {"misses", beam_misses[i]},
+                     {"missRate", double(beam_misses[i]) / double(models)},
+                     {"meanProbRatio", beam_ratio[i] / double(models)}});
+    if (closing.is_null() && beam_misses[i] == 0) closing = widths[i];
+  }
+  return {{"mode", "random"}, {"vocab", vocabulary}, {"depth", depth}, {"sharpness", sharpness},
+          {"models", models}, {"greedyMisses", greedy_misses},
+          {"greedyMissRate", double(greedy_misses) / double(models)}, {"beams", beams},
+          {"closingWidth", closing}};
+}
+
+Json sequence(Params& params, const Progress& progress) {
+  const bool handbook = params.choice("mode") == "handbook";
+  const auto vocabulary = std::size_t(params.given("vocab") ? params.integer("vocab") : handbook ? 2 : 3);
+  const auto depth = std::size_t(params.given("depth") ? params.integer("depth") : handbook ? 2 : 4);
+  if (std::pow(double(vocabulary), double(depth)) > 1e5) {
+    return reject(params, {"depth", "vocab^depth must be at most 100000"});
+  }
+  const std::vector<double> widths = params.given("widths") ? params.numbers("widths")
+      : handbook ? std::vector<double>{1, 2} : default_widths(vocabulary, depth);
+  return handbook ? handbook_tree(params, vocabulary, depth, widths)
+                  : random_models(params, progress, vocabulary, depth, widths);
+}
+
+}  // namespace
+
+std::vector<Experiment> sequence_experiments() {
+  return {
+      {{"sequence",
+        "Chain-rule sequence probability: greedy, exhaustive best and beam search on the handbook "
+        "tree (with every leaf, sampled frequencies and Gumbel-top-k draws), or how often greedy "
+        "misses on random models",
+        {{"mode", choice({"handbook", "random"}), "The handbook's tree, or many random models"},
+         {"tree", array(probability(0), {0.6, 0.4, 0.5, 0.5, 0.9, 0.1}, 2, 131072),
+          "Handbook mode: one distribution per tree node, breadth-first"},
+         {"vocab", optional(integer(2, closed(2, 16))), "Tokens per step; null = 2 (handbook) or 3 (random)", {2, 5, 1}},
+         {"depth", optional(integer(2, closed(1, 10))), "Sequence length; null = 2 (handbook) or 4 (random)", {2, 5, 1}},
+         {"widths", optional(array(integer(1, closed(1, 100000)), nullptr, 1, 32)),
+          "Beam widths; null = 1 and 2 (handbook) or powers of two up to exhaustive (random)"},
+         {"samples", integer(10000, closed(0, 1000000)), "Handbook mode: ancestral samples behind each leaf's sampled frequency"},
+         {"draws", integer(2, closed(0, 64)), "Handbook mode: sequences drawn without replacement (Gumbel-top-k)"},
+         {"sharpness", number(1, open_closed(0, 100)), "Random mode: logits are sharpness · N(0, 1)", {0.5, 4, 0.5}},
+         {"models", integer(200, closed(1, 10000)), "Random mode: models to average over"},
+         {"seed", seed(), "Philox seed"}}},
+       sequence},
+  };
+}
+
+}  // namespace sampling_lab::detail

@@ -1,0 +1,101 @@
+// Speculative sampling: acceptance = Σ min(p, q) = 1 − TV, the output distributed as p, tokens
+// per verification; the top-k exercise and its pitfall.
+#include "../registry.hpp"
+#include "sampling_lab/distribution.hpp"
+#include "sampling_lab/samplers.hpp"
+#include "sampling_lab/speculative.hpp"
+#include "sampling_lab/statistics.hpp"
+
+namespace sampling_lab::detail {
+
+namespace {
+
+// A rejection scans the vocabulary for the residual: bound draws × vocabulary.
+constexpr double kMaxScannedTokens = 2e8;
+
+Json speculative(Params& params, const Progress& progress) {
+  const bool exact = params.choice("mode") == "exact";
+  const std::vector<float> p_full = params.floats("p");
+  const std::vector<float> q_full = params.given("q") ? params.floats("q")
+                                                      : std::vector<float>(p_full.size(), 1.0f / float(p_full.size()));
+  const std::int64_t n = params.integer("n");
+  const std::uint64_t seed = params.seed("seed");
+  const auto g = std::size_t(params.integer("gamma"));
+  const auto top_k = std::size_t(params.integer("topK"));
+  if (auto error = check_probabilities(p_full, "p")) return reject(params, *error);
+  if (auto error = check_probabilities(q_full, "q")) return reject(params, *error);
+  if (q_full.size() != p_full.size()) return reject(params, {"q", "q must have as many entries as p"});
+  const std::size_t v = p_full.size();
+  if (double(n) * double(v) > kMaxScannedTokens) return reject(params, {"n", "n × len(p) must be at most 2e8"});
+
+  // Exercise 1: both distributions truncated to top-k. The pitfall drafts from the truncated q
+  // but verifies with the untruncated one.
+  std::vector<float> p(v), q(v);
+  truncate_top_k(p_full, top_k, p);
+  truncate_top_k(q_full, top_k, q);
+  const std::span<const float> q_verify = exact ? std::span<const float>(q) : q_full;
+
+  Philox rng{seed, 0};
+  SamplerWorkspace workspace;
+  std::vector<std::int32_t> drafts(static_cast<std::size_t>(n));
+  sample_probs(q, SamplingMethod::kInverseCdf, {seed, 1}, drafts, workspace);
+  std::vector<std::int32_t> outputs(drafts.size());
+  std::size_t accepted = 0;
+  for (std::size_t i = 0; i < drafts.size(); ++i) {
+    const auto outcome = verify(p, q_verify, drafts[i], rng);
+    accepted += outcome.accepted;
+    outputs[i] = outcome.token;
+    if (progress && i % 65536 == 0) progress(0.5 * double(i) / double(drafts.size()));
+  }
+  const auto observed = counts(outputs, v);
+  const auto fit = chi_square(observed, p);
+  const double empirical = double(accepted) / double(n);
+  const double theory = acceptance_probability(p, q);
+
+  // Chains of γ drafts against the same p and q at every position.
+  const std::size_t chains = std::max<std::size_t>(1, std::size_t(n) / (g + 1));
+  std::vector<std::int32_t> chain_drafts(g);
+  double tokens = 0.0;
+  for (std::size_t c = 0; c < chains; ++c) {
+    sample_probs(q, SamplingMethod::kInverseCdf, {seed, 2 + c}, chain_drafts, workspace);
+    tokens += double(verify_chain(p, q, chain_drafts, rng).accepted + 1);
+    if (progress && c % 16384 == 0) progress(0.5 + 0.5 * double(c) / double(chains));
+  }
+  std::vector<float> residual(v);
+  double residual_mass = 0.0;
+  for (std::size_t i = 0; i < v; ++i) residual_mass += residual[i] = std::max(0.0f, p[i] - q[i]);
+  for (float& r : residual) r = residual_mass > 0.0 ? float(r / residual_mass) : 0.0f;
+  return {{"mode", exact ? "exact" : "pitfall"},
+          {"target", p},
+          {"draft", q},
+          {"residual", residual},
+          {"acceptance", {{"empirical", empirical},
+                          {"theory", theory},
+                          {"oneMinusTV", 1.0 - distances(p, q).tv},
+                          {"standardError", standard_error(theory, double(n))}}},
+          {"output", {{"frequencies", frequencies(observed)},
+                      {"chiSquare", {{"statistic", fit.statistic}, {"dof", fit.dof}, {"pValue", fit.p_value}}}}},
+          {"expectedTokens", {{"alpha", theory}, {"gamma", g},
+                              {"formula", expected_tokens(theory, g)},
+                              {"simulated", tokens / double(chains)}, {"verifications", chains}}}};
+}
+
+}  // namespace
+
+std::vector<Experiment> speculative_experiments() {
+  return {
+      {{"speculative",
+        "Speculative sampling: acceptance = sum min(p, q) = 1 - TV, output distribution, residual, "
+        "tokens per verification; top-k exercise and the mismatched-q pitfall",
+        {{"p", array(probability(0), {0.5, 0.3, 0.15, 0.05}, 1, kMaxVocabulary), "Target distribution"},
+         {"q", optional(array(probability(0), nullptr, 1, kMaxVocabulary)), "Draft distribution; null = uniform"},
+         {"n", integer(200000, closed(1, 1e7)), "Verifications simulated"},
+         {"seed", seed(), "Philox seed"},
+         {"gamma", integer(4, closed(1, 64)), "Draft tokens per verification γ", {1, 8, 1}},
+         {"topK", integer(0, closed(0, double(kMaxVocabulary))), "Truncate p and q to their top k first (exercise 1); 0 = off"},
+         {"mode", choice({"exact", "pitfall"}), "pitfall: verify against the untruncated q"}}},
+       speculative},
+  };
+}
+
+}  // namespace sampling_lab::detail

@@ -1,0 +1,156 @@
+#include "sampling_lab/schema.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sampling_lab {
+
+namespace {
+ValueSpec value_of(Kind kind, Json default_value, Range range = {}) {
+  ValueSpec spec;
+  spec.kind = kind;
+  spec.default_value = std::move(default_value);
+  spec.range = range;
+  return spec;
+}
+}  // namespace
+
+ValueSpec number(double default_value, Range range) { return value_of(Kind::kNumber, default_value, range); }
+
+ValueSpec integer(std::int64_t default_value, Range range) { return value_of(Kind::kInteger, default_value, range); }
+
+ValueSpec seed() { return value_of(Kind::kSeed, 0, closed(0, kMaxSeed)); }
+
+ValueSpec probability(double default_value, Range range) {
+  return value_of(Kind::kProbability, default_value, range);
+}
+
+ValueSpec choice(std::vector<std::string> choices) {
+  ValueSpec spec = value_of(Kind::kChoice, choices.front());
+  spec.choices = std::move(choices);
+  return spec;
+}
+
+ValueSpec array(ValueSpec item, Json default_value, std::size_t min_length, std::size_t max_length) {
+  ValueSpec spec = value_of(Kind::kArray, std::move(default_value));
+  spec.item = std::make_shared<const ValueSpec>(std::move(item));
+  spec.min_length = min_length;
+  spec.max_length = max_length;
+  return spec;
+}
+
+ValueSpec optional(ValueSpec value) {
+  ValueSpec spec = value_of(Kind::kOptional, nullptr);
+  spec.item = std::make_shared<const ValueSpec>(std::move(value));
+  return spec;
+}
+
+namespace {
+ParamSpec option_param(const OptionSpec& option) {
+  const ValueSpec value = option.kind == Kind::kArray
+      ? array(integer(0, option.range), Json::array(), 0, kMaxVocabulary)
+      : value_of(option.kind, option.default_value, option.range);
+  return {std::string(option.name), value, std::string(option.doc), option.slider};
+}
+}  // namespace
+
+Schema option_params(std::initializer_list<OptionGroup> groups) {
+  Schema params;
+  for (const OptionSpec& option : kOptionSpecs) {
+    if (std::find(groups.begin(), groups.end(), option.group) != groups.end()) {
+      params.push_back(option_param(option));
+    }
+  }
+  return params;
+}
+
+Check check_value(const ValueSpec& spec, const Json& value, const std::string& name) {
+  switch (spec.kind) {
+    case Kind::kChoice: {
+      std::string known;
+      for (const auto& option : spec.choices) {
+        if (value.is_string() && value.get<std::string>() == option) return std::nullopt;
+        known += (known.empty() ? "" : ", ") + option;
+      }
+      return ArgumentError{name, name + " must be one of: " + known};
+    }
+    case Kind::kOptional:
+      return value.is_null() ? std::nullopt : check_value(*spec.item, value, name);
+    case Kind::kArray: {
+      if (!value.is_array() || value.size() < spec.min_length || value.size() > spec.max_length) {
+        return ArgumentError{name, name + " must be an array of " + std::to_string(spec.min_length) +
+                                       " to " + std::to_string(spec.max_length) + " " +
+                                       std::string(kind_name(spec.item->kind)) + " values"};
+      }
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        if (auto error = check_value(*spec.item, value[i], name + "[" + std::to_string(i) + "]")) {
+          return ArgumentError{name, error->message};
+        }
+      }
+      return std::nullopt;
+    }
+    default:
+      return check_scalar(value.is_number() ? value.get<double>() : NAN, spec.kind, spec.range, name);
+  }
+}
+
+namespace {
+
+Json value_json(const ValueSpec& spec) {
+  Json json = {{"kind", kind_name(spec.kind)}, {"default", spec.default_value}};
+  const bool numeric = spec.kind == Kind::kNumber || spec.kind == Kind::kInteger ||
+                       spec.kind == Kind::kSeed || spec.kind == Kind::kProbability;
+  if (numeric) {
+    // JSON has no infinity: an unbounded end is left out.
+    if (std::isfinite(spec.range.min)) json["min"] = spec.range.min;
+    if (std::isfinite(spec.range.max)) json["max"] = spec.range.max;
+    if (spec.range.min_open) json["minExclusive"] = true;
+    if (spec.range.max_open) json["maxExclusive"] = true;
+  }
+  if (spec.kind == Kind::kChoice) json["choices"] = spec.choices;
+  if (spec.kind == Kind::kArray) {
+    json["items"] = value_json(*spec.item);
+    json["items"].erase("default");
+    json["minLength"] = spec.min_length;
+    json["maxLength"] = spec.max_length;
+  }
+  if (spec.kind == Kind::kOptional) {
+    json["of"] = value_json(*spec.item);
+    json["of"].erase("default");
+  }
+  return json;
+}
+
+}  // namespace
+
+Json to_json(const ParamSpec& param) {
+  Json json = {{"name", param.name}};
+  json.update(value_json(param.value));
+  json["doc"] = param.doc;
+  if (param.slider.step > 0) {
+    json["slider"] = {{"min", param.slider.min}, {"max", param.slider.max}, {"step", param.slider.step}};
+  }
+  return json;
+}
+
+Json to_json(const Schema& schema) {
+  Json list = Json::array();
+  for (const auto& param : schema) list.push_back(to_json(param));
+  return list;
+}
+
+Json option_table_json() {
+  constexpr const char* kGroups[] = {"filter", "penalty", "randomKey"};
+  Json table = Json::array();
+  std::size_t scalar = 0;
+  std::size_t list = 0;
+  for (const OptionSpec& option : kOptionSpecs) {
+    Json json = to_json(option_param(option));
+    json["group"] = kGroups[int(option.group)];
+    json["slot"] = option.kind == Kind::kArray ? list++ : scalar++;
+    table.push_back(std::move(json));
+  }
+  return table;
+}
+
+}  // namespace sampling_lab

@@ -1,0 +1,168 @@
+#include "sampling_lab/sequence.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "sampling_lab/distribution.hpp"
+#include "sampling_lab/kernels.hpp"
+
+namespace sampling_lab {
+
+namespace {
+constexpr double kNegativeInfinity = -std::numeric_limits<double>::infinity();
+
+bool better(const Path& a, const Path& b) { return a.log_prob > b.log_prob; }
+
+double log_of(float p) { return p > 0.0f ? std::log(double(p)) : kNegativeInfinity; }
+
+// log(1 − exp(a)) for a <= 0, accurate near 0 and near −inf (Mächler 2012).
+double log1mexp(double a) {
+  return a > -std::numbers::ln2 ? std::log(-std::expm1(a)) : std::log1p(-std::exp(a));
+}
+}  // namespace
+
+std::size_t tree_nodes(std::size_t vocabulary, std::size_t depth) {
+  std::size_t nodes = 0;
+  std::size_t level = 1;
+  for (std::size_t d = 0; d < depth; ++d) {
+    nodes += level;
+    level *= vocabulary;
+  }
+  return nodes;
+}
+
+SequenceModel::SequenceModel(std::size_t vocabulary, std::size_t depth,
+                             std::vector<float> distributions)
+    : vocabulary_(vocabulary), depth_(depth), distributions_(std::move(distributions)) {}
+
+SequenceModel SequenceModel::markov(std::span<const float> initial,
+                                    std::span<const float> transition, std::size_t depth) {
+  const std::size_t v = initial.size();
+  std::vector<float> distributions(tree_nodes(v, depth) * v);
+  std::copy(initial.begin(), initial.end(), distributions.begin());
+  // Node n > 0 ends in token (n − 1) mod V.
+  for (std::size_t node = 1; node < distributions.size() / v; ++node) {
+    const std::size_t last = (node - 1) % v;
+    std::copy_n(transition.begin() + std::ptrdiff_t(last * v), v, distributions.begin() + std::ptrdiff_t(node * v));
+  }
+  return SequenceModel(v, depth, std::move(distributions));
+}
+
+SequenceModel SequenceModel::random(std::size_t vocabulary, std::size_t depth, double sharpness,
+                                    Philox& rng) {
+  const std::size_t nodes = tree_nodes(vocabulary, depth);
+  std::vector<float> distributions(nodes * vocabulary);
+  std::vector<float> logits(vocabulary);
+  for (std::size_t node = 0; node < nodes; ++node) {
+    for (float& z : logits) z = float(sharpness * rng.normal());
+    softmax(logits, 1.0, std::span(distributions).subspan(node * vocabulary, vocabulary));
+  }
+  return SequenceModel(vocabulary, depth, std::move(distributions));
+}
+
+// Breadth-first numbering: the children of node n are n·V + 1 … n·V + V.
+std::span<const float> SequenceModel::next(std::span<const std::int32_t> prefix) const {
+  std::size_t node = 0;
+  for (const auto token : prefix) node = node * vocabulary_ + std::size_t(token) + 1;
+  return std::span(distributions_).subspan(node * vocabulary_, vocabulary_);
+}
+
+double log_probability(const SequenceModel& model, std::span<const std::int32_t> tokens) {
+  double log_prob = 0.0;
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    log_prob += log_of(model.next(tokens.first(t))[std::size_t(tokens[t])]);
+  }
+  return log_prob;
+}
+
+Path greedy(const SequenceModel& model) {
+  Path path{{}, 0.0};
+  for (std::size_t t = 0; t < model.depth(); ++t) {
+    const auto next = model.next(path.tokens);
+    const auto token = std::int32_t(argmax(next));
+    path.log_prob += log_of(next[std::size_t(token)]);
+    path.tokens.push_back(token);
+  }
+  return path;
+}
+
+Path exhaustive_best(const SequenceModel& model) {
+  const auto everything = beam_search(model, tree_nodes(model.vocabulary(), model.depth() + 1));
+  return everything.front();
+}
+
+std::vector<Path> beam_search(const SequenceModel& model, std::size_t width) {
+  std::vector<Path> beams = {{{}, 0.0}};
+  for (std::size_t t = 0; t < model.depth(); ++t) {
+    std::vector<Path> expanded;
+    for (const auto& beam : beams) {
+      const auto next = model.next(beam.tokens);
+      for (std::size_t token = 0; token < next.size(); ++token) {
+        Path child = beam;
+        child.tokens.push_back(std::int32_t(token));
+        child.log_prob += log_of(next[token]);
+        expanded.push_back(std::move(child));
+      }
+    }
+    // Stable: equal scores keep their expansion order.
+    std::stable_sort(expanded.begin(), expanded.end(), better);
+    expanded.resize(std::min(width, expanded.size()));
+    beams = std::move(expanded);
+  }
+  return beams;
+}
+
+Path ancestral_sample(const SequenceModel& model, Philox& rng) {
+  Path path{{}, 0.0};
+  for (std::size_t t = 0; t < model.depth(); ++t) {
+    const auto next = model.next(path.tokens);
+    double total = 0.0;
+    for (const float p : next) total += p;
+    const std::size_t token = kernels::inverse_cdf(next, rng.uniform() * total);
+    path.log_prob += log_of(next[token]);
+    path.tokens.push_back(std::int32_t(token));
+  }
+  return path;
+}
+
+std::vector<Path> gumbel_top_k(const SequenceModel& model, std::size_t k, Philox& rng) {
+  struct Beam {
+    Path path;
+    double perturbed;  // G_φ: the maximum Gumbel-perturbed log-probability in its subtree
+  };
+  std::vector<Beam> beams = {{{{}, 0.0}, 0.0}};  // the root's perturbation is 0 (Gumbel(0) conditioned)
+  for (std::size_t t = 0; t < model.depth(); ++t) {
+    std::vector<Beam> expanded;
+    for (const auto& beam : beams) {
+      const auto next = model.next(beam.path.tokens);
+      const std::size_t first_child = expanded.size();
+      double children_max = kNegativeInfinity;
+      for (std::size_t token = 0; token < next.size(); ++token) {
+        if (next[token] == 0.0f) continue;
+        Beam child{beam.path, 0.0};
+        child.path.tokens.push_back(std::int32_t(token));
+        child.path.log_prob += log_of(next[token]);
+        child.perturbed = child.path.log_prob + rng.gumbel();
+        children_max = std::max(children_max, child.perturbed);
+        expanded.push_back(std::move(child));
+      }
+      // Shift the children so their maximum equals the parent's (Kool et al. 2019, eq. 23-24).
+      for (std::size_t i = first_child; i < expanded.size(); ++i) {
+        const double g = expanded[i].perturbed;
+        const double v = beam.perturbed - g + log1mexp(g - children_max);
+        expanded[i].perturbed = beam.perturbed - std::max(v, 0.0) - std::log1p(std::exp(-std::abs(v)));
+      }
+    }
+    std::stable_sort(expanded.begin(), expanded.end(),
+                     [](const Beam& a, const Beam& b) { return a.perturbed > b.perturbed; });
+    expanded.resize(std::min(k, expanded.size()));
+    beams = std::move(expanded);
+  }
+  std::vector<Path> result;
+  for (auto& beam : beams) result.push_back(std::move(beam.path));
+  return result;
+}
+
+}  // namespace sampling_lab

@@ -1,0 +1,52 @@
+#pragma once
+// Exact draws from a discrete distribution, four ways, and the per-token sampler.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "sampling_lab/error.hpp"
+#include "sampling_lab/options.hpp"
+#include "sampling_lab/workspace.hpp"
+
+namespace sampling_lab {
+
+enum class SamplingMethod {
+  kInverseCdf,        // prefix sums + binary search on one uniform
+  kGumbelMax,         // argmax(z/T + Gumbel) (Gumbel 1954; Maddison et al. 2014)
+  kExponentialRace,   // argmax(p / Exp(1)): the first of competing exponential clocks
+  kAlias,             // Vose's alias method (Vose 1991): O(V) table, O(1) per draw
+};
+
+inline constexpr SamplingMethod kSamplingMethods[] = {
+    SamplingMethod::kInverseCdf, SamplingMethod::kGumbelMax, SamplingMethod::kExponentialRace,
+    SamplingMethod::kAlias};
+
+std::string_view method_name(SamplingMethod method);  // "inverse-cdf", "gumbel-max", ...
+std::optional<SamplingMethod> parse_method(std::string_view name);
+
+struct RandomKey {
+  std::uint64_t seed = 0;
+  std::uint64_t stream = 0;  // e.g. a request id: distinct streams are independent
+};
+
+// Draws out.size() tokens i.i.d. from `probs` (checked probabilities).
+void sample_probs(std::span<const float> probs, SamplingMethod method, RandomKey key,
+                  std::span<std::int32_t> out, SamplerWorkspace& workspace);
+
+// The same from softmax(logits / T); T = 0 always gives the argmax. Gumbel-max perturbs the
+// scaled logits directly; the other methods go through the probabilities.
+void sample_logits(std::span<const float> logits, double temperature, SamplingMethod method,
+                   RandomKey key, std::span<std::int32_t> out, SamplerWorkspace& workspace);
+
+// One token: the filter chain, then the inverse-CDF draw over the survivors on the uniform of
+// Philox block `options.step` of (seed, stream), so a request's token depends only on its own
+// key and step. Temperature 0 gives the argmax. Expects checked inputs; allocates nothing once
+// warm.
+std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& options,
+                          FilterWorkspace& workspace);
+
+Check check_sample_count(std::size_t n);
+
+}  // namespace sampling_lab

@@ -1,0 +1,58 @@
+#pragma once
+// The kinds of value a caller passes, each with one rule and one message. The sampler's options
+// and the experiments' parameters are both described by them.
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "sampling_lab/error.hpp"
+
+namespace sampling_lab {
+
+enum class Kind {
+  kNumber,       // a finite number in a range
+  kInteger,      // a whole number in a range
+  kSeed,         // a whole number in [0, 2^53 − 1], exact in a JavaScript number
+  kProbability,  // a number in a sub-range of [0, 1]
+  kChoice,       // one of a list of names
+  kArray,        // a list of values of one kind
+  kOptional,     // a value of one kind, or null for a documented built-in
+};
+
+std::string_view kind_name(Kind kind);  // "number", "integer", …
+
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+inline constexpr double kMaxSeed = 9007199254740991.0;  // 2^53 − 1
+
+// An interval of allowed numbers; either end may be open or infinite.
+struct Range {
+  double min = -kInfinity;
+  double max = kInfinity;
+  bool min_open = false;
+  bool max_open = false;
+
+  bool contains(double x) const;
+  std::string text() const;  // "[0, 1]", "(0, 1]", "[1, ∞)"
+};
+
+constexpr Range closed(double min, double max) { return {min, max, false, false}; }
+constexpr Range open_closed(double min, double max) { return {min, max, true, false}; }
+constexpr Range open(double min, double max) { return {min, max, true, true}; }
+constexpr Range at_least(double min) { return {min, kInfinity, false, false}; }
+constexpr Range above(double min) { return {min, kInfinity, true, false}; }
+constexpr Range any_finite() { return {}; }
+
+// Where a widget's slider for a value goes: often a narrower span than the core accepts.
+// step 0 = no slider.
+struct SliderHint {
+  double min = 0;
+  double max = 0;
+  double step = 0;
+};
+inline constexpr SliderHint kNoSlider{};
+
+// Checks one number of a scalar kind (number, integer, seed or probability): finite, whole where
+// the kind says so, and inside `range`. Runs before any narrowing conversion.
+Check check_scalar(double value, Kind kind, const Range& range, std::string_view name);
+
+}  // namespace sampling_lab

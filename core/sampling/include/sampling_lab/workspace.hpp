@@ -1,0 +1,71 @@
+#pragma once
+// Scratch buffers reused across calls, so that the per-token path does not allocate once warm.
+// Each step owns its own struct, so no step can clobber another's buffers.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace sampling_lab {
+
+// A token with its ranking key (logit or log-probability) and its weight.
+struct RankedToken {
+  float key;
+  std::uint32_t id;
+  float weight;
+};
+
+// The penalised copy of the logits.
+struct PenaltyScratch {
+  std::vector<float> logits;
+  std::vector<std::int32_t> sorted_ids;
+};
+
+// Tokens that may survive the filters, in ascending id order, with their logits and weights.
+struct CandidateScratch {
+  std::vector<std::uint32_t> ids;
+  std::vector<float> keys;
+  std::vector<float> weights;
+  std::vector<RankedToken> heap;  // top-k selection
+};
+
+// The histogram of a prefix selection and the one bucket it sorts exactly.
+struct PrefixScratch {
+  std::vector<std::uint32_t> bucket_counts;
+  std::vector<double> bucket_mass;
+  std::vector<RankedToken> boundary;
+};
+
+// filter_distribution and sample_token.
+struct FilterWorkspace {
+  PenaltyScratch penalties;
+  CandidateScratch candidates;
+  PrefixScratch prefix;
+  std::vector<std::uint32_t> identity;  // 0 … V − 1: the kept ids when no filter cuts
+
+  // Sizes every buffer for `vocabulary` tokens: later calls up to that size allocate nothing.
+  void reserve(std::size_t vocabulary);
+};
+
+// sample_probs and sample_logits.
+struct SamplerWorkspace {
+  std::vector<float> probs;                // softmax of the logits
+  std::vector<float> scores;               // log-probabilities or scaled logits for Gumbel-max
+  std::vector<double> cumulative;          // inverse CDF prefix sums, or alias thresholds
+  std::vector<std::uint32_t> alias;        // alias table
+  std::vector<std::uint32_t> small, large;  // alias construction work lists
+  std::vector<std::uint32_t> words;        // Philox output awaiting a SIMD transform
+  std::vector<float> noise;                // Gumbel or exponential variates
+
+  void reserve(std::size_t vocabulary);
+};
+
+// cover_count.
+struct CoverWorkspace {
+  std::vector<float> keys;
+  std::vector<float> weights;
+  PrefixScratch prefix;
+
+  void reserve(std::size_t vocabulary);
+};
+
+}  // namespace sampling_lab

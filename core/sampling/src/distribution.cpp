@@ -1,0 +1,116 @@
+#include "sampling_lab/distribution.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "prefix_select.hpp"
+#include "ranking.hpp"
+#include "sampling_lab/kernels.hpp"
+
+namespace sampling_lab {
+
+double log_sum_exp(std::span<const float> logits, double temperature) {
+  const float max = kernels::min_max(logits).max;
+  return max / temperature + std::log(kernels::exp_sum(logits, max, float(1.0 / temperature)));
+}
+
+void softmax(std::span<const float> logits, double temperature, std::span<float> probs) {
+  if (temperature == 0.0) {
+    std::fill(probs.begin(), probs.end(), 0.0f);
+    probs[argmax(logits)] = 1.0f;
+    return;
+  }
+  const float max = kernels::min_max(logits).max;
+  const double sum = kernels::exp_shifted(logits, max, float(1.0 / temperature), probs);
+  const float inverse = float(1.0 / sum);
+  for (float& p : probs) p *= inverse;
+}
+
+void log_softmax(std::span<const float> logits, double temperature, std::span<float> out) {
+  const double log_normaliser = log_sum_exp(logits, temperature);
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    out[i] = float(logits[i] / temperature - log_normaliser);
+  }
+}
+
+std::vector<std::uint32_t> ranking(std::span<const float> values) {
+  std::vector<RankedToken> tokens(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) tokens[i] = {values[i], std::uint32_t(i), 0.0f};
+  std::sort(tokens.begin(), tokens.end(), detail::ranks_before);
+  std::vector<std::uint32_t> order(values.size());
+  for (std::size_t r = 0; r < order.size(); ++r) order[r] = tokens[r].id;
+  return order;
+}
+
+std::size_t argmax(std::span<const float> values) {
+  return std::size_t(std::max_element(values.begin(), values.end()) - values.begin());
+}
+
+double entropy_nats(std::span<const float> probs) {
+  double entropy = 0.0;
+  for (const float p : probs) {
+    if (p > 0.0f) entropy -= double(p) * std::log(double(p));
+  }
+  return entropy;
+}
+
+double entropy_bits(std::span<const float> probs) { return entropy_nats(probs) / std::numbers::ln2; }
+
+float top_probability(std::span<const float> probs) { return kernels::min_max(probs).max; }
+
+std::size_t cover_count(std::span<const float> probs, double mass, CoverWorkspace& workspace) {
+  // Rank by log-probability so that buckets resolve the long tail as finely as the head.
+  float smallest_positive = 1.0f;
+  for (const float p : probs) {
+    if (p > 0.0f) smallest_positive = std::min(smallest_positive, p);
+  }
+  const float floor_key = std::log(smallest_positive) - 1.0f;
+  workspace.keys.resize(probs.size());
+  for (std::size_t i = 0; i < probs.size(); ++i) {
+    workspace.keys[i] = probs[i] > 0.0f ? std::log(probs[i]) : floor_key;
+  }
+  const auto range = kernels::min_max(workspace.keys);
+  detail::PrefixSelector selector(workspace.keys, probs, range.max, range.min, workspace.prefix);
+  return selector.reaching_mass(mass).count;
+}
+
+std::size_t cover_count_logits(std::span<const float> logits, double temperature, double mass,
+                               CoverWorkspace& workspace) {
+  if (temperature == 0.0) return 1;
+  const auto range = kernels::min_max(logits);
+  workspace.weights.resize(logits.size());
+  const double total =
+      kernels::exp_shifted(logits, range.max, float(1.0 / temperature), workspace.weights);
+  detail::PrefixSelector selector(logits, workspace.weights, range.max, range.min, workspace.prefix);
+  return selector.reaching_mass(mass * total).count;
+}
+
+Check check_distance_inputs(std::span<const float> p, std::span<const float> q) {
+  if (auto error = check_probabilities(p, "p")) return error;
+  if (auto error = check_probabilities(q, "q")) return error;
+  if (p.size() != q.size()) {
+    return ArgumentError{"q", "q has " + std::to_string(q.size()) + " entries but p has " +
+                                  std::to_string(p.size())};
+  }
+  return std::nullopt;
+}
+
+Distances distances(std::span<const float> p, std::span<const float> q) {
+  double absolute_difference = 0.0;
+  double kl = 0.0;
+  double overlap = 0.0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double pi = p[i];
+    const double qi = q[i];
+    absolute_difference += std::abs(pi - qi);
+    overlap += std::min(pi, qi);
+    if (pi > 0.0) {
+      kl += qi > 0.0 ? pi * std::log(pi / qi) : std::numeric_limits<double>::infinity();
+    }
+  }
+  return {0.5 * absolute_difference, kl, overlap};
+}
+
+}  // namespace sampling_lab

@@ -1,0 +1,88 @@
+#include "prefix_select.hpp"
+
+#include <algorithm>
+
+#include "ranking.hpp"
+
+namespace sampling_lab::detail {
+
+namespace {
+constexpr std::size_t kBuckets = 4096;
+}
+
+PrefixSelector::PrefixSelector(std::span<const float> keys, std::span<const float> weights,
+                               float max_key, float min_key, PrefixScratch& scratch)
+    : keys_(keys),
+      weights_(weights),
+      max_key_(max_key),
+      scale_(max_key > min_key ? float(kBuckets) / (max_key - min_key) : 0.0f),
+      scratch_(scratch) {
+  scratch_.bucket_counts.assign(kBuckets, 0);
+  scratch_.bucket_mass.assign(kBuckets, 0.0);
+  for (std::size_t i = 0; i < keys_.size(); ++i) {
+    const std::size_t bucket = bucket_of(keys_[i]);
+    ++scratch_.bucket_counts[bucket];
+    if (!weights_.empty()) scratch_.bucket_mass[bucket] += weights_[i];
+  }
+}
+
+// Monotone in the key, so every bucket holds a contiguous run of the ranking.
+std::size_t PrefixSelector::bucket_of(float key) const {
+  const float position = (max_key_ - key) * scale_;
+  return position < float(kBuckets - 1) ? std::size_t(position) : kBuckets - 1;
+}
+
+Prefix PrefixSelector::first(std::size_t count) {
+  count = std::min(count, keys_.size());
+  std::size_t before = 0;
+  double mass_before = 0.0;
+  std::size_t bucket = 0;
+  while (before + scratch_.bucket_counts[bucket] < count) {
+    before += scratch_.bucket_counts[bucket];
+    mass_before += scratch_.bucket_mass[bucket];
+    ++bucket;
+  }
+  return resolve_in_bucket(bucket, before, mass_before, count, 0.0);
+}
+
+Prefix PrefixSelector::reaching_mass(double target_mass) {
+  std::size_t before = 0;
+  double mass_before = 0.0;
+  for (std::size_t bucket = 0; bucket < kBuckets; ++bucket) {
+    const std::size_t in_bucket = scratch_.bucket_counts[bucket];
+    if (in_bucket > 0 && mass_before + scratch_.bucket_mass[bucket] >= target_mass) {
+      return resolve_in_bucket(bucket, before, mass_before, 0, target_mass);
+    }
+    before += in_bucket;
+    mass_before += scratch_.bucket_mass[bucket];
+  }
+  // Rounding left the total short of the target: the whole vocabulary is the prefix.
+  return first(keys_.size());
+}
+
+Prefix PrefixSelector::resolve_in_bucket(std::size_t bucket, std::size_t count_before,
+                                         double mass_before, std::size_t wanted_count,
+                                         double target_mass) {
+  auto& members = scratch_.boundary;
+  members.clear();
+  for (std::size_t i = 0; i < keys_.size(); ++i) {
+    if (bucket_of(keys_[i]) == bucket) {
+      members.push_back({keys_[i], std::uint32_t(i), weights_.empty() ? 0.0f : weights_[i]});
+    }
+  }
+  std::sort(members.begin(), members.end(), ranks_before);
+  double mass = mass_before;
+  std::size_t taken = 0;
+  while (taken < members.size()) {
+    mass += members[taken].weight;
+    ++taken;
+    const bool done = wanted_count > 0 ? count_before + taken >= wanted_count : mass >= target_mass;
+    if (done) break;
+  }
+  const float last_key = members[taken - 1].key;
+  std::size_t ties = 0;
+  for (std::size_t j = 0; j < taken; ++j) ties += members[j].key == last_key;
+  return {count_before + taken, mass, last_key, ties};
+}
+
+}  // namespace sampling_lab::detail

@@ -1,0 +1,55 @@
+#pragma once
+// Prefixes of the ranking (key desc, index asc) -- the order a stable descending sort gives --
+// without sorting the vocabulary: a histogram over key buckets, then an exact sort of the single
+// bucket that holds the boundary (radix/bucket select, as in GPU top-k kernels).
+#include <cstddef>
+#include <span>
+
+#include "sampling_lab/workspace.hpp"
+
+namespace sampling_lab::detail {
+
+struct Prefix {
+  std::size_t count;        // tokens in the prefix
+  double mass;              // sum of their weights
+  float last_key;           // key of the last token in the prefix
+  std::size_t ties_at_key;  // tokens of the prefix whose key equals last_key
+};
+
+class PrefixSelector {
+ public:
+  // keys must be non-NaN with at least one finite value; weights (may be empty) must be >= 0.
+  PrefixSelector(std::span<const float> keys, std::span<const float> weights, float max_key,
+                 float min_key, PrefixScratch& scratch);
+
+  Prefix first(std::size_t count);           // count in [1, V]
+  Prefix reaching_mass(double target_mass);  // shortest prefix whose mass >= target
+
+ private:
+  std::size_t bucket_of(float key) const;
+  Prefix resolve_in_bucket(std::size_t bucket, std::size_t count_before, double mass_before,
+                           std::size_t wanted_count, double target_mass);
+
+  std::span<const float> keys_;
+  std::span<const float> weights_;
+  float max_key_;
+  float scale_;
+  PrefixScratch& scratch_;
+};
+
+// Calls visit(i, in_prefix) for every token, in index order.
+template <typename Visit>
+void for_each_token(std::span<const float> keys, const Prefix& prefix, Visit visit) {
+  std::size_t ties_left = prefix.ties_at_key;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const float key = keys[i];
+    bool in_prefix = key > prefix.last_key;
+    if (key == prefix.last_key && ties_left > 0) {
+      --ties_left;
+      in_prefix = true;
+    }
+    visit(i, in_prefix);
+  }
+}
+
+}  // namespace sampling_lab::detail

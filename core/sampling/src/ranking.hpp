@@ -1,0 +1,12 @@
+#pragma once
+// The one order every filter's kept set is a prefix of: key descending, ties to the lower id
+// (what a stable descending sort gives).
+#include "sampling_lab/workspace.hpp"
+
+namespace sampling_lab::detail {
+
+inline bool ranks_before(const RankedToken& a, const RankedToken& b) {
+  return a.key > b.key || (a.key == b.key && a.id < b.id);
+}
+
+}  // namespace sampling_lab::detail

@@ -1,0 +1,173 @@
+#include "selection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "prefix_select.hpp"
+#include "ranking.hpp"
+#include "sampling_lab/kernels.hpp"
+
+namespace sampling_lab::detail {
+
+namespace {
+
+constexpr float kNoThreshold = -std::numeric_limits<float>::infinity();
+// Above this k a heap loses to a threshold pass plus histogram selection.
+constexpr std::size_t kHeapTopKLimit = 4096;
+
+// The filters that are on for one call, and the numbers each needs.
+struct Chain {
+  float max_logit;
+  double temperature;
+  float inverse_temperature;
+  std::size_t top_k;      // 0 = off
+  double top_p;           // 1 = off
+  float min_p_threshold;  // kNoThreshold = off
+  std::optional<double> total_weight;
+
+  bool cuts() const { return top_k > 0 || top_p < 1.0 || min_p_threshold > kNoThreshold; }
+};
+
+Chain plan(std::span<const float> logits, const SamplingOptions& options) {
+  const float max_logit = kernels::min_max(logits).max;
+  Chain chain{max_logit, options.temperature, float(1.0 / options.temperature), 0, options.top_p,
+              kNoThreshold, {}};
+  if (options.top_k > 0 && std::size_t(options.top_k) < logits.size()) chain.top_k = std::size_t(options.top_k);
+  // p_i >= min_p · p_max  <=>  z_i >= max + T ln(min_p): a logit threshold, no exp needed.
+  if (options.min_p > 0.0) chain.min_p_threshold = float(max_logit + options.temperature * std::log(options.min_p));
+  return chain;
+}
+
+// The k best tokens by the ranking, kept in a heap whose top is the worst of them (Williams
+// 1964); left in id order.
+void gather_top_k(std::span<const float> logits, std::size_t k, CandidateScratch& candidates) {
+  auto& heap = candidates.heap;
+  heap.clear();
+  for (std::size_t i = 0; i < k; ++i) heap.push_back({logits[i], std::uint32_t(i), 0.0f});
+  std::make_heap(heap.begin(), heap.end(), ranks_before);
+  // Later ids lose ties, so only a strictly larger logit gets in; SIMD skips the rest.
+  for (std::size_t i = kernels::next_above(logits, k, heap.front().key); i < logits.size();
+       i = kernels::next_above(logits, i + 1, heap.front().key)) {
+    std::pop_heap(heap.begin(), heap.end(), ranks_before);
+    heap.back() = {logits[i], std::uint32_t(i), 0.0f};
+    std::push_heap(heap.begin(), heap.end(), ranks_before);
+  }
+  std::sort(heap.begin(), heap.end(), [](const RankedToken& a, const RankedToken& b) { return a.id < b.id; });
+  candidates.ids.clear();
+  candidates.keys.clear();
+  for (const auto& token : heap) {
+    candidates.ids.push_back(token.id);
+    candidates.keys.push_back(token.key);
+  }
+}
+
+// Step 1: a candidate set, in id order, holding every token the chain can keep.
+void gather_candidates(std::span<const float> logits, Chain& chain, CandidateScratch& candidates) {
+  if (chain.top_k > 0 && chain.top_k <= kHeapTopKLimit) return gather_top_k(logits, chain.top_k, candidates);
+  // With top-k and top-p both on, top-p needs the mass of the whole top-k set, so min-p may not
+  // thin the candidates first.
+  float threshold = chain.top_k > 0 && chain.top_p < 1.0 ? kNoThreshold : chain.min_p_threshold;
+  if (chain.top_p < 1.0 && chain.top_k == 0) {
+    // Tokens lighter than θ = (1 − p) S / V weigh less than (1 − p) S together, so the top-p set
+    // lies within w >= θ; half of θ leaves room for rounding.
+    chain.total_weight = kernels::exp_sum(logits, chain.max_logit, chain.inverse_temperature);
+    const double theta = 0.5 * (1.0 - chain.top_p) * *chain.total_weight / double(logits.size());
+    threshold = std::max(threshold, float(chain.max_logit + chain.temperature * std::log(theta)));
+  }
+  kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys);
+}
+
+// The candidates' ranking, histogrammed only when a filter first asks for a prefix of it.
+class CandidateRanking {
+ public:
+  CandidateRanking(const CandidateScratch& candidates, float max_logit, PrefixScratch& scratch)
+      : candidates_(candidates), max_logit_(max_logit), scratch_(scratch) {}
+
+  PrefixSelector& operator()() {
+    if (!selector_) {
+      selector_.emplace(candidates_.keys, candidates_.weights, max_logit_,
+                        kernels::min_max(candidates_.keys).min, scratch_);
+    }
+    return *selector_;
+  }
+
+ private:
+  const CandidateScratch& candidates_;
+  float max_logit_;
+  PrefixScratch& scratch_;
+  std::optional<PrefixSelector> selector_;
+};
+
+// Step 2: each filter's kept prefix of the ranking, in chain order; the shortest wins. Top-p
+// applies to the top-k renormalised distribution.
+std::size_t kept_prefix_length(const Chain& chain, double candidate_weight,
+                               const CandidateScratch& candidates, CandidateRanking& ranking) {
+  std::size_t keep = candidates.keys.size();
+  double top_p_base = chain.top_k > 0 ? candidate_weight : chain.total_weight.value_or(candidate_weight);
+  if (chain.top_k > 0 && chain.top_k < keep) {
+    const Prefix top = ranking().first(chain.top_k);
+    keep = top.count;
+    top_p_base = top.mass;
+  }
+  if (chain.top_p < 1.0) keep = std::min(keep, ranking().reaching_mass(chain.top_p * top_p_base).count);
+  if (chain.min_p_threshold > kNoThreshold) {
+    keep = std::min(keep, kernels::count_at_least(candidates.keys, chain.min_p_threshold));
+  }
+  return keep;
+}
+
+// Step 3: keeps the candidates in the first `keep` of the ranking, still in id order; returns
+// their weight.
+double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, CandidateRanking& ranking) {
+  std::size_t kept = 0;
+  double kept_weight = 0.0;
+  for_each_token(candidates.keys, ranking().first(keep), [&](std::size_t position, bool in_prefix) {
+    if (!in_prefix) return;
+    candidates.ids[kept] = candidates.ids[position];
+    candidates.keys[kept] = candidates.keys[position];
+    candidates.weights[kept] = candidates.weights[position];
+    kept_weight += candidates.weights[kept];
+    ++kept;
+  });
+  candidates.ids.resize(kept);
+  candidates.keys.resize(kept);
+  candidates.weights.resize(kept);
+  return kept_weight;
+}
+
+// No filter cuts: the weights of the whole vocabulary.
+Selection whole_vocabulary(std::span<const float> logits, const Chain& chain, FilterWorkspace& workspace) {
+  auto& weights = workspace.candidates.weights;
+  weights.resize(logits.size());
+  const double total = kernels::exp_shifted(logits, chain.max_logit, chain.inverse_temperature, weights);
+  auto& identity = workspace.identity;
+  if (identity.size() < logits.size()) {
+    const std::size_t known = identity.size();
+    identity.resize(logits.size());
+    std::iota(identity.begin() + std::ptrdiff_t(known), identity.end(), std::uint32_t(known));
+  }
+  return {std::span(identity).first(logits.size()), weights, total, total, chain.max_logit,
+          chain.inverse_temperature};
+}
+
+}  // namespace
+
+Selection select_kept(std::span<const float> logits, const SamplingOptions& options,
+                      FilterWorkspace& workspace) {
+  Chain chain = plan(logits, options);
+  if (!chain.cuts()) return whole_vocabulary(logits, chain, workspace);
+  auto& candidates = workspace.candidates;
+  gather_candidates(logits, chain, candidates);
+  candidates.weights.resize(candidates.keys.size());
+  double kept_weight = kernels::exp_shifted(candidates.keys, chain.max_logit, chain.inverse_temperature,
+                                            candidates.weights);
+  CandidateRanking ranking(candidates, chain.max_logit, workspace.prefix);
+  const std::size_t keep = kept_prefix_length(chain, kept_weight, candidates, ranking);
+  if (keep < candidates.keys.size()) kept_weight = compact_to_prefix(keep, candidates, ranking);
+  return {candidates.ids, candidates.weights, kept_weight, chain.total_weight, chain.max_logit,
+          chain.inverse_temperature};
+}
+
+}  // namespace sampling_lab::detail

@@ -1,0 +1,28 @@
+#pragma once
+// The kept set of the filter chain, found without touching more of the vocabulary than needed:
+// gather a candidate superset (a top-k heap or a logit threshold), find each filter's kept prefix
+// of the candidates' ranking in chain order, and compact the candidates to the shortest.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "sampling_lab/options.hpp"
+#include "sampling_lab/workspace.hpp"
+
+namespace sampling_lab::detail {
+
+struct Selection {
+  std::span<const std::uint32_t> ids;  // the kept tokens, ascending
+  std::span<const float> weights;      // exp((z − max) / T) of each
+  double kept_weight;                  // Σ weights
+  std::optional<double> total_weight;  // the same over the vocabulary, where a filter needed it
+  float max_logit;
+  float inverse_temperature;
+};
+
+// Expects penalised logits, T > 0 and checked options.
+Selection select_kept(std::span<const float> logits, const SamplingOptions& options,
+                      FilterWorkspace& workspace);
+
+}  // namespace sampling_lab::detail

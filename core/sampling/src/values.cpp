@@ -1,0 +1,67 @@
+#include "sampling_lab/values.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace sampling_lab {
+
+namespace {
+std::string number_text(double x) {
+  if (std::isinf(x)) return x > 0 ? "∞" : "-∞";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", x);
+  return text;
+}
+}  // namespace
+
+std::string_view kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::kNumber: return "number";
+    case Kind::kInteger: return "integer";
+    case Kind::kSeed: return "seed";
+    case Kind::kProbability: return "probability";
+    case Kind::kChoice: return "choice";
+    case Kind::kArray: return "array";
+    case Kind::kOptional: return "optional";
+  }
+  return "";
+}
+
+bool Range::contains(double x) const {
+  const bool above_min = min_open ? x > min : x >= min;
+  const bool below_max = max_open ? x < max : x <= max;
+  return above_min && below_max;
+}
+
+std::string Range::text() const {
+  return (min_open || std::isinf(min) ? "(" : "[") + number_text(min) + ", " + number_text(max) +
+         (max_open || std::isinf(max) ? ")" : "]");
+}
+
+Check check_scalar(double value, Kind kind, const Range& range, std::string_view name) {
+  const std::string argument(name);
+  switch (kind) {
+    case Kind::kSeed:
+      if (!(value >= 0 && value <= kMaxSeed) || value != std::floor(value)) {
+        return ArgumentError{argument, argument + " must be an integer in [0, 2^53 − 1]"};
+      }
+      return std::nullopt;
+    case Kind::kInteger:
+      if (!std::isfinite(value) || value != std::floor(value) || !range.contains(value)) {
+        return ArgumentError{argument, argument + " must be an integer in " + range.text()};
+      }
+      return std::nullopt;
+    case Kind::kProbability:
+      if (!std::isfinite(value) || !range.contains(value)) {
+        return ArgumentError{argument, argument + " must be a probability in " + range.text()};
+      }
+      return std::nullopt;
+    default:
+      if (!std::isfinite(value) || !range.contains(value)) {
+        return ArgumentError{argument, argument + " must be a finite number in " + range.text()};
+      }
+      return std::nullopt;
+  }
+}
+
+}  // namespace sampling_lab

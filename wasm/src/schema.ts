@@ -1,0 +1,48 @@
+// The shape of the core's parameter schema (core/experiments/include/sampling_lab/schema.hpp), as
+// lab.experiments and lab.options publish it. The facts themselves live in the core.
+
+export type NumericArray = Float32Array | Float64Array | readonly number[];
+export type IntegerArray = Int32Array | readonly number[];
+
+export type ParamKind = 'number' | 'integer' | 'seed' | 'probability' | 'choice' | 'array' | 'optional';
+
+export interface ValueSpec {
+  kind: ParamKind;
+  default?: unknown;
+  min?: number;
+  max?: number;
+  minExclusive?: boolean;
+  maxExclusive?: boolean;
+  /** choice */
+  choices?: string[];
+  /** array: each element */
+  items?: ValueSpec;
+  minLength?: number;
+  maxLength?: number;
+  /** optional: the value when given (null means the documented built-in) */
+  of?: ValueSpec;
+}
+
+export interface ParamSpec extends ValueSpec {
+  name: string;
+  doc: string;
+  /** Where a widget's slider for it goes. */
+  slider?: { min: number; max: number; step: number };
+}
+
+export interface OptionSpec extends ParamSpec {
+  group: 'filter' | 'penalty' | 'randomKey';
+  /** Index among the scalar options, or among the id lists (kind 'array'). */
+  slot: number;
+}
+
+export interface ExperimentInfo {
+  name: string;
+  summary: string;
+  params: ParamSpec[];
+}
+
+/** Every parameter's default, by name. */
+export function defaultsOf(params: readonly ParamSpec[]): Record<string, unknown> {
+  return Object.fromEntries(params.map((p) => [p.name, p.default]));
+}
