@@ -311,4 +311,5 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
   emscripten::function("listExperiments", &list_experiments);
   emscripten::function("optionTable", &option_table);
   emscripten::constant("maxVocabulary", double(sampling_lab::kMaxVocabulary));
+  emscripten::constant("qwen3Vocabulary", double(sampling_lab::kQwen3Vocabulary));
 }

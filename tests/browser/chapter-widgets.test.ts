@@ -1,7 +1,7 @@
 // Sequence, speculative, importance and sample-size widgets in Chromium.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { openDevPage, type Harness } from './harness';
+import { openDevPage, type Harness } from '../support/chromium';
 
 let harness: Harness;
 let page: Page;

@@ -3,8 +3,8 @@
 // one-script embed.js on a foreign page; an iframe embed that reports its height.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { launchChromium, watchProblems } from './harness';
-import { serveDist } from './static-server';
+import { launchChromium, watchProblems } from '../support/chromium';
+import { serveDist } from '../support/static-server';
 
 let site: Awaited<ReturnType<typeof serveDist>>;
 let context: BrowserContext;

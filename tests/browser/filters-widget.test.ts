@@ -1,7 +1,7 @@
 // The page in Chromium: the distribution widget loads, reacts to its sliders and switches language.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openDevPage, type Harness } from './harness';
+import { openDevPage, type Harness } from '../support/chromium';
 
 let harness: Harness;
 let page: Page;
@@ -35,11 +35,11 @@ it('moving the temperature slider with the keyboard changes the entropy', async 
   expect(colder).toBeLessThan(parseFloat(before));
 });
 
-it('top-k cuts bars to grey and updates the candidate count', async () => {
+it('top-k fills only the kept bars over the tempered outlines and updates the candidate count', async () => {
   await page.getByLabel('top-k（0 = 不限）').fill('3');
   await expect.poll(() => readout('kept')).toMatch(/^3\b/);
   expect(await page.locator('sampling-lab .sl-bars rect.kept').count()).toBe(3);
-  expect(await page.locator('sampling-lab .sl-bars rect.cut').count()).toBe(9);
+  expect(await page.locator('sampling-lab .sl-bars rect.tempered').count()).toBe(12);
 });
 
 it('switches to the 151,936-token synthetic distribution and draws a log-rank chart', async () => {

@@ -2,7 +2,7 @@
 // results, react to their sliders and keep the page responsive.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openDevPage, type Harness } from './harness';
+import { openDevPage, type Harness } from '../support/chromium';
 
 let harness: Harness;
 let page: Page;

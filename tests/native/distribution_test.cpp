@@ -26,12 +26,19 @@ std::size_t sorted_cover_count(std::vector<double> weights, double target) {
 }
 }  // namespace
 
-TEST(Softmax, MatchesTheDecodingChapterExample) {
-  const std::vector<float> logits = {3, 2.5, 2, 1, 0.5, 0, -1, -2};
-  std::vector<float> probs(logits.size());
-  sl::softmax(logits, 1.0, probs);
-  const std::vector<double> printed = {0.441, 0.268, 0.162, 0.06, 0.036, 0.022, 0.008, 0.003};
-  for (std::size_t i = 0; i < probs.size(); ++i) EXPECT_NEAR(probs[i], printed[i], 5e-4) << i;
+TEST(Softmax, MatchesDoublePrecisionOnRandomLogits) {
+  const auto logits = reference::random_logits(5000, 3, 4.0);
+  for (const double t : {0.3, 1.0, 2.5}) {
+    std::vector<float> probs(logits.size());
+    sl::softmax(logits, t, probs);
+    double max = *std::max_element(logits.begin(), logits.end());
+    double total = 0.0;
+    for (const float z : logits) total += std::exp((z - max) / t);
+    for (std::size_t i = 0; i < probs.size(); ++i) {
+      const double expected = std::exp((logits[i] - max) / t) / total;
+      ASSERT_NEAR(probs[i], expected, 1e-5 * expected + 1e-30) << i;
+    }
+  }
 }
 
 TEST(Softmax, SurvivesHugeAndTinyLogits) {

@@ -28,12 +28,14 @@ TEST(Experiments, ListsEachWithItsSchema) {
   EXPECT_EQ(sl::to_json(*top_p)["minExclusive"], true);
 }
 
-TEST(Experiments, FiltersDefaultIsTheDecodingExample) {
+TEST(Experiments, FiltersKeepsEverythingByDefaultAndReportsTheTemperedDistribution) {
   const auto result = run("filters", sl::Json::object());
-  EXPECT_EQ(result["kept"], 8);
-  EXPECT_NEAR(result["probs"][0].get<double>(), 0.441, 5e-4);
-  EXPECT_EQ(run("filters", {{"topK", 3}})["kept"], 3);
-  EXPECT_EQ(run("filters", {{"temperature", 0.5}, {"topP", 0.8}})["kept"], 2);
+  EXPECT_EQ(result["kept"], result["probs"].size());
+  EXPECT_EQ(result["probs"], result["tempered"]);
+  const auto cut = run("filters", {{"topK", 3}, {"temperature", 0.5}});
+  EXPECT_EQ(cut["kept"], 3);
+  EXPECT_GT(cut["tempered"][5].get<double>(), 0.0);
+  EXPECT_EQ(cut["probs"][5].get<double>(), 0.0);
 }
 
 TEST(Experiments, TemperatureOnTheSyntheticVocabulary) {

@@ -1,18 +1,71 @@
-// The chapter's later experiments through the package: handbook figures exactly, simulations
-// within their standard errors.
+// The package's typed API beside the experiments: penalties, greedy, kept mass, distances, the
+// synthetic vocabulary, and the schemas the experiments publish.
 import { beforeAll, expect, it } from 'vitest';
 import { loadSamplingLab, type Lab, type SequenceHandbookResult, type SequenceRandomResult } from 'sampling-lab';
+import { chiSquare } from '../support/statistics';
 
+const EXAMPLE = [3, 2.5, 2, 1, 0.5, 0, -1, -2];
 let lab: Lab;
 beforeAll(async () => { lab = await loadSamplingLab(); });
 
-it('sequence: best (B, b1) 0.36, greedy (A, a1) 0.30, beam 2 finds the best', () => {
+it('lab.distribution gives the filters experiment\'s distribution', () => {
+  for (const options of [{}, { topK: 3 }, { temperature: 0.5, topP: 0.8 }, { minP: 0.1 }]) {
+    expect(Array.from(lab.distribution(EXAMPLE, options).probs)).toEqual(lab.runExperiment('filters', options).probs);
+  }
+});
+
+it('repetition penalty divides positive logits and multiplies negative ones', () => {
+  const { probs } = lab.distribution([2, -2, 0], { repetitionPenalty: 2, generatedIds: [0, 1] });
+  expect(Math.log(probs[0] / probs[2])).toBeCloseTo(1, 6);
+  expect(Math.log(probs[1] / probs[2])).toBeCloseTo(-4, 6);
+});
+
+it('temperature 0 is greedy with ties to the lowest index', () => {
+  const result = lab.distribution([1, 4, 4, 2], { temperature: 0 });
+  expect(Array.from(result.probs)).toEqual([0, 1, 0, 0]);
+  expect(result.kept).toBe(1);
+});
+
+it('reports kept mass, entropy and top probability of the filtered distribution', () => {
+  const r = lab.runExperiment('filters', { topK: 3 });
+  const mass = r.tempered[0] + r.tempered[1] + r.tempered[2];
+  expect(r.keptMass).toBeCloseTo(mass, 6);
+  expect(r.topProb).toBeCloseTo(r.tempered[0] / mass, 6);
+  const entropy = -r.probs.filter((p) => p > 0).reduce((a, p) => a + p * Math.log2(p), 0);
+  expect(r.entropyBits).toBeCloseTo(entropy, 5);
+  expect(r.tokensFor90).toBe(lab.coverCount(EXAMPLE, 0.9));
+});
+
+it('distance: TV, KL and overlap', () => {
+  const p = [0.5, 0.3, 0.15, 0.05];
+  const d = lab.distance(p, new Float64Array([0.25, 0.25, 0.25, 0.25]));
+  expect(d.tv).toBeCloseTo(0.3, 6);
+  expect(d.overlap).toBeCloseTo(1 - d.tv, 6);
+  expect(d.kl).toBeCloseTo(p.reduce((a, x) => a + x * Math.log(x / 0.25), 0), 6);
+});
+
+it('temperature experiment: hotter is flatter on the synthetic 151,936-token vocabulary', () => {
+  const result = lab.runExperiment('temperature');
+  expect(result.vocabSize).toBe(lab.qwen3Vocabulary);
+  const counts = result.rows.map((r) => r.tokensForMass);
+  expect(counts[0]).toBeLessThan(counts[1]);
+  expect(counts[1]).toBeLessThan(counts[2]);
+  expect(lab.runExperiment('temperature', { logits: lab.syntheticLogits() })).toEqual(result);
+});
+
+it('ranking sorts by value with ties to the lower id; synthetic logits depend on the seed', () => {
+  expect(Array.from(lab.ranking([1, 3, 3, 2]))).toEqual([1, 2, 3, 0]);
+  expect(Array.from(lab.syntheticLogits(100, 1))).not.toEqual(Array.from(lab.syntheticLogits(100, 2)));
+});
+
+it('sequence: the handbook tree\'s leaves, their sampled frequencies and draws without replacement', () => {
   const r = lab.runExperiment('sequence') as SequenceHandbookResult;
-  expect(r.best.path).toEqual([1, 0]);
-  expect(r.best.prob.toFixed(2)).toBe('0.36');
-  expect(r.greedy.path).toEqual([0, 0]);
-  expect(r.greedy.prob.toFixed(2)).toBe('0.30');
   expect(r.beams.map((b) => b.path)).toEqual([[0, 0], [1, 0]]);
+  expect(r.leaves.map((l) => l.path)).toEqual([[1, 0], [0, 0], [0, 1], [1, 1]]);
+  const samples = 10000;
+  const fit = chiSquare(r.leaves.map((l) => Math.round(l.sampled * samples)), r.leaves.map((l) => l.prob));
+  expect(fit.pValue).toBeGreaterThan(1e-6);
+  expect(new Set(r.withoutReplacement.map((w) => w.path.join()))).toHaveProperty('size', 2);
 });
 
 it('sequence: on random models greedy misses and the exhaustive width never does', () => {
@@ -21,51 +74,28 @@ it('sequence: on random models greedy misses and the exhaustive width never does
   expect(r.beams.at(-1)).toMatchObject({ width: 9, misses: 0 });
 });
 
-it('speculative: acceptance 0.700 within 4 standard errors, output equals p, 2.77 tokens', () => {
+it('speculative: the output follows p, the pitfall is caught by chi-square, the residual is norm(max(0, p − q))', () => {
+  const exact = lab.runExperiment('speculative', { topK: 2 });
+  expect(exact.output.chiSquare.pValue).toBeGreaterThan(1e-6);
+  expect(lab.runExperiment('speculative', { topK: 2, mode: 'pitfall' }).output.chiSquare.pValue).toBeLessThan(1e-6);
   const r = lab.runExperiment('speculative');
-  expect(r.acceptance.theory.toFixed(3)).toBe('0.700');
-  expect(Math.abs(r.acceptance.empirical - 0.7)).toBeLessThan(4 * r.acceptance.standardError);
-  r.output.frequencies.forEach((f, i) => {
-    const p = [0.5, 0.3, 0.15, 0.05][i];
-    expect(Math.abs(f - p)).toBeLessThan(4 * Math.sqrt(p * (1 - p) / 200_000));
-  });
-  expect(r.output.chiSquare.pValue).toBeGreaterThan(1e-6);
-  expect(r.expectedTokens.formula.toFixed(2)).toBe('2.77');
+  expect(r.residual.map((x) => +x.toFixed(6))).toEqual([0.833333, 0.166667, 0, 0]);
 });
 
-it('speculative: the pitfall is caught by chi-square at n = 200,000', () => {
-  const r = lab.runExperiment('speculative', { topK: 2, mode: 'pitfall' });
-  expect(r.output.chiSquare.pValue).toBeLessThan(1e-6);
-  expect(lab.runExperiment('speculative', { topK: 2 }).output.chiSquare.pValue).toBeGreaterThan(1e-6);
-});
-
-it('importance: true mean 6.20, ESS = n when p = q, ESS falls with the shift', () => {
-  const r = lab.runExperiment('importance');
-  expect(r.trueMean.toFixed(2)).toBe('6.20');
-  expect(r.rows.map((row) => row.shift)).toEqual([0, 1, 3]);
-  expect(r.rows[0].ess).toBe(1000);
-  expect(r.rows[1].ess).toBeLessThan(1000);
-  expect(r.rows[2].ess).toBeLessThan(r.rows[1].ess);
-});
-
-it('importance: TIS has lower variance and larger bias than plain IS at shift 3', () => {
+it('importance: TIS has lower variance and larger bias than plain IS at shift 3; histograms hold every repeat', () => {
   const row = lab.runExperiment('importance', { shifts: [3], repeats: 400 }).rows[0];
   expect(row.estimators!.tis.std).toBeLessThan(row.estimators!.none.std);
   expect(Math.abs(row.estimators!.tis.bias)).toBeGreaterThan(Math.abs(row.estimators!.none.bias));
-  expect(row.estimates!.none).toHaveLength(400);
-});
-
-it('sample-size: exercise 2 needs about 1150 per configuration', () => {
-  const r = lab.runExperiment('sample-size');
-  expect(r.n).toBeCloseTo(1152, 6);
-  expect(Math.round(r.n / 50) * 50).toBe(1150);
-  expect(() => lab.runExperiment('sample-size', { mode: 'nope' as never })).toThrow(expect.objectContaining({ argument: 'mode' }));
-  expect(() => lab.runExperiment('sample-size', { delta: 0 })).toThrow(expect.objectContaining({ argument: 'delta' }));
+  for (const counts of Object.values(row.histogram!.counts)) expect(counts.reduce((a, b) => a + b, 0)).toBe(400);
+  expect(row.histogram!.edges).toHaveLength(41);
 });
 
 it('bad trees and settings name their argument', () => {
-  expect(() => lab.runExperiment('sequence', { tree: [0.6, 0.4, 0.5, 0.5, 0.9] })).toThrow(expect.objectContaining({ argument: 'tree' }));
-  expect(() => lab.runExperiment('sequence', { tree: [0.6, 0.5, 0.5, 0.5, 0.9, 0.1] })).toThrow(expect.objectContaining({ argument: 'tree' }));
-  expect(() => lab.runExperiment('speculative', { q: [0.5, 0.5] })).toThrow(expect.objectContaining({ argument: 'q' }));
-  expect(() => lab.runExperiment('importance', { clip: -1 })).toThrow(expect.objectContaining({ argument: 'clip' }));
+  const argument = (call: () => unknown) => { try { call(); } catch (e) { return (e as { argument: string }).argument; } return 'none'; };
+  expect(argument(() => lab.runExperiment('sequence', { tree: [0.6, 0.4, 0.5, 0.5, 0.9] }))).toBe('tree');
+  expect(argument(() => lab.runExperiment('sequence', { tree: [0.6, 0.5, 0.5, 0.5, 0.9, 0.1] }))).toBe('tree');
+  expect(argument(() => lab.runExperiment('speculative', { q: [0.5, 0.5] }))).toBe('q');
+  expect(argument(() => lab.runExperiment('importance', { clip: -1 }))).toBe('clip');
+  expect(argument(() => lab.runExperiment('sample-size', { mode: 'nope' as never }))).toBe('mode');
+  expect(argument(() => lab.runExperiment('sample-size', { mode: 'proportions', p1: 0.5, p2: 0.5 }))).toBe('p2');
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, expect, it } from 'vitest';
 import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { npy } from '../support/npy';
 
 const execFileAsync = promisify(execFile);
 // The package's bin entry, run the way npm's shim runs it.
@@ -13,20 +14,6 @@ const CLI = join(__dirname, '../../wasm/dist/cli.js');
 const run = (cli: string, args: string[]) => execFileAsync(process.execPath, [cli, ...args]);
 let lab: Lab;
 beforeAll(async () => { lab = await loadSamplingLab(); });
-
-function npy(shape: number[], data: Float32Array | Float64Array): Uint8Array {
-  const descr = data instanceof Float32Array ? '<f4' : '<f8';
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  header += ' '.repeat(63 - ((header.length + 10) % 64)) + '\n';
-  const prefix = new Uint8Array(10 + header.length);
-  prefix.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
-  new DataView(prefix.buffer).setUint16(8, header.length, true);
-  prefix.set(new TextEncoder().encode(header), 10);
-  const bytes = new Uint8Array(prefix.length + data.byteLength);
-  bytes.set(prefix);
-  bytes.set(new Uint8Array(data.buffer), prefix.length);
-  return bytes;
-}
 
 it('prints JSON equal to runExperiment', async () => {
   const { stdout } = await run(CLI, ['filters', '--json', '--topK', '3', '--temperature', '0.7']);
@@ -57,4 +44,21 @@ it('loads 1-D and 2-D .npy logits, with --position for a row', async () => {
 it('exits non-zero naming the argument on bad input', async () => {
   await expect(run(CLI, ['filters', '--topP', '7'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/topP/) });
   await expect(run(CLI, ['nope'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/experiment/) });
+});
+
+it('parses each flag by the kind its schema gives it', async () => {
+  const random = JSON.parse((await run(CLI, ['sequence', '--json', '--mode', 'random', '--vocab', '3', '--depth', '3', '--models', '20'])).stdout);
+  expect(random).toMatchObject({ mode: 'random', vocab: 3, depth: 3, models: 20 });
+  const nullable = JSON.parse((await run(CLI, ['sequence', '--json', '--vocab', 'null'])).stdout);
+  expect(nullable.vocab).toBe(2);
+  await expect(run(CLI, ['filters', '--topK', 'many'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/topK/) });
+  await expect(run(CLI, ['filters', '--topQ', '1'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/topQ/) });
+});
+
+it('lists every experiment with its parameters', async () => {
+  const { stdout } = await run(CLI, ['list']);
+  for (const info of lab.experiments) {
+    expect(stdout).toContain(info.name);
+    for (const param of info.params) expect(stdout).toContain(`--${param.name} (${param.kind}`);
+  }
 });

@@ -1,7 +1,7 @@
 // The fast selection paths against a sort-based reference on vocabulary-sized logits.
 import { beforeAll, expect, it } from 'vitest';
 import { loadSamplingLab, type Lab } from 'sampling-lab';
-import { randomLogits, referenceFilter } from './reference';
+import { randomLogits, referenceFilter } from '../support/reference-sampler';
 
 const V = 151936;
 let lab: Lab;
@@ -16,6 +16,7 @@ const settings = [
   { temperature: 0.7, topK: 50, topP: 0.95, minP: 0.05 },
   { temperature: 2, topK: 1000, topP: 0.99, minP: 0.001 },
   { temperature: 0.2, topK: 1, topP: 1, minP: 0 },
+  { temperature: 0.8, topK: 40, topP: 0.9, minP: 0, repetitionPenalty: 1.3, presencePenalty: 0.4, frequencyPenalty: 0.1, generatedIds: [5, 17, 17, 151935, 42] },
 ];
 
 for (const [seed, scale] of [[1, 1], [2, 3], [3, 6]]) {

@@ -1,10 +1,10 @@
 // Sampling through the package: the four methods, the per-token sampler, batches, the RNG
 // stream against the native build, and the Monte-Carlo experiments.
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSamplingLab, type Lab, type SamplingMethod } from 'sampling-lab';
-import { randomLogits } from './reference';
+import { randomLogits } from '../support/reference-sampler';
+import { bincount, chiSquare } from '../support/statistics';
+import { runNative } from '../support/native';
 
 const METHODS: SamplingMethod[] = ['inverse-cdf', 'gumbel-max', 'exponential-race', 'alias'];
 const P = [0.5, 0.25, 0.15, 0.07, 0.03];
@@ -13,11 +13,6 @@ const ALPHA = 1e-6;
 let lab: Lab;
 beforeAll(async () => { lab = await loadSamplingLab(); });
 
-function bincount(draws: Int32Array, k: number): number[] {
-  const counts = new Array<number>(k).fill(0);
-  for (const d of draws) counts[d]++;
-  return counts;
-}
 
 describe('samplers experiment (the chapter\'s three samplers agree)', () => {
   it('each method matches p within 4 standard errors and passes chi-square', () => {
@@ -42,12 +37,11 @@ describe('samplers experiment (the chapter\'s three samplers agree)', () => {
   });
 
   it('rejects a wrong distribution: draws from p tested against p with 2 % moved', () => {
-    // chi-square of the draws against the wrong p: recompute from the frequencies.
     const wrong = [0.49, 0.26, 0.15, 0.07, 0.03];
     const n = 200_000;
-    const freq = lab.runExperiment('samplers', { n }).methods[0].frequencies;
-    const statistic = freq.reduce((a, f, i) => a + (n * f - n * wrong[i]) ** 2 / (n * wrong[i]), 0);
-    expect(statistic).toBeGreaterThan(40); // chi2(4) survival at 40 is 4e-8
+    for (const method of lab.runExperiment('samplers', { n }).methods) {
+      expect(chiSquare(method.frequencies.map((f) => Math.round(f * n)), wrong).pValue).toBeLessThan(ALPHA);
+    }
   });
 });
 
@@ -58,9 +52,7 @@ describe('lab.sample', () => {
       const probs = lab.distribution(logits, { temperature: 0.7 }).probs;
       for (const [input, options] of [[logits, { temperature: 0.7 }], [probs, { isProbs: true }]] as const) {
         const draws = lab.sample(input, { method, n: 100_000, seed: 11, ...options });
-        const counts = bincount(draws, logits.length);
-        const statistic = counts.reduce((a, c, i) => a + (c - 1e5 * probs[i]) ** 2 / (1e5 * probs[i]), 0);
-        expect(statistic).toBeLessThan(37.7); // chi2(5) survival 5e-7
+        expect(chiSquare(bincount(draws, logits.length), probs).pValue).toBeGreaterThan(ALPHA);
       }
     });
   }
@@ -86,22 +78,19 @@ describe('sampleToken and sampleBatch', () => {
   const options = { temperature: 0.8, topK: 100, topP: 0.9, minP: 0.02 };
 
   it('never returns a filtered token and follows the filtered distribution (chi-square)', () => {
-    const { probs } = lab.distribution(logits, options);
-    const counts = new Map<number, number>();
-    const n = 100_000;
-    for (let step = 0; step < n; step++) {
-      const token = lab.sampleToken(logits, { ...options, seed: 5, step });
-      if (!(probs[token] > 0)) throw new Error(`token ${token} was filtered out`);
-      counts.set(token, (counts.get(token) ?? 0) + 1);
+    const { probs, kept } = lab.distribution(logits, options);
+    // The model's logits written once into WebAssembly memory, as a generation loop would.
+    const resident = lab.logitsBuffer(V);
+    resident.set(logits);
+    const draws = new Int32Array(20_000);
+    for (let step = 0; step < draws.length; step++) {
+      draws[step] = lab.sampleToken(resident, { ...options, seed: 5, step });
+      if (!(probs[draws[step]] > 0)) throw new Error(`token ${draws[step]} was filtered out`);
     }
-    let statistic = 0;
-    let bins = 0;
-    probs.forEach((p, i) => {
-      if (p * n >= 5) { statistic += ((counts.get(i) ?? 0) - p * n) ** 2 / (p * n); bins++; }
-    });
-    // Normal approximation of chi2(dof): mean dof, sd sqrt(2 dof); 5 sd is p ~ 3e-7.
-    expect(bins).toBeGreaterThan(10);
-    expect(statistic).toBeLessThan(bins - 1 + 5 * Math.sqrt(2 * (bins - 1)));
+    const fit = chiSquare(bincount(draws, V), probs);
+    expect(kept).toBeGreaterThan(10);
+    expect(fit.dof).toBeGreaterThan(10);
+    expect(fit.pValue).toBeGreaterThan(ALPHA);
   });
 
   it('temperature 0 is the argmax', () => {
@@ -137,7 +126,7 @@ describe('sampleToken and sampleBatch', () => {
 
   it('bad rows and keys name their argument', () => {
     expect(() => lab.sampleBatch([[1, 2], [1, 2, 3]], [{}, {}])).toThrow(expect.objectContaining({ argument: 'logitsRows' }));
-    expect(() => lab.sampleBatch([[1, 2]], [{}, {}])).toThrow(expect.objectContaining({ argument: 'paramsPerRow' }));
+    expect(() => lab.sampleBatch([[1, 2]], [{}, {}])).toThrow(expect.objectContaining({ argument: 'options' }));
     expect(() => lab.sampleBatch([[1, NaN]], [{}])).toThrow(expect.objectContaining({ argument: 'logitsRows' }));
     expect(() => lab.sampleToken([1, 2], { step: -1 })).toThrow(expect.objectContaining({ argument: 'step' }));
     expect(() => lab.sampleToken([1, 2], { topP: 2 })).toThrow(expect.objectContaining({ argument: 'topP' }));
@@ -147,9 +136,8 @@ describe('sampleToken and sampleBatch', () => {
 
 describe('random stream', () => {
   it('is identical in the native build and in WebAssembly', () => {
-    const tool = join(__dirname, '../../build/native/sampling_lab_philox_words');
     for (const [seed, stream] of [[0, 0], [20241129, 7], [2 ** 40 + 3, 2 ** 33]]) {
-      const native = execFileSync(tool, [String(seed), String(stream), '1000']).toString().trim().split('\n').map(Number);
+      const native = runNative('sampling_lab_philox_words', [String(seed), String(stream), '1000']).trim().split('\n').map(Number);
       expect(Array.from(lab.randomWords(seed, stream, 1000))).toEqual(native);
     }
   });

@@ -87,6 +87,7 @@ export interface SequenceRandomResult {
 
 export interface SpeculativeResult {
   mode: 'exact' | 'pitfall';
+  n: number;
   target: number[];
   draft: number[];
   /** norm(max(0, p − q)): where a rejection resamples from. */
@@ -124,6 +125,7 @@ export interface ImportanceResult {
     /** Each estimator's estimates on shared bins: edges.length = counts[e].length + 1. */
     histogram?: { edges: number[]; counts: Record<EstimatorName, number[]> };
     essMean?: number;
+    essStd?: number;
   }[];
 }
 

@@ -93,6 +93,8 @@ export class Lab {
   /** Every sampling option: name, kind, default, range, slider and documentation. */
   readonly options: readonly OptionSpec[];
   readonly maxVocabulary: number;
+  /** 151,936: Qwen3's vocabulary, the size of the synthetic logits. */
+  readonly qwen3Vocabulary: number;
   readonly #core: CoreModule;
   readonly #engine: CoreEngine;
   readonly #scalarCount: number;
@@ -103,6 +105,7 @@ export class Lab {
     this.#core = core;
     this.#engine = new core.Engine();
     this.maxVocabulary = core.maxVocabulary;
+    this.qwen3Vocabulary = core.qwen3Vocabulary;
     this.experiments = Object.freeze(JSON.parse(core.listExperiments()) as ExperimentInfo[]);
     this.options = Object.freeze(JSON.parse(core.optionTable()) as OptionSpec[]);
     this.#listCount = this.options.filter((o) => o.kind === 'array').length;
@@ -222,7 +225,7 @@ export class Lab {
    * The documented synthetic logit vector (default: 151,936 tokens, Qwen3's vocabulary): a
    * Zipf-like head of 100 tokens over a Gaussian tail, reproducible from `seed`.
    */
-  syntheticLogits(vocabSize = 151936, seed = 0): Float32Array {
+  syntheticLogits(vocabSize = this.qwen3Vocabulary, seed = 0): Float32Array {
     return unwrap(this.#engine.syntheticLogits(vocabSize, seed)).logits.slice();
   }
 

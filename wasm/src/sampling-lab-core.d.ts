@@ -35,6 +35,7 @@ export interface CoreModule {
   /** JSON: OptionSpec[] (a ParamSpec with group and slot). */
   optionTable(): string;
   maxVocabulary: number;
+  qwen3Vocabulary: number;
 }
 
 declare const createSamplingLabCore: (options?: CoreOptions) => Promise<CoreModule>;

@@ -55,10 +55,12 @@ FilterResult filter_distribution(std::span<const float> input_logits, const Samp
       ? *kept.total_weight
       : kernels::exp_sum(logits, kept.max_logit, kept.inverse_temperature);
   // H = ln W − Σ w ln w / W with ln w = (z − max) / T: no log per token.
+  // Normalised as softmax does, so an uncut distribution equals the tempered one exactly.
+  const float inverse_weight = float(1.0 / kept.kept_weight);
   double weighted_log_weight = 0.0;
   for (std::size_t j = 0; j < kept.ids.size(); ++j) {
     const std::uint32_t id = kept.ids[j];
-    probs[id] = float(kept.weights[j] / kept.kept_weight);
+    probs[id] = kept.weights[j] * inverse_weight;
     weighted_log_weight += double(kept.weights[j]) * (double(logits[id]) - kept.max_logit) * kept.inverse_temperature;
   }
   const double entropy_nats = std::log(kept.kept_weight) - weighted_log_weight / kept.kept_weight;

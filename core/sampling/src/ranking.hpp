@@ -5,8 +5,9 @@
 
 namespace sampling_lab::detail {
 
-inline bool ranks_before(const RankedToken& a, const RankedToken& b) {
+// A function object rather than a function, so that heap and sort algorithms inline it.
+inline constexpr auto ranks_before = [](const RankedToken& a, const RankedToken& b) {
   return a.key > b.key || (a.key == b.key && a.id < b.id);
-}
+};
 
 }  // namespace sampling_lab::detail

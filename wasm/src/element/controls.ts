@@ -1,16 +1,7 @@
-// Small DOM helpers shared by widgets: labelled range sliders, readouts, Worker runs.
-import { runInWorker } from './worker-client.js';
+// The widgets' controls: labelled range sliders, buttons, toggles, segmented choices, readouts.
+import { element } from './dom.js';
 
 let nextId = 0;
-
-export function element<K extends keyof HTMLElementTagNameMap>(
-  tag: K, className?: string, text?: string,
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 export interface Slider {
   root: HTMLElement;
@@ -59,38 +50,6 @@ export function slider(spec: SliderSpec): Slider {
     set: (value) => { input.value = String(value); show(); },
     setLabel: (text) => { label.textContent = text; },
     setRange: (min, max) => { input.min = String(min); input.max = String(max); show(); },
-  };
-}
-
-/**
- * Runs experiment `name` in the page's Worker, showing a progress bar if a run outlasts a frame
- * and the error if it fails. Only the latest run reports back to `onResult`.
- */
-export function workerExperiment<T>(host: HTMLElement, name: string, label: () => string,
-  onResult: (result: T, params: Record<string, unknown>) => void): (params: Record<string, unknown>) => Promise<void> {
-  const bar = element('progress', 'sl-progress');
-  bar.max = 1;
-  bar.hidden = true;
-  const failure = element('p', 'sl-error');
-  failure.setAttribute('role', 'alert');
-  host.append(bar, failure);
-  let latest = 0;
-  return async (params) => {
-    const run = ++latest;
-    bar.setAttribute('aria-label', label());
-    const reveal = window.setTimeout(() => { if (run === latest) bar.hidden = false; }, 16);
-    bar.removeAttribute('value');
-    try {
-      const result = await runInWorker<T>(name, params, (fraction) => { if (run === latest) bar.value = fraction; });
-      if (run !== latest) return;
-      failure.textContent = '';
-      onResult(result, params);
-    } catch (error) {
-      if (run === latest) failure.textContent = (error as Error).message;
-    } finally {
-      clearTimeout(reveal);
-      if (run === latest) bar.hidden = true;
-    }
   };
 }
 
@@ -181,14 +140,5 @@ export function segmented<T extends string>(options: readonly T[], initial: T, o
       root.setAttribute('aria-label', groupLabel);
       buttons.forEach((b, i) => { b.textContent = labels[options[i]]; });
     },
-  };
-}
-
-/** Calls `run` 150 ms after the last call, so a dragged slider asks for one run. */
-export function debounced(run: () => void): { schedule(): void; cancel(): void } {
-  let timer = 0;
-  return {
-    schedule: () => { clearTimeout(timer); timer = window.setTimeout(run, 150); },
-    cancel: () => clearTimeout(timer),
   };
 }

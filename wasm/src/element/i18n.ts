@@ -6,8 +6,8 @@ const zh = {
   embedCode: '嵌入代码',
   loadFailed: '加载失败：',
   unknownExperiment: '未知实验：',
-  handbookTokens: '手册示例（12 个词）',
-  syntheticTokens: '合成分布（151,936 个词）',
+  handbookTokens: (v: number) => `手册示例（${v} 个词）`,
+  syntheticTokens: (v: number) => `合成分布（${v.toLocaleString('en')} 个词）`,
   distribution: '分布',
   play: '▶ 扫描温度',
   pause: '⏸ 暂停',
@@ -46,7 +46,7 @@ const zh = {
   theoryLine: '理论 √(p(1−p)/n)',
   measured: '实测',
   ratio: '实测 / 理论',
-  mcErrorSummary: (repeats: number) => `p = 0.3，每个 n 重复 ${repeats} 次，估计值标准差随 n 的变化（对数坐标）`,
+  mcErrorSummary: (p: number, repeats: number) => `p = ${p}，每个 n 重复 ${repeats} 次，估计值标准差随 n 的变化（对数坐标）`,
   model: '模型',
   handbookTree: '手册示例树',
   randomModels: '随机模型',
@@ -69,7 +69,7 @@ const zh = {
   targetModel: '目标',
   overlap: 'min(p, q)：接受率',
   overlapSummary: (a: number) => `目标分布 p 与草稿分布 q，重叠部分 min(p, q) 之和 ${a.toFixed(3)} 就是接受率`,
-  topKBoth: '两者都先做 top-2 截断（练习 1）',
+  topKBoth: (k: number) => `两者都先做 top-${k} 截断（练习 1）`,
   pitfall: '错误做法：验证时用未截断的 q',
   draftTokens: '草稿长度 γ',
   acceptanceTheory: '接受率 Σmin(p,q) = 1−TV',
@@ -105,15 +105,25 @@ const zh = {
   chooseFile: '还没有加载文件。',
   sampleN: (n: number) => `采样 ${n.toLocaleString()} 次`,
   sampledFrequency: '横线：采样频率',
+  token: '词',
+  beforeTruncation: '截断前',
+  afterTruncation: '截断后（重新归一化）',
   temperatureCaption: (v: number) => `三个温度下的分布（${v.toLocaleString()} 个 token）`,
   questions: '题目数',
   accuracy: '准确率',
   standardErrorLabel: '标准误',
   interval95: '95% 区间（Wilson）',
   tokenLabels: ['的', '是', '了', '在', '和', '有', '人', '我', '他', '这', '中', '大'],
+  // Errors a reader can cause, by the argument the core names; others fall back to invalidArgument.
+  errors: {
+    p2: 'p₂ 必须与 p₁ 不同：两个比例相同，差距为 0，多少样本都分辨不出。',
+    logits: '这组 logits 无法使用：',
+    position: '位置超出范围：',
+  } as Record<string, string>,
+  invalidArgument: (argument: string, message: string) => `参数 ${argument} 无效（${message}）`,
 };
 
-type Strings = typeof zh;
+export type Strings = typeof zh;
 
 const en: Strings = {
   loading: 'Loading WebAssembly…',
@@ -122,8 +132,8 @@ const en: Strings = {
   embedCode: 'Embed code',
   loadFailed: 'Failed to load: ',
   unknownExperiment: 'Unknown experiment: ',
-  handbookTokens: 'Handbook example (12 tokens)',
-  syntheticTokens: 'Synthetic (151,936 tokens)',
+  handbookTokens: (v: number) => `Handbook example (${v} tokens)`,
+  syntheticTokens: (v: number) => `Synthetic (${v.toLocaleString('en')} tokens)`,
   distribution: 'Distribution',
   play: '▶ Sweep temperature',
   pause: '⏸ Pause',
@@ -162,7 +172,7 @@ const en: Strings = {
   theoryLine: 'theory √(p(1−p)/n)',
   measured: 'measured',
   ratio: 'measured / theory',
-  mcErrorSummary: (repeats: number) => `Standard deviation of the estimate of p = 0.3 over ${repeats} repeats, against n (log-log)`,
+  mcErrorSummary: (p: number, repeats: number) => `Standard deviation of the estimate of p = ${p} over ${repeats} repeats, against n (log-log)`,
   model: 'Model',
   handbookTree: 'Handbook tree',
   randomModels: 'Random models',
@@ -185,7 +195,7 @@ const en: Strings = {
   targetModel: 'target',
   overlap: 'min(p, q): acceptance',
   overlapSummary: (a: number) => `Target p and draft q; their overlap min(p, q) sums to ${a.toFixed(3)}, the acceptance rate`,
-  topKBoth: 'Truncate both to top-2 (exercise 1)',
+  topKBoth: (k: number) => `Truncate both to top-${k} (exercise 1)`,
   pitfall: 'Pitfall: verify with the untruncated q',
   draftTokens: 'Draft length γ',
   acceptanceTheory: 'Acceptance Σmin(p,q) = 1−TV',
@@ -221,13 +231,33 @@ const en: Strings = {
   chooseFile: 'No file loaded yet.',
   sampleN: (n: number) => `Sample ${n.toLocaleString()}`,
   sampledFrequency: 'lines: sampled frequencies',
+  token: 'token',
+  beforeTruncation: 'before truncation',
+  afterTruncation: 'after truncation (renormalised)',
   temperatureCaption: (v: number) => `The distribution at three temperatures (${v.toLocaleString()} tokens)`,
   questions: 'Questions',
   accuracy: 'Accuracy',
   standardErrorLabel: 'Standard error',
   interval95: '95% interval (Wilson)',
   tokenLabels: ['the', 'a', 'of', 'to', 'and', 'in', 'is', 'it', 'he', 'this', 'on', 'big'],
+  errors: {
+    p2: 'p₂ must differ from p₁: with equal proportions the difference is 0, and no sample size can detect it.',
+    logits: 'These logits cannot be used: ',
+    position: 'Position out of range: ',
+  },
+  invalidArgument: (argument: string, message: string) => `Invalid ${argument} (${message})`,
 };
+
+/**
+ * A SamplingLabError in the reader's language: the core names the argument; a known argument
+ * gets its own sentence (ending in ':' when the core's detail should follow).
+ */
+export function localiseError(error: { argument: string; message: string }): string {
+  const s = strings();
+  const sentence = s.errors[error.argument];
+  if (sentence === undefined) return s.invalidArgument(error.argument, error.message);
+  return /[:：]\s*$/.test(sentence) ? sentence + error.message : sentence;
+}
 
 export function strings(): Strings {
   return document.documentElement.lang.toLowerCase().startsWith('en') ? en : zh;

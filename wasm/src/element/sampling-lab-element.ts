@@ -1,6 +1,7 @@
 // <sampling-lab experiment="…">: one chapter experiment as a live widget. It loads the page's
 // shared WebAssembly instance and builds itself only once it first scrolls into view.
-import { button, element, slider, type Slider, type SliderSpec } from './controls.js';
+import { button, slider, type Slider, type SliderSpec } from './controls.js';
+import { element } from './dom.js';
 import { onHostChange, strings } from './i18n.js';
 import { sharedLab } from './lab.js';
 import { installStyles } from './styles.js';

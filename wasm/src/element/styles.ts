@@ -74,7 +74,9 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-chart { position: relative; width: 100%; }
 .sl-bars { width: 100%; height: auto; display: block; }
 .sl-bars rect.kept { fill: var(--sl-kept); }
-.sl-bars rect.cut { fill: var(--sl-cut); }
+.sl-bars rect.tempered { fill: none; stroke: var(--sl-muted); stroke-width: 1.5; stroke-dasharray: 3 2; }
+.sl-bars line.empirical { stroke: var(--sl-text); stroke-width: 3; }
+.sl-stale { opacity: .45; }
 .sl-bars text { fill: var(--sl-text); font-size: 13px; text-anchor: middle; }
 .sl-bars text.value { fill: var(--sl-muted); font-size: 11px; }
 .sl-chart .uplot { font-family: inherit; color: var(--sl-text); }

@@ -102,6 +102,7 @@ Json importance(Params& params, const Progress& progress) {
       for (std::size_t e = 0; e < 4; ++e) row["estimators"][kEstimators[e]] = spread_json(estimates[e], true_mean);
       row["histogram"] = histogram_json(estimates, true_mean, bins);
       row["essMean"] = std::accumulate(ess.begin(), ess.end(), 0.0) / double(ess.size());
+      row["essStd"] = sample_std(ess);
     }
     rows.push_back(std::move(row));
     if (progress) progress(double(s + 1) / double(shifts.size()));

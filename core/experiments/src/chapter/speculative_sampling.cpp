@@ -66,6 +66,7 @@ Json speculative(Params& params, const Progress& progress) {
   for (std::size_t i = 0; i < v; ++i) residual_mass += residual[i] = std::max(0.0f, p[i] - q[i]);
   for (float& r : residual) r = residual_mass > 0.0 ? float(r / residual_mass) : 0.0f;
   return {{"mode", exact ? "exact" : "pitfall"},
+          {"n", n},
           {"target", p},
           {"draft", q},
           {"residual", residual},

@@ -1,63 +1,70 @@
-// Labelled SVG bars: kept tokens at their renormalised probability, cut tokens grey.
-const SVG = 'http://www.w3.org/2000/svg';
-
-function svg<K extends keyof SVGElementTagNameMap>(tag: K, attributes: Record<string, string | number>) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
-  return node;
-}
+// Labelled SVG bars of a small distribution: the tempered distribution as outlines, the kept,
+// renormalised one filled, sampled frequencies as marks; a hidden table carries the numbers.
+import { element, fillTable, svg } from '../dom.js';
+import type { Chart } from '../kit.js';
 
 export interface BarChartData {
   labels: readonly string[];
-  tempered: Float32Array;
-  filtered: ArrayLike<number>;
+  tempered: readonly number[];
+  kept: readonly number[];
   summary: string;
-  /** Sampled frequencies, drawn as marks over the bars. */
+  /** Sampled frequencies, drawn as marks. */
   empirical?: readonly number[];
-  empiricalLabel: string;
+  columns: { token: string; tempered: string; kept: string; sampled: string };
 }
 
-export class BarChart {
-  #svg?: SVGSVGElement;
-  #table?: HTMLTableElement;
+const [WIDTH, HEIGHT, TOP, BOTTOM] = [600, 220, 18, 26];
 
-  draw(box: HTMLElement, { labels, tempered, filtered, summary, empirical, empiricalLabel }: BarChartData): void {
-    const n = tempered.length;
-    const width = 600;
-    const height = 220;
-    const top = 18;
-    const bottom = 26;
-    const slot = width / n;
-    if (!this.#svg || !box.contains(this.#svg)) {
-      this.#svg = svg('svg', { viewBox: `0 0 ${width} ${height}`, class: 'sl-bars', role: 'img' });
-      this.#table = document.createElement('table');
-      this.#table.className = 'sl-visually-hidden';
-      box.replaceChildren(this.#svg, this.#table);
+export class BarChart implements Chart {
+  #box: HTMLElement;
+  #svg?: SVGSVGElement;
+  #table = element('table', 'sl-visually-hidden');
+
+  constructor(box: HTMLElement) {
+    this.#box = box;
+  }
+
+  draw({ labels, tempered, kept, summary, empirical, columns }: BarChartData): void {
+    if (!this.#svg) {
+      this.#svg = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'sl-bars', role: 'img' });
+      this.#box.replaceChildren(this.#svg, this.#table);
     }
     this.#svg.setAttribute('aria-label', summary);
-    const shown = Array.from({ length: n }, (_, i) => (filtered[i] > 0 ? filtered[i] : tempered[i]));
-    const scale = (height - top - bottom) / Math.max(...shown, ...(empirical ?? []), 1e-9);
-    const children: SVGElement[] = [];
-    const rows: string[] = [];
-    shown.forEach((p, i) => {
-      const isKept = filtered[i] > 0;
-      const barHeight = Math.max(p * scale, 0.5);
+    const slot = WIDTH / tempered.length;
+    const scale = (HEIGHT - TOP - BOTTOM) / Math.max(...tempered, ...kept, ...(empirical ?? []), 1e-9);
+    const y = (p: number) => HEIGHT - BOTTOM - p * scale;
+    const nodes: SVGElement[] = [];
+    tempered.forEach((p, i) => {
       const x = i * slot + slot * 0.15;
-      const y = height - bottom - barHeight;
-      children.push(svg('rect', { x, y, width: slot * 0.7, height: barHeight, class: isKept ? 'kept' : 'cut' }));
-      const value = svg('text', { x: x + slot * 0.35, y: y - 4, class: 'value' });
-      value.textContent = p >= 0.0995 ? p.toFixed(2) : p.toFixed(3).replace(/^0/, '');
-      const label = svg('text', { x: x + slot * 0.35, y: height - 8, class: 'label' });
-      label.textContent = labels[i];
-      children.push(value, label);
-      if (empirical) {
-        const markY = height - bottom - empirical[i] * scale;
-        children.push(svg('line', { x1: x - 2, x2: x + slot * 0.7 + 2, y1: markY, y2: markY, class: 'empirical' }));
-      }
-      const sampled = empirical ? `<td>${empirical[i].toFixed(3)}</td>` : '';
-      rows.push(`<tr><td>${labels[i]}</td><td>${p.toFixed(4)}</td><td>${isKept ? '✓' : '✗'}</td>${sampled}</tr>`);
+      const width = slot * 0.7;
+      nodes.push(svg('rect', { x, y: y(p), width, height: Math.max(p * scale, 0.5), class: 'tempered' }));
+      if (kept[i] > 0) nodes.push(svg('rect', { x, y: y(kept[i]), width, height: kept[i] * scale, class: 'kept' }));
+      const shown = kept[i] > 0 ? kept[i] : p;
+      nodes.push(svg('text', { x: x + width / 2, y: y(Math.max(shown, p)) - 4, class: 'value' }, formatShort(shown)));
+      nodes.push(svg('text', { x: x + width / 2, y: HEIGHT - 8, class: 'label' }, labels[i]));
+      if (empirical) nodes.push(svg('line', { x1: x - 2, x2: x + width + 2, y1: y(empirical[i]), y2: y(empirical[i]), class: 'empirical' }));
     });
-    this.#svg.replaceChildren(...children);
-    this.#table!.innerHTML = `<caption>${summary}${empirical ? ` (${empiricalLabel})` : ''}</caption>${rows.join('')}`;
+    this.#svg.replaceChildren(...nodes);
+    fillTable(this.#table, {
+      caption: summary,
+      head: [columns.token, columns.tempered, columns.kept, ...(empirical ? [columns.sampled] : [])],
+      rows: labels.map((label, i) => [label, tempered[i].toFixed(4), kept[i].toFixed(4), ...(empirical ? [empirical[i].toFixed(4)] : [])]),
+      rowHeaders: true,
+    });
   }
+
+  reset(): void {
+    this.#svg = undefined;
+  }
+
+  destroy(): void {
+    this.reset();
+  }
+}
+
+/** 0.44, .062, 3.1e-4: short enough for a bar label, readable when small. */
+export function formatShort(p: number): string {
+  if (p >= 0.0995) return p.toFixed(2);
+  if (p >= 0.001) return p.toFixed(3).replace(/^0/, '');
+  return p === 0 ? '0' : p.toExponential(1);
 }

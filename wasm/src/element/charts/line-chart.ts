@@ -1,6 +1,8 @@
 // A uPlot chart on log or linear axes, coloured from the page's CSS variables and resized with
 // its box. Rebuilt only when its labels change; data updates are cheap.
 import uPlot from 'uplot';
+import { element, fillTable } from '../dom.js';
+import type { Chart } from '../kit.js';
 
 export interface SeriesSpec {
   label: string;
@@ -27,22 +29,28 @@ const tickLabel = (v: number | null) =>
 // At most this many rows in the hidden table that stands in for the chart.
 const TABLE_ROWS = 40;
 
-export class LineChart {
+export class LineChart implements Chart {
+  #box: HTMLElement;
   #plot?: uPlot;
   #resize?: ResizeObserver;
-  #table?: HTMLTableElement;
+  #table = element('table', 'sl-visually-hidden');
   #key = '';
 
-  draw(box: HTMLElement, spec: LineChartSpec, data: uPlot.AlignedData, summary: string): void {
+  constructor(box: HTMLElement) {
+    this.#box = box;
+  }
+
+  draw(spec: LineChartSpec, data: uPlot.AlignedData, summary: string): void {
+    const box = this.#box;
     box.setAttribute('role', 'img');
     box.setAttribute('aria-label', summary);
     const key = JSON.stringify([spec.xLabel, spec.yLabel, spec.series.map((s) => s.label), spec.xRange]);
-    if (this.#plot && key === this.#key && box.contains(this.#plot.root)) {
+    if (this.#plot && key === this.#key) {
       this.#plot.setData(data);
-      this.#fillTable(box, spec, data, summary);
+      this.#fillTable(spec, data, summary);
       return;
     }
-    this.destroy();
+    this.reset();
     this.#key = key;
     const style = getComputedStyle(box);
     const color = (name: string) => style.getPropertyValue(name).trim() || '#888';
@@ -79,31 +87,29 @@ export class LineChart {
     }, data, box);
     this.#resize = new ResizeObserver(() => this.#plot?.setSize({ width: width(), height }));
     this.#resize.observe(box);
-    this.#fillTable(box, spec, data, summary);
+    box.append(this.#table);
+    this.#fillTable(spec, data, summary);
   }
 
-  destroy(): void {
+  /** Rebuilt at the next draw, with the current colours and labels. */
+  reset(): void {
     this.#resize?.disconnect();
     this.#plot?.destroy();
     this.#plot = undefined;
-    this.#table?.remove();
-    this.#table = undefined;
+    this.#key = '';
+  }
+
+  destroy(): void {
+    this.reset();
+    this.#table.remove();
   }
 
   // The data behind the chart for screen readers, thinned to TABLE_ROWS evenly spaced rows.
-  #fillTable(box: HTMLElement, spec: LineChartSpec, data: uPlot.AlignedData, summary: string): void {
-    if (!this.#table || !box.contains(this.#table)) {
-      this.#table = document.createElement('table');
-      this.#table.className = 'sl-visually-hidden';
-      box.append(this.#table);
-    }
-    const rows = data[0].length;
-    const stride = Math.max(1, Math.ceil(rows / TABLE_ROWS));
-    const cell = (v: number | null | undefined) => `<td>${v == null ? '' : +v.toPrecision(4)}</td>`;
-    const body: string[] = [];
-    for (let i = 0; i < rows; i += stride) {
-      body.push(`<tr>${cell(data[0][i])}${data.slice(1).map((series) => cell(series[i])).join('')}</tr>`);
-    }
-    this.#table.innerHTML = `<caption>${summary}</caption><tr><th>${spec.xLabel}</th>${spec.series.map((s) => `<th>${s.label}</th>`).join('')}</tr>${body.join('')}`;
+  #fillTable(spec: LineChartSpec, data: uPlot.AlignedData, summary: string): void {
+    const stride = Math.max(1, Math.ceil(data[0].length / TABLE_ROWS));
+    const cell = (v: number | null | undefined) => (v == null ? '' : String(+v.toPrecision(4)));
+    const rows: string[][] = [];
+    for (let i = 0; i < data[0].length; i += stride) rows.push(data.map((series) => cell(series[i])));
+    fillTable(this.#table, { caption: summary, head: [spec.xLabel, ...spec.series.map((s) => s.label)], rows });
   }
 }

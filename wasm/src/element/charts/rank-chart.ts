@@ -1,5 +1,6 @@
 // Log-rank chart of a vocabulary-sized distribution: probability of the r-th most likely token
 // against r, kept tokens in colour and cut ones grey.
+import type { Chart } from '../kit.js';
 import { LineChart } from './line-chart.js';
 
 export interface RankChartLabels {
@@ -23,17 +24,21 @@ function sampledRanks(vocabulary: number): number[] {
   return ranks;
 }
 
-export class RankChart {
-  #chart = new LineChart();
+export class RankChart implements Chart {
+  #chart: LineChart;
   #ranks: number[] = [];
 
-  draw(box: HTMLElement, ranking: Uint32Array, tempered: Float32Array, kept: number, labels: RankChartLabels): void {
+  constructor(box: HTMLElement) {
+    this.#chart = new LineChart(box);
+  }
+
+  draw(ranking: Uint32Array, tempered: Float32Array, kept: number, labels: RankChartLabels): void {
     if (this.#ranks[this.#ranks.length - 1] !== ranking.length - 1) this.#ranks = sampledRanks(ranking.length);
     const ranks = this.#ranks;
     const x = ranks.map((r) => r + 1);
     const keptSeries = ranks.map((r) => (r < kept ? tempered[ranking[r]] || null : null));
     const cutSeries = ranks.map((r) => (r >= kept - 1 ? tempered[ranking[r]] || null : null));
-    this.#chart.draw(box, {
+    this.#chart.draw({
       xLabel: labels.rank,
       yLabel: labels.probability,
       logX: true,
@@ -43,6 +48,10 @@ export class RankChart {
       yRange: (min) => [Math.max(min, 1e-12), 1],
       series: [{ label: labels.kept, color: '--sl-kept' }, { label: labels.cut, color: '--sl-cut' }],
     }, [x, keptSeries, cutSeries], labels.summary);
+  }
+
+  reset(): void {
+    this.#chart.reset();
   }
 
   destroy(): void {

@@ -1,85 +1,59 @@
 // Importance sampling: how far q is shifted from p, the ESS, and the spread of estimates over
 // repeated trials for plain IS, TIS (clipped), MIS (masked) and self-normalised IS.
 import type { EstimatorName, ImportanceResult } from '../../index.js';
-import { strings } from '../i18n.js';
-import { debounced, element, readouts, workerExperiment } from '../controls.js';
 import { LineChart } from '../charts/line-chart.js';
+import { element, fillTable } from '../dom.js';
+import { strings } from '../i18n.js';
+import { experimentWidget } from '../kit.js';
 import type { Widget, WidgetContext } from './types.js';
 
 const ESTIMATORS: EstimatorName[] = ['none', 'tis', 'mis', 'selfNormalised'];
+const SHOWN: EstimatorName[] = ['none', 'tis'];
+const SERIES_COLORS = ['--sl-series-1', '--sl-series-2'];
 const REPEATS = 300;
-const BINS = 40;
 
-export function importanceWidget({ host, slider, emit }: WidgetContext): Widget {
-  let result: ImportanceResult | undefined;
-  const later = debounced(() => void run());
-  const root = element('div', 'sl-widget sl-importance');
-  const sliders = element('div', 'sl-sliders');
-  const shift = slider({ name: 'shift', min: 0, max: 4, step: 0.5, value: 3, onInput: later.schedule, format: (v) => v.toFixed(1) });
-  const clip = slider({ name: 'clip', min: 1, max: 6, step: 0.5, value: 2, onInput: later.schedule, format: (v) => v.toFixed(1) });
-  sliders.append(shift.root, clip.root);
-  const numbers = readouts(['true-mean', 'estimate', 'ess']);
-  const chartBox = element('div', 'sl-chart');
-  const chart = new LineChart();
-  const table = element('table', 'sl-table');
-  const status = element('div', 'sl-progress-box');
-  root.append(sliders, status, numbers.root, chartBox, table);
-  host.replaceChildren(root);
-  const runInWorker = workerExperiment<ImportanceResult>(status, 'importance', () => strings().running, (next, params) => {
-    result = next;
-    render();
-    emit(params, next);
+export function importanceWidget(context: WidgetContext): Widget {
+  return experimentWidget<ImportanceResult>(context, {
+    experiment: 'importance',
+    inWorker: () => true,
+    setup(kit) {
+      const shift = kit.slider('shift', { param: 'shifts', label: (s) => s.shift, value: 3, format: (v) => v.toFixed(1) });
+      const clip = kit.slider('clip', { label: (s) => s.clip, format: (v) => v.toFixed(1) });
+      kit.controls.append(shift.root, clip.root);
+      const numbers = kit.readouts(['true-mean', 'estimate', 'ess']);
+      const chartBox = element('div', 'sl-chart');
+      const chart = kit.chart(new LineChart(chartBox));
+      const table = element('table', 'sl-table');
+      kit.body.append(numbers.root, chartBox, table);
+      return {
+        params: () => ({ shifts: [shift.value()], clip: clip.value(), repeats: REPEATS }),
+        render(result) {
+          const s = strings();
+          const row = result.rows[0];
+          numbers.set('true-mean', s.trueMean, result.trueMean.toFixed(2));
+          numbers.set('estimate', s.oneEstimate, `${row.estimate.toFixed(2)} / ${row.clipped.toFixed(2)}`);
+          numbers.set('ess', s.ess, `${row.ess.toFixed(0)} / ${result.n}`);
+          const { edges, counts } = row.histogram!;
+          const centres = edges.slice(1).map((edge, i) => (edge + edges[i]) / 2);
+          const width = edges[1] - edges[0];
+          const truth = centres.map((c) => (Math.abs(c - result.trueMean) <= width / 2 ? Math.max(...counts.none, ...counts.tis) : null));
+          chart.draw({
+            xLabel: s.estimateAxis, yLabel: s.trials,
+            series: [
+              ...SHOWN.map((name, i) => ({ label: s.estimatorNames[name], color: SERIES_COLORS[i] })),
+              { label: s.trueMean, color: '--sl-text', points: true },
+            ],
+          }, [centres, ...SHOWN.map((name) => counts[name]), truth], s.importanceSummary(result.repeats));
+          fillTable(table, {
+            head: [s.estimator, s.bias, s.std, 'MSE'],
+            rows: ESTIMATORS.map((name) => {
+              const e = row.estimators![name];
+              return [s.estimatorNames[name], e.bias.toFixed(3), e.std.toFixed(3), e.mse.toFixed(4)];
+            }),
+            rowHeaders: true,
+          });
+        },
+      };
+    },
   });
-
-  async function run(): Promise<void> {
-    const params = { shifts: [shift.value()], n: 1000, clip: clip.value(), seed: 0, repeats: REPEATS };
-    await runInWorker(params);
-  }
-
-  function render(): void {
-    if (!result) return;
-    const s = strings();
-    const row = result.rows[0];
-    numbers.set('true-mean', s.trueMean, result.trueMean.toFixed(2));
-    numbers.set('estimate', s.oneEstimate, `${row.estimate.toFixed(2)} / ${row.clipped.toFixed(2)}`);
-    numbers.set('ess', s.ess, `${row.ess.toFixed(0)} / ${result.n}`);
-    // Histogram of the repeated estimates of plain IS and TIS on shared bins.
-    const none = row.estimates!.none;
-    const tis = row.estimates!.tis;
-    const lo = Math.min(...none, ...tis, result.trueMean);
-    const hi = Math.max(...none, ...tis, result.trueMean);
-    const width = (hi - lo) / BINS || 1;
-    const centres = Array.from({ length: BINS }, (_, i) => lo + (i + 0.5) * width);
-    const histogram = (values: number[]) => {
-      const bins = new Array<number>(BINS).fill(0);
-      for (const v of values) bins[Math.min(BINS - 1, Math.floor((v - lo) / width))]++;
-      return bins;
-    };
-    const truth = centres.map((c) => (Math.abs(c - result!.trueMean) <= width / 2 ? REPEATS / 4 : null));
-    chart.draw(chartBox, {
-      xLabel: s.estimateAxis, yLabel: s.trials,
-      series: [
-        { label: s.estimatorNames.none, color: '--sl-series-1' },
-        { label: s.estimatorNames.tis, color: '--sl-series-2' },
-        { label: s.trueMean, color: '--sl-text', points: true },
-      ],
-    }, [centres, histogram(none), histogram(tis), truth], s.importanceSummary(REPEATS));
-    const head = `<tr><th scope="col">${s.estimator}</th><th scope="col">${s.bias}</th><th scope="col">${s.std}</th><th scope="col">MSE</th></tr>`;
-    table.innerHTML = `<thead>${head}</thead><tbody>` + ESTIMATORS.map((name) => {
-      const e = row.estimators![name];
-      return `<tr><th scope="row">${s.estimatorNames[name]}</th><td>${e.bias.toFixed(3)}</td><td>${e.std.toFixed(3)}</td><td>${e.mse.toFixed(4)}</td></tr>`;
-    }).join('') + '</tbody>';
-  }
-
-  function relabel(): void {
-    const s = strings();
-    shift.setLabel(s.shift);
-    clip.setLabel(s.clip);
-    chart.destroy();
-    render();
-  }
-
-  relabel();
-  void run();
-  return { relabel, destroy: () => { later.cancel(); chart.destroy(); } };
 }

@@ -1,0 +1,43 @@
+// The one schema: the core publishes every option and experiment parameter with its kind,
+// default and range, and the package's checks, the CLI and the widgets read it.
+import { beforeAll, expect, it } from 'vitest';
+import { defaultsOf, loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
+
+let lab: Lab;
+beforeAll(async () => { lab = await loadSamplingLab(); });
+
+it('publishes each option with its kind, group, default, range and slot', () => {
+  const topP = lab.options.find((o) => o.name === 'topP')!;
+  expect(topP).toMatchObject({ kind: 'probability', group: 'filter', default: 1, min: 0, max: 1, minExclusive: true });
+  expect(topP.doc).toMatch(/Holtzman/);
+  const slots = (kind: 'array' | 'scalar') => lab.options.filter((o) => (o.kind === 'array') === (kind === 'array')).map((o) => o.slot);
+  expect(slots('scalar')).toEqual(slots('scalar').map((_, i) => i));
+  expect(slots('array')).toEqual(slots('array').map((_, i) => i));
+});
+
+it('publishes each experiment\'s parameters, and running with their defaults equals running with none', () => {
+  for (const info of lab.experiments) {
+    expect(info.params.length).toBeGreaterThan(0);
+    for (const param of info.params) {
+      expect(['number', 'integer', 'seed', 'probability', 'choice', 'array', 'optional']).toContain(param.kind);
+      expect(param.doc.length).toBeGreaterThan(0);
+    }
+    if (info.name === 'samplers') continue;  // its result carries timings
+    expect(lab.runExperiment(info.name, defaultsOf(info.params))).toEqual(lab.runExperiment(info.name));
+  }
+});
+
+it('the filters experiment takes every filter and penalty option of the table', () => {
+  const filters = lab.experiments.find((e) => e.name === 'filters')!.params.map((p) => p.name);
+  for (const option of lab.options.filter((o) => o.group !== 'randomKey')) expect(filters).toContain(option.name);
+});
+
+it('rejects a value outside its range with one message per kind', () => {
+  const message = (call: () => unknown) => {
+    try { call(); } catch (error) { return (error as SamplingLabError).message; }
+    return '';
+  };
+  expect(message(() => lab.runExperiment('samplers', { seed: -1 }))).toBe(message(() => lab.sampleToken([1, 2], { seed: -1 })));
+  expect(message(() => lab.runExperiment('filters', { topP: 0 }))).toBe(message(() => lab.distribution([1, 2], { topP: 0 })));
+  expect(message(() => lab.runExperiment('filters', { topK: 1.5 }))).toMatch(/topK must be an integer in \[0, 16777216\]/);
+});

@@ -1,0 +1,62 @@
+// Two distributions side by side per token, with their overlap min(p, q) outlined and the
+// residual max(0, p − q) marked: speculative sampling's acceptance and correction at a glance.
+import { element, fillLegend, fillTable, svg } from '../dom.js';
+import type { Chart } from '../kit.js';
+
+export interface OverlapData {
+  categories: readonly string[];
+  p: readonly number[];
+  q: readonly number[];
+  labels: { p: string; q: string; overlap: string };
+  summary: string;
+}
+
+const [WIDTH, HEIGHT, TOP, BOTTOM] = [600, 200, 10, 20];
+
+export class OverlapBars implements Chart {
+  #box: HTMLElement;
+  #svg?: SVGSVGElement;
+  #legend = element('div', 'sl-legend');
+  #table = element('table', 'sl-visually-hidden');
+
+  constructor(box: HTMLElement) {
+    this.#box = box;
+  }
+
+  draw({ categories, p, q, labels, summary }: OverlapData): void {
+    if (!this.#svg) {
+      this.#svg = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'sl-bars sl-overlap', role: 'img' });
+      this.#box.replaceChildren(this.#svg, this.#legend, this.#table);
+    }
+    this.#svg.setAttribute('aria-label', summary);
+    const slot = WIDTH / p.length;
+    const scale = (HEIGHT - TOP - BOTTOM) / Math.max(...p, ...q);
+    const rect = (x: number, value: number, width: number, className: string) =>
+      svg('rect', { x, y: HEIGHT - BOTTOM - value * scale, width, height: value * scale, class: className });
+    const nodes: SVGElement[] = [];
+    p.forEach((pi, i) => {
+      const left = i * slot + slot * 0.15;
+      nodes.push(rect(left, pi, slot * 0.35, 'target'), rect(left + slot * 0.35, q[i], slot * 0.35, 'draft'),
+        rect(left, Math.min(pi, q[i]), slot * 0.7, 'overlap'),
+        svg('text', { x: left + slot * 0.35, y: HEIGHT - 4, class: 'label' }, categories[i]));
+    });
+    this.#svg.replaceChildren(...nodes);
+    fillLegend(this.#legend, [
+      { label: labels.p, swatch: 'target' }, { label: labels.q, swatch: 'draft' }, { label: labels.overlap, swatch: 'overlap' },
+    ]);
+    fillTable(this.#table, {
+      caption: summary,
+      head: ['', labels.p, labels.q, labels.overlap],
+      rows: categories.map((c, i) => [c, p[i].toFixed(4), q[i].toFixed(4), Math.min(p[i], q[i]).toFixed(4)]),
+      rowHeaders: true,
+    });
+  }
+
+  reset(): void {
+    this.#svg = undefined;
+  }
+
+  destroy(): void {
+    this.reset();
+  }
+}

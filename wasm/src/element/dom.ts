@@ -1,0 +1,77 @@
+// DOM helpers for widgets. Data only ever enters the page as textContent or attribute values.
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+export function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K, className?: string, text?: string,
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K, attributes: Record<string, string | number> = {}, text?: string,
+): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export type Cell = string | number | { text: string; header?: boolean };
+
+export interface TableData {
+  caption?: string;
+  head: readonly string[];
+  rows: readonly (readonly Cell[])[];
+  /** The first cell of each row is its header. */
+  rowHeaders?: boolean;
+}
+
+/** Fills `table` (caption, header row, body) from data. */
+export function fillTable(table: HTMLTableElement, data: TableData): HTMLTableElement {
+  const parts: HTMLElement[] = [];
+  if (data.caption !== undefined) parts.push(element('caption', undefined, data.caption));
+  const head = element('thead');
+  const headRow = element('tr');
+  for (const title of data.head) {
+    const th = element('th', undefined, title);
+    th.scope = 'col';
+    headRow.append(th);
+  }
+  head.append(headRow);
+  const body = element('tbody');
+  for (const row of data.rows) {
+    const tr = element('tr');
+    row.forEach((cell, i) => {
+      const isHeader = typeof cell === 'object' ? cell.header : data.rowHeaders && i === 0;
+      const node = element(isHeader ? 'th' : 'td', undefined, typeof cell === 'object' ? cell.text : String(cell));
+      if (isHeader) (node as HTMLTableCellElement).scope = 'row';
+      tr.append(node);
+    });
+    body.append(tr);
+  }
+  parts.push(head, body);
+  table.replaceChildren(...parts);
+  return table;
+}
+
+export interface LegendItem {
+  label: string;
+  /** A swatch class (e.g. "greedy") or a CSS colour variable (e.g. "--sl-series-1"). */
+  swatch: string;
+}
+
+/** Fills `box` with swatches and labels. */
+export function fillLegend(box: HTMLElement, items: readonly LegendItem[]): HTMLElement {
+  box.replaceChildren(...items.map(({ label, swatch }) => {
+    const item = element('span');
+    const mark = element('i', 'sl-swatch');
+    if (swatch.startsWith('--')) mark.style.background = `var(${swatch})`;
+    else mark.classList.add(swatch);
+    item.append(mark, label);
+    return item;
+  }));
+  return box;
+}
