@@ -1,18 +1,11 @@
 // Redraw time of the 151,936-token distribution widget after a slider move, measured in
 // Chromium on the built page: from the input event to the end of the widget's redraw (its
 // animation-frame callback and the chart commit), over 60 moves.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { preview } from 'vite';
+import { launchChromium } from '../tests/support/launch-chromium.js';
 
 const server = await preview({ configFile: new URL('../web/vite.config.ts', import.meta.url).pathname, preview: { host: '127.0.0.1', port: 0 }, logLevel: 'warn' });
-const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sampling-lab-bench-')), {
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const context = await launchChromium();
 try {
   const page = await context.newPage();
   await page.setViewportSize({ width: 1280, height: 900 });

@@ -7,16 +7,11 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { loadSamplingLab } from 'sampling-lab';
+import { referenceSampleToken } from '../tests/support/reference-sampler.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const PATHS = [
-  ['a', 'temperature only', { temperature: 1 }],
-  ['b', 'top-k 50', { topK: 50 }],
-  ['c', 'top-p 0.9', { topP: 0.9 }],
-  ['d', 'min-p 0.05', { minP: 0.05 }],
-  ['e', 'top-k 50 + top-p 0.95 + min-p 0.05, T 0.7, repetition 1.1',
-    { temperature: 0.7, topK: 50, topP: 0.95, minP: 0.05, repetitionPenalty: 1.1, generatedIds: [11, 523, 523, 7001, 15000, 99, 151000, 42] }],
-];
+// The paths, named once: the native benchmark reads the same file and reports by key.
+const PATHS = JSON.parse(readFileSync(join(root, 'bench/paths.json'), 'utf8'));
 
 // Median and interquartile spread (µs per call) of `rounds` timings of `calls` calls each.
 function measure(run, calls, rounds) {
@@ -32,45 +27,6 @@ function measure(run, calls, rounds) {
   return { median: at(0.5), spread: at(0.75) - at(0.25) };
 }
 
-// The straightforward sampler: softmax, a full sort, cumulative sums, one draw.
-function jsSampleToken(logits, o, u) {
-  const v = logits.length;
-  const z = Float64Array.from(logits);
-  const counts = new Map();
-  for (const id of o.generatedIds ?? []) counts.set(id, (counts.get(id) ?? 0) + 1);
-  for (const [id] of counts) z[id] = z[id] > 0 ? z[id] / (o.repetitionPenalty ?? 1) : z[id] * (o.repetitionPenalty ?? 1);
-  const t = o.temperature ?? 1;
-  let max = -Infinity;
-  for (let i = 0; i < v; i++) max = Math.max(max, z[i] / t);
-  const p = new Float64Array(v);
-  let total = 0;
-  for (let i = 0; i < v; i++) total += p[i] = Math.exp(z[i] / t - max);
-  for (let i = 0; i < v; i++) p[i] /= total;
-  const order = Array.from({ length: v }, (_, i) => i).sort((a, b) => p[b] - p[a] || a - b);
-  let keep = o.topK > 0 ? Math.min(o.topK, v) : v;
-  let mass = 0;
-  for (let r = 0; r < keep; r++) mass += p[order[r]];
-  if (o.topP < 1) {
-    let before = 0;
-    let r = 0;
-    while (r < keep && before < o.topP * mass) before += p[order[r++]];
-    keep = r;
-  }
-  if (o.minP > 0) {
-    let r = 0;
-    while (r < keep && p[order[r]] >= o.minP * p[order[0]]) r++;
-    keep = r;
-  }
-  let kept = 0;
-  for (let r = 0; r < keep; r++) kept += p[order[r]];
-  let cumulative = 0;
-  for (let r = 0; r < keep; r++) {
-    cumulative += p[order[r]];
-    if (cumulative > u * kept) return order[r];
-  }
-  return order[keep - 1];
-}
-
 function nativeRun(buildDir, arch) {
   execFileSync('cmake', ['-S', root, '-B', join(root, buildDir), '-DCMAKE_BUILD_TYPE=Release', `-DSAMPLING_LAB_ARCH=${arch}`], { stdio: 'ignore' });
   execFileSync('cmake', ['--build', join(root, buildDir), '--target', 'sampling_lab_bench', '-j2'], { stdio: 'ignore' });
@@ -79,7 +35,7 @@ function nativeRun(buildDir, arch) {
   ]).toString();
   const rows = JSON.parse(out).benchmarks.filter((b) => b.aggregate_name === 'median');
   const us = (name) => rows.find((b) => b.run_name === name).real_time;
-  return { paths: PATHS.map((_, i) => us(`BM_SampleToken/${i}`)), expPass: us('BM_ExpPass') };
+  return { paths: Object.fromEntries(PATHS.map(({ key }) => [key, us(`sample_token/${key}`)])), expPass: us('exp_pass') };
 }
 
 function packageSize() {
@@ -104,12 +60,13 @@ resident.set(logits);
 
 const native = nativeRun('build/native', 'native');
 const sse4 = nativeRun('build/native-sse4', 'x86-64-v2');
-const rows = PATHS.map(([key, label, options], i) => {
+const rows = PATHS.map(({ key, label, options }) => {
   const wasm = measure((step) => lab.sampleToken(resident, { ...options, seed: 1, step }), 200, 15);
   const copied = measure((step) => lab.sampleToken(logits, { ...options, seed: 1, step }), 100, 9);
-  const js = measure((step) => jsSampleToken(logits, options, ((step * 0.618) % 1)), 2, 5);
-  return { key, label, wasm, copied, js, native: native.paths[i], sse4: sse4.paths[i] };
+  const js = measure((step) => referenceSampleToken(logits, options, ((step * 0.618) % 1)), 2, 5);
+  return { key, label, wasm, copied, js, native: native.paths[key], sse4: sse4.paths[key] };
 });
+const byKey = (key) => rows.find((r) => r.key === key);
 const expPass = measure(() => lab.logSumExp(resident, 1), 200, 15);
 // The first run includes WebAssembly's tier-up from baseline to optimised code.
 const samplersRuns = Array.from({ length: 7 }, () => {
@@ -130,7 +87,7 @@ const lines = [
   ...rows.map((r) => `| (${r.key}) ${r.label} | ${f(r.wasm.median)} (±${f(r.wasm.spread)}) | ${f(r.copied.median)} | ${f(r.native)} | ${f(r.sse4)} | ${f(r.js.median)} (±${f(r.js.spread)}) | ${(r.wasm.median / r.native).toFixed(2)} | ${(r.wasm.median / r.sse4).toFixed(2)} | ${f(r.js.median / r.wasm.median)} |`),
   '',
   `One exp pass over the vocabulary (\`lab.logSumExp\`): WASM ${f(expPass.median)} µs, native ${f(native.expPass)} µs, SSE4 ${f(sse4.expPass)} µs. ` +
-    `Paths (b) and (d) take ${(rows[1].wasm.median / expPass.median).toFixed(2)}× and ${(rows[3].wasm.median / expPass.median).toFixed(2)}× of it (target ≤ 1.5×).`,
+    `Paths (b) and (d) take ${(byKey('b').wasm.median / expPass.median).toFixed(2)}× and ${(byKey('d').wasm.median / expPass.median).toFixed(2)}× of it (target ≤ 1.5×).`,
   `\`samplers\` experiment at n = 200,000 in WASM: ${samplersMs.toFixed(1)} ms median of 6 warm runs, ${samplersFirst.toFixed(1)} ms the first (target < 20 ms).`,
   `Package size, gzip: core (WASM + JS) ${(size.core / 1024).toFixed(1)} KB (target ≤ 150 KB); with the widgets ${(size.all / 1024).toFixed(1)} KB.`,
 ];

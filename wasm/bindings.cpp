@@ -51,43 +51,57 @@ sampling_lab::Check check_count(double value, const char* name, double max) {
   return sampling_lab::check_scalar(value, Kind::kInteger, sampling_lab::closed(1, max), name);
 }
 
+// Where the wrapper writes vocabulary-sized inputs: the logits (or p), a second distribution q,
+// and the caller's resident logits buffer.
+enum InputSlot { kPrimary, kSecondary, kResident, kInputSlots };
+// Where it writes token ids: the id lists of the options, and their offsets.
+enum IdSlot { kIds, kIdOffsets, kIdSlots };
+
 // One engine per module instance. The wrapper writes inputs straight into its buffers through
 // typed-array views, so vocabulary-sized arrays cross the boundary with a single copy.
 //
 // Sampling options of `rows` calls cross as the option table lays them out (optionTable()):
-// option_values() holds rows × kScalarOptions doubles, ints(0) every row's id lists back to back
-// and ints(1) their rows × kListOptions + 1 offsets.
+// option_values() holds rows × kScalarOptions doubles, ints(kIds) every row's id lists back to
+// back and ints(kIdOffsets) their rows × kListOptions + 1 offsets.
 class Engine {
  public:
+  // A view of `length` floats in an input slot, or an error naming `name` when that is too many.
   // Views are detached by memory growth: the caller fills them before any other call.
-  val floats(unsigned slot, std::size_t length) {
-    auto& buffer = inputs_.at(slot);
-    buffer.resize(length);
+  val floats(InputSlot slot, double length, std::string name) {
+    if (auto error = sampling_lab::check_length(length, name)) return error_value(*error);
+    auto& buffer = inputs_[slot];
+    buffer.resize(std::size_t(length));
     return val(emscripten::typed_memory_view(buffer.size(), buffer.data()));
   }
 
-  val ints(unsigned slot, std::size_t length) {
-    auto& buffer = int_inputs_.at(slot);
-    buffer.resize(length);
+  val ints(IdSlot slot, double length, std::string name) {
+    if (auto error = sampling_lab::check_length(length, name)) return error_value(*error);
+    auto& buffer = int_inputs_[slot];
+    buffer.resize(std::size_t(length));
     return val(emscripten::typed_memory_view(buffer.size(), buffer.data()));
   }
 
-  val option_values(std::size_t rows) {
-    option_values_.resize(rows * sampling_lab::kScalarOptions);
+  val option_values(double rows) {
+    if (auto error = sampling_lab::check_length(rows, "options")) return error_value(*error);
+    option_values_.resize(std::size_t(rows) * sampling_lab::kScalarOptions);
     return val(emscripten::typed_memory_view(option_values_.size(), option_values_.data()));
   }
 
-  // Later calls read their logits from this input slot (2: the caller's resident buffer).
-  void use(unsigned slot) { current_ = &inputs_.at(slot); }
-
-  // Sizes the buffers for `vocabulary` tokens, so sampling then never grows memory (and never
-  // detaches the caller's views).
-  void reserve(std::size_t vocabulary) {
-    for (auto& buffer : inputs_) buffer.reserve(vocabulary);
-    output_.reserve(vocabulary);
-    filter_workspace_.reserve(vocabulary);
-    cover_workspace_.reserve(vocabulary);
+  // The caller's resident logits: sizes every buffer for `vocabulary` tokens first, so sampling
+  // then never grows memory (and never detaches this view).
+  val resident(double vocabulary) {
+    if (auto error = check_count(vocabulary, "vocabSize", double(sampling_lab::kMaxVocabulary))) return error_value(*error);
+    const auto size = std::size_t(vocabulary);
+    for (auto& buffer : inputs_) buffer.reserve(size);
+    output_.reserve(size);
+    filter_workspace_.reserve(size);
+    cover_workspace_.reserve(size);
+    inputs_[kResident].resize(size);
+    return val(emscripten::typed_memory_view(size, inputs_[kResident].data()));
   }
+
+  // Later calls read their logits from this input slot.
+  void use(InputSlot slot) { current_ = &inputs_[slot]; }
 
   val log_sum_exp(double temperature) {
     if (auto error = sampling_lab::check_logits(*current_, "logits")) return error_value(*error);
@@ -201,8 +215,8 @@ class Engine {
   }
 
   val distance() {
-    if (auto error = sampling_lab::check_distance_inputs(*current_, inputs_[1])) return error_value(*error);
-    const auto d = sampling_lab::distances(*current_, inputs_[1]);
+    if (auto error = sampling_lab::check_distance_inputs(*current_, inputs_[kSecondary])) return error_value(*error);
+    const auto d = sampling_lab::distances(*current_, inputs_[kSecondary]);
     val out = val::object();
     out.set("tv", d.tv);
     out.set("kl", d.kl);
@@ -228,8 +242,8 @@ class Engine {
   std::variant<sampling_lab::SamplingOptions, ArgumentError> row_options(std::size_t row, std::size_t rows,
                                                                          std::size_t vocabulary) const {
     constexpr std::size_t kLists = sampling_lab::kListOptions;
-    const auto& ids = int_inputs_[0];
-    const auto& offsets = int_inputs_[1];
+    const auto& ids = int_inputs_[kIds];
+    const auto& offsets = int_inputs_[kIdOffsets];
     if (option_values_.size() != rows * sampling_lab::kScalarOptions || offsets.size() != rows * kLists + 1) {
       return ArgumentError{"options", "options must have one entry per row"};
     }
@@ -250,9 +264,9 @@ class Engine {
     return options;
   }
 
-  std::array<std::vector<float>, 3> inputs_;
-  const std::vector<float>* current_ = &inputs_[0];
-  std::array<std::vector<std::int32_t>, 2> int_inputs_;
+  std::array<std::vector<float>, kInputSlots> inputs_;
+  const std::vector<float>* current_ = &inputs_[kPrimary];
+  std::array<std::vector<std::int32_t>, kIdSlots> int_inputs_;
   std::vector<double> option_values_;
   std::vector<float> output_;
   std::vector<std::int32_t> tokens_;
@@ -290,13 +304,18 @@ std::string option_table() { return to_text(sampling_lab::option_table_json()); 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(sampling_lab) {
+  emscripten::enum_<InputSlot>("InputSlot")
+      .value("primary", kPrimary)
+      .value("secondary", kSecondary)
+      .value("resident", kResident);
+  emscripten::enum_<IdSlot>("IdSlot").value("ids", kIds).value("offsets", kIdOffsets);
   emscripten::class_<Engine>("Engine")
       .constructor<>()
       .function("floats", &Engine::floats)
       .function("ints", &Engine::ints)
       .function("optionValues", &Engine::option_values)
       .function("use", &Engine::use)
-      .function("reserve", &Engine::reserve)
+      .function("resident", &Engine::resident)
       .function("logSumExp", &Engine::log_sum_exp)
       .function("distribution", &Engine::distribution)
       .function("sampleToken", &Engine::sample_token)

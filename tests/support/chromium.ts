@@ -1,23 +1,15 @@
 // Serves the page with Vite and drives Debian's Chromium through playwright-core.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
+import { launchChromium } from './launch-chromium.js';
+
+export { launchChromium };
 
 export interface Harness {
   url: string;
   context: BrowserContext;
   close(): Promise<void>;
-}
-
-export function launchChromium(): Promise<BrowserContext> {
-  return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'sampling-lab-chromium-')), {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
 }
 
 export async function startHarness(): Promise<Harness> {

@@ -1,4 +1,4 @@
-import type { CoreEngine, CoreError, CoreModule } from './sampling-lab-core.js';
+import type { CoreEngine, CoreEnum, CoreError, CoreModule } from './sampling-lab-core.js';
 import { SamplingLabError } from './errors.js';
 import type { ExperimentName, ExperimentTypes } from './experiments.js';
 import type { FilterOptions, RandomKeyOptions } from './generated/types.js';
@@ -77,6 +77,16 @@ function unwrap<T extends object>(result: CoreError | T): T {
   return result;
 }
 
+function isError(result: object): result is CoreError {
+  return 'error' in result && !ArrayBuffer.isView(result);
+}
+
+/** A typed-array view the core handed out, or its error. */
+function view<T extends ArrayBufferView>(result: CoreError | T): T {
+  if (isError(result)) throw new SamplingLabError(result.error.argument, result.error.message);
+  return result;
+}
+
 /** An id list as an Int32Array can carry it; ranges are the core's to check. */
 function idList(value: unknown, name: string): IntegerArray {
   if (value instanceof Int32Array) return value;
@@ -114,7 +124,7 @@ export class Lab {
 
   /** Applies penalties, temperature, top-k, top-p and min-p (in that order) and renormalises. */
   distribution(logits: NumericArray, options: FilterOptions = {}): DistributionResult {
-    this.#write(0, logits, 'logits');
+    this.#input(logits, 'logits');
     this.#writeOptions([options], FILTER_GROUPS);
     const result = unwrap(this.#engine.distribution());
     return { ...result, probs: result.probs.slice() };
@@ -125,7 +135,7 @@ export class Lab {
    * Temperature 0 is greedy. Allocates nothing in WebAssembly once warm.
    */
   sampleToken(logits: NumericArray, options: SampleTokenOptions = {}): number {
-    this.#write(0, logits, 'logits');
+    this.#input(logits, 'logits');
     this.#writeOptions([options], TOKEN_GROUPS);
     return unwrap(this.#engine.sampleToken()).token;
   }
@@ -146,14 +156,11 @@ export class Lab {
       if (matrix.some((row) => row.length !== width)) {
         throw new SamplingLabError('logitsRows', 'logitsRows must all have the same length');
       }
-      if (width * rows > this.maxVocabulary) {
-        throw new SamplingLabError('logitsRows', `logitsRows hold more than ${this.maxVocabulary} values`);
-      }
-      const view = this.#engine.floats(0, width * rows);
-      matrix.forEach((row, r) => view.set(row, r * width));
-      this.#engine.use(0);
+      const flat = view(this.#engine.floats(this.#core.InputSlot.primary, width * rows, 'logitsRows'));
+      matrix.forEach((row, r) => flat.set(row, r * width));
+      this.#engine.use(this.#core.InputSlot.primary);
     } else {
-      this.#write(0, logitsRows as NumericArray, 'logitsRows');
+      this.#input(logitsRows as NumericArray, 'logitsRows');
     }
     this.#writeOptions(perRow, TOKEN_GROUPS);
     return unwrap(this.#engine.sampleBatch(rows)).tokens.slice();
@@ -166,7 +173,7 @@ export class Lab {
     if (typeof method !== 'string') throw new SamplingLabError('method', 'method must be a string');
     if (typeof n !== 'number') throw new SamplingLabError('n', 'n must be a number');
     if (typeof isProbs !== 'boolean') throw new SamplingLabError('isProbs', 'isProbs must be true or false');
-    this.#write(0, probsOrLogits, isProbs ? 'probs' : 'logits');
+    this.#input(probsOrLogits, isProbs ? 'probs' : 'logits');
     this.#writeOptions([key], TOKEN_GROUPS);
     return unwrap(this.#engine.sample(method, n, isProbs)).draws.slice();
   }
@@ -183,18 +190,15 @@ export class Lab {
    * `vocabSize`); if it ever reads as length 0, ask for it again.
    */
   logitsBuffer(vocabSize: number): Float32Array {
-    if (!Number.isInteger(vocabSize) || vocabSize < 1 || vocabSize > this.maxVocabulary) {
-      throw new SamplingLabError('vocabSize', `vocabSize must be an integer in [1, ${this.maxVocabulary}]`);
-    }
-    this.#engine.reserve(vocabSize);
-    this.#resident = this.#engine.floats(2, vocabSize);
+    if (typeof vocabSize !== 'number') throw new SamplingLabError('vocabSize', 'vocabSize must be a number');
+    this.#resident = view(this.#engine.resident(vocabSize));
     return this.#resident;
   }
 
   /** log Σ exp(z / T), with max subtraction; T > 0. */
   logSumExp(logits: NumericArray, temperature = 1): number {
     if (typeof temperature !== 'number') throw new SamplingLabError('temperature', 'temperature must be a number');
-    this.#write(0, logits, 'logits');
+    this.#input(logits, 'logits');
     return unwrap(this.#engine.logSumExp(temperature)).value;
   }
 
@@ -204,20 +208,20 @@ export class Lab {
     const { temperature = 1, isProbs = false } = options;
     if (typeof mass !== 'number') throw new SamplingLabError('mass', 'mass must be a number');
     if (typeof temperature !== 'number') throw new SamplingLabError('temperature', 'temperature must be a number');
-    this.#write(0, logitsOrProbs, isProbs ? 'probs' : 'logits');
+    this.#input(logitsOrProbs, isProbs ? 'probs' : 'logits');
     return unwrap(this.#engine.coverCount(mass, temperature, isProbs === true)).count;
   }
 
   /** Total variation, KL(p‖q) in nats, and overlap Σ min(p, q) = 1 − TV. */
   distance(p: NumericArray, q: NumericArray): Distances {
-    this.#write(0, p, 'p');
-    this.#write(1, q, 'q');
+    this.#input(p, 'p');
+    this.#write(this.#core.InputSlot.secondary, q, 'q');
     return unwrap(this.#engine.distance());
   }
 
   /** Token ids by descending value (ties: lower id first), the order filters keep prefixes of. */
   ranking(values: NumericArray): Uint32Array {
-    this.#write(0, values, 'values');
+    this.#input(values, 'values');
     return unwrap(this.#engine.ranking()).order.slice();
   }
 
@@ -267,55 +271,90 @@ export class Lab {
 
   // Lays out the options of each row as the core's option table says; the core checks them.
   #writeOptions(rows: readonly object[], groups: readonly Group[]): void {
-    const table = this.options.filter((o) => groups.includes(o.group));
-    const names = table.map((o) => o.name);
-    const values = new Float64Array(rows.length * this.#scalarCount);
+    const accepted = this.#accepted(groups);
+    const scalars = this.#scalarCount;
     const lists: IntegerArray[] = [];
-    const offsets = new Int32Array(rows.length * this.#listCount + 1);
+    const offsets = [0];
     let total = 0;
+    const values = new Float64Array(rows.length * scalars);
     rows.forEach((options, r) => {
-      checkKeys(options, names);
+      checkKeys(options, accepted.names);
+      const given = options as Record<string, unknown>;
       for (const spec of this.options) {
-        const given = groups.includes(spec.group) ? options[spec.name as keyof typeof options] : undefined;
+        const value = accepted.names.includes(spec.name) ? given[spec.name] : undefined;
         if (spec.kind === 'array') {
-          const list = given === undefined ? [] : idList(given, spec.name);
+          const list = value === undefined ? [] : idList(value, spec.name);
           lists.push(list);
-          total += list.length;
-          offsets[r * this.#listCount + spec.slot + 1] = total;
+          offsets.push(total += list.length);
         } else {
-          if (given !== undefined && typeof given !== 'number') {
-            throw new SamplingLabError(spec.name, `${spec.name} must be a number`);
-          }
-          values[r * this.#scalarCount + spec.slot] = given ?? (spec.default as number);
+          if (value !== undefined && typeof value !== 'number') throw new SamplingLabError(spec.name, `${spec.name} must be a number`);
+          values[r * scalars + spec.slot] = value ?? (spec.default as number);
         }
       }
     });
-    if (total > this.maxVocabulary) {
-      throw new SamplingLabError('generatedIds', `token id lists hold more than ${this.maxVocabulary} ids`);
-    }
-    this.#engine.optionValues(rows.length).set(values);
-    const ids = this.#engine.ints(0, total);
+    const buffers = this.#optionBuffers(rows.length, total, offsets.length);
+    buffers.values.set(values);
+    buffers.offsets.set(offsets);
     let at = 0;
     for (const list of lists) {
-      ids.set(list, at);
+      buffers.ids.set(list, at);
       at += list.length;
     }
-    this.#engine.ints(1, offsets.length).set(offsets);
   }
 
-  #write(slot: number, values: NumericArray, name: string): void {
+  #acceptedByGroups = new Map<readonly Group[], { names: string[] }>();
+
+  #accepted(groups: readonly Group[]): { names: string[] } {
+    let accepted = this.#acceptedByGroups.get(groups);
+    if (!accepted) {
+      accepted = { names: this.options.filter((o) => groups.includes(o.group)).map((o) => o.name) };
+      this.#acceptedByGroups.set(groups, accepted);
+    }
+    return accepted;
+  }
+
+  #buffers?: { values: Float64Array; ids: Int32Array; offsets: Int32Array };
+
+  // Views of the option buffers, kept across calls of the same shape: a generation loop then
+  // crosses into WebAssembly only to sample. Memory growth detaches them (byteLength 0).
+  #optionBuffers(rows: number, ids: number, offsets: number) {
+    const cached = this.#buffers;
+    const fresh = cached && cached.values.length === rows * this.#scalarCount && cached.ids.length === ids &&
+      cached.offsets.length === offsets;
+    if (fresh) return cached;
+    const { IdSlot } = this.#core;
+    // Sizing a later buffer may grow memory and detach the earlier views; the second round
+    // allocates nothing.
+    for (;;) {
+      const buffers = {
+        values: view(this.#engine.optionValues(rows)),
+        ids: view(this.#engine.ints(IdSlot.ids, ids, 'generatedIds')),
+        offsets: view(this.#engine.ints(IdSlot.offsets, offsets, 'options')),
+      };
+      if (buffers.values.length === rows * this.#scalarCount && buffers.ids.length === ids && buffers.offsets.length === offsets) {
+        this.#buffers = buffers;
+        break;
+      }
+    }
+    return this.#buffers;
+  }
+
+  /** Writes the call's main input (logits or probabilities) and reads from it. */
+  #input(values: NumericArray, name: string): void {
+    this.#write(this.#core.InputSlot.primary, values, name);
+  }
+
+  #write(slot: CoreEnum, values: NumericArray, name: string): void {
     if (!ArrayBuffer.isView(values) && !Array.isArray(values)) {
       throw new SamplingLabError(name, `${name} must be a Float32Array, Float64Array or number[]`);
     }
-    if (values.length > this.maxVocabulary) {
-      throw new SamplingLabError(name, `${name} has ${values.length} entries; at most ${this.maxVocabulary} are supported`);
-    }
-    if (slot === 0 && values === this.#resident && values.length > 0) {
-      this.#engine.use(2);
+    const { InputSlot } = this.#core;
+    if (slot === InputSlot.primary && values === this.#resident && values.length > 0) {
+      this.#engine.use(InputSlot.resident);
       return;
     }
     // One bulk copy into WebAssembly memory; the view is used before anything can grow memory.
-    this.#engine.floats(slot, values.length).set(values);
-    if (slot === 0) this.#engine.use(0);
+    view(this.#engine.floats(slot, values.length, name)).set(values);
+    if (slot === InputSlot.primary) this.#engine.use(InputSlot.primary);
   }
 }

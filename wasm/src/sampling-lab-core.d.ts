@@ -8,13 +8,18 @@ export interface CoreError {
   error: { argument: string; message: string };
 }
 
+/** An embind enum value. */
+export interface CoreEnum { readonly value: number }
+
 export interface CoreEngine {
-  floats(slot: number, length: number): Float32Array;
-  ints(slot: number, length: number): Int32Array;
+  /** A view of `length` floats in an input slot, or an error naming `name` if that is too many. */
+  floats(slot: CoreEnum, length: number, name: string): CoreError | Float32Array;
+  ints(slot: CoreEnum, length: number, name: string): CoreError | Int32Array;
   /** rows × (scalar options) doubles, laid out by the option table's slots. */
-  optionValues(rows: number): Float64Array;
-  use(slot: number): void;
-  reserve(vocabulary: number): void;
+  optionValues(rows: number): CoreError | Float64Array;
+  /** The resident logits buffer, with every buffer reserved for `vocabulary` tokens. */
+  resident(vocabulary: number): CoreError | Float32Array;
+  use(slot: CoreEnum): void;
   logSumExp(temperature: number): CoreError | { value: number };
   distribution(): CoreError | { probs: Float32Array; kept: number; keptMass: number; entropyBits: number; topProb: number };
   sampleToken(): CoreError | { token: number };
@@ -29,6 +34,8 @@ export interface CoreEngine {
 
 export interface CoreModule {
   Engine: new () => CoreEngine;
+  InputSlot: { primary: CoreEnum; secondary: CoreEnum; resident: CoreEnum };
+  IdSlot: { ids: CoreEnum; offsets: CoreEnum };
   runExperiment(name: string, paramsJson: string, onProgress?: (fraction: number) => void): string;
   /** JSON: [{ name, summary, params: ParamSpec[] }]. */
   listExperiments(): string;

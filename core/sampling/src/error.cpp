@@ -1,6 +1,7 @@
 #include "sampling_lab/error.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 namespace sampling_lab {
 
@@ -15,6 +16,14 @@ Check check_size(std::size_t size, const std::string& argument) {
   return std::nullopt;
 }
 }  // namespace
+
+Check check_length(double length, const std::string& argument, double max) {
+  if (!(length >= 0 && length <= max)) {
+    return ArgumentError{argument, argument + " has " + std::to_string(length) + " entries; at most " +
+                                       std::to_string(std::uint64_t(max)) + " are supported"};
+  }
+  return std::nullopt;
+}
 
 Check check_logits(std::span<const float> logits, const std::string& argument) {
   if (auto error = check_size(logits.size(), argument)) return error;

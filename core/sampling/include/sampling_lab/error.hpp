@@ -18,6 +18,9 @@ using Check = std::optional<ArgumentError>;
 inline constexpr std::size_t kMaxVocabulary = std::size_t{1} << 24;
 inline constexpr std::size_t kMaxSamples = std::size_t{1} << 26;
 
+// A length that will be allocated: at most `max` entries (checked before any allocation).
+Check check_length(double length, const std::string& argument, double max = double(kMaxVocabulary));
+
 Check check_logits(std::span<const float> logits, const std::string& argument);
 Check check_probabilities(std::span<const float> probs, const std::string& argument);
 Check check_temperature(double temperature);
