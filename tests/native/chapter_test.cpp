@@ -77,10 +77,17 @@ TEST(Sequence, RandomModelsShowGreedyMissingAndBeamsClosingTheGap) {
   EXPECT_FALSE(result["closingWidth"].is_null());
 }
 
-TEST(Sequence, MarkovModelUnrollsTheChain) {
+TEST(Sequence, ChainRuleOnAMarkovChain) {
+  // Node n > 0 of the breadth-first tree ends in token (n − 1) mod V: its row of the transition.
   const std::vector<float> initial = {0.2f, 0.8f};
   const std::vector<float> transition = {0.9f, 0.1f, 0.3f, 0.7f};
-  const auto model = sl::SequenceModel::markov(initial, transition, 3);
+  std::vector<float> distributions(initial);
+  for (std::size_t node = 1; node < sl::tree_nodes(2, 3); ++node) {
+    const std::size_t last = (node - 1) % 2;
+    distributions.insert(distributions.end(), transition.begin() + std::ptrdiff_t(2 * last),
+                         transition.begin() + std::ptrdiff_t(2 * last + 2));
+  }
+  const sl::SequenceModel model(2, 3, distributions);
   EXPECT_NEAR(sl::log_probability(model, std::vector<std::int32_t>{1, 0, 1}), std::log(0.8 * 0.3 * 0.1), 1e-6);
 }
 

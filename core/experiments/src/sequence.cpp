@@ -37,19 +37,6 @@ SequenceModel::SequenceModel(std::size_t vocabulary, std::size_t depth,
                              std::vector<float> distributions)
     : vocabulary_(vocabulary), depth_(depth), distributions_(std::move(distributions)) {}
 
-SequenceModel SequenceModel::markov(std::span<const float> initial,
-                                    std::span<const float> transition, std::size_t depth) {
-  const std::size_t v = initial.size();
-  std::vector<float> distributions(tree_nodes(v, depth) * v);
-  std::copy(initial.begin(), initial.end(), distributions.begin());
-  // Node n > 0 ends in token (n − 1) mod V.
-  for (std::size_t node = 1; node < distributions.size() / v; ++node) {
-    const std::size_t last = (node - 1) % v;
-    std::copy_n(transition.begin() + std::ptrdiff_t(last * v), v, distributions.begin() + std::ptrdiff_t(node * v));
-  }
-  return SequenceModel(v, depth, std::move(distributions));
-}
-
 SequenceModel SequenceModel::random(std::size_t vocabulary, std::size_t depth, double sharpness,
                                     Philox& rng) {
   const std::size_t nodes = tree_nodes(vocabulary, depth);

@@ -9,6 +9,8 @@
 #define BOOST_MATH_DOMAIN_ERROR_POLICY ignore_error
 #define BOOST_MATH_OVERFLOW_ERROR_POLICY ignore_error
 #define BOOST_MATH_EVALUATION_ERROR_POLICY ignore_error
+// Double is exact enough for p-values; WebAssembly's long double is a software float128.
+#define BOOST_MATH_PROMOTE_DOUBLE_POLICY false
 #include <boost/math/distributions/chi_squared.hpp>
 
 namespace sampling_lab {

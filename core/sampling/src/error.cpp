@@ -1,5 +1,7 @@
 #include "sampling_lab/error.hpp"
 
+#include "sampling_lab/values.hpp"
+
 #include <cmath>
 #include <cstdint>
 
@@ -56,17 +58,11 @@ Check check_probabilities(std::span<const float> probs, const std::string& argum
 }
 
 Check check_temperature(double temperature) {
-  if (!std::isfinite(temperature) || temperature < 0.0) {
-    return ArgumentError{"temperature", "temperature must be a finite number >= 0 (0 = greedy)"};
-  }
-  return std::nullopt;
+  return check_scalar(temperature, Kind::kNumber, at_least(0), "temperature");
 }
 
 Check check_mass(double mass, const std::string& argument) {
-  if (!(mass > 0.0 && mass <= 1.0)) {
-    return ArgumentError{argument, argument + " must be in (0, 1]"};
-  }
-  return std::nullopt;
+  return check_scalar(mass, Kind::kProbability, open_closed(0, 1), argument);
 }
 
 }  // namespace sampling_lab

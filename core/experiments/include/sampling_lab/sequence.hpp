@@ -16,9 +16,6 @@ class SequenceModel {
   // breadth-first order: the root, then the V children of the root, and so on.
   SequenceModel(std::size_t vocabulary, std::size_t depth, std::vector<float> distributions);
 
-  // A Markov chain unrolled to `depth`: next(prefix) depends only on the last token.
-  static SequenceModel markov(std::span<const float> initial, std::span<const float> transition,
-                              std::size_t depth);
   // Random distributions softmax(sharpness · N(0, 1)) at every node.
   static SequenceModel random(std::size_t vocabulary, std::size_t depth, double sharpness,
                               Philox& rng);
