@@ -51,6 +51,15 @@ sampling_lab::Check check_count(double value, const char* name, double max) {
   return sampling_lab::check_scalar(value, Kind::kInteger, sampling_lab::closed(1, max), name);
 }
 
+// A JavaScript progress callback (a function or undefined) as the core's Progress; the wrapper's
+// callbacks never throw, and return false to stop.
+sampling_lab::Progress progress_of(const val& on_progress) {
+  if (on_progress.typeOf().as<std::string>() != "function") return {};
+  return [on_progress](double fraction) { return on_progress(fraction).as<bool>(); };
+}
+
+const ArgumentError kStopped{"onProgress", "the run was stopped by onProgress"};
+
 // Where the wrapper writes vocabulary-sized inputs: the logits (or p), a second distribution q,
 // and the caller's resident logits buffer.
 enum InputSlot { kPrimary, kSecondary, kResident, kInputSlots };
@@ -164,7 +173,7 @@ class Engine {
   }
 
   // n draws by one method; temperature, seed and stream come from the option values.
-  val sample(std::string method_name, double n, bool is_probs) {
+  val sample(std::string method_name, double n, bool is_probs, val on_progress) {
     const std::vector<float>& values = *current_;
     const auto method = sampling_lab::parse_method(method_name);
     if (!method) return error_value({"method", "method must be inverse-cdf, gumbel-max, exponential-race or alias"});
@@ -178,11 +187,11 @@ class Engine {
     const auto& options = std::get<sampling_lab::SamplingOptions>(parsed);
     tokens_.resize(std::size_t(n));
     const sampling_lab::RandomKey key{options.seed, options.stream};
-    if (is_probs) {
-      sampling_lab::sample_probs(values, *method, key, tokens_, sampler_workspace_);
-    } else {
-      sampling_lab::sample_logits(values, options.temperature, *method, key, tokens_, sampler_workspace_);
-    }
+    const auto progress = progress_of(on_progress);
+    const bool completed = is_probs
+        ? sampling_lab::sample_probs(values, *method, key, tokens_, sampler_workspace_, progress)
+        : sampling_lab::sample_logits(values, options.temperature, *method, key, tokens_, sampler_workspace_, progress);
+    if (!completed) return error_value(kStopped);
     return view_value("draws", tokens_);
   }
 
@@ -282,11 +291,7 @@ class Engine {
 std::string run_experiment(const std::string& name, const std::string& params_text, val on_progress) {
   const Json params = Json::parse(params_text, nullptr, /*allow_exceptions=*/false);
   if (params.is_discarded()) return error_json({"params", "params is not valid JSON"});
-  sampling_lab::Progress progress;
-  if (on_progress.typeOf().as<std::string>() == "function") {
-    progress = [&on_progress](double fraction) { on_progress(fraction); };
-  }
-  auto outcome = sampling_lab::run_experiment(name, params, progress);
+  auto outcome = sampling_lab::run_experiment(name, params, progress_of(on_progress));
   if (auto* error = std::get_if<ArgumentError>(&outcome)) return error_json(*error);
   return to_text({{"result", std::get<Json>(outcome)}});
 }

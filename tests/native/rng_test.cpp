@@ -53,10 +53,21 @@ TEST(Philox, UniformsStayInsideTheOpenInterval) {
   }
   // Mean of n uniforms has standard error sqrt(1/12/n).
   EXPECT_NEAR(sum / n, 0.5, 4.0 * std::sqrt(1.0 / 12.0 / n));
-  // The extreme words too.
-  EXPECT_GT(sampling_lab::to_open_unit(0), 0.0);
-  EXPECT_LT(sampling_lab::to_open_unit(0xffffffffu), 1.0);
-  EXPECT_TRUE(std::isfinite(std::log(-std::log(sampling_lab::to_open_unit(0xffffffffu)))));
+  // The extreme words too, with double's resolution at both ends.
+  EXPECT_EQ(sampling_lab::to_open_unit(0, 0), 0.5 * 0x1p-52);
+  EXPECT_EQ(sampling_lab::to_open_unit(0xffffffffu, 0xffffffffu), 1.0 - 0.5 * 0x1p-52);
+  EXPECT_LT(sampling_lab::to_open_unit(0xffffffffu, 0xffffffffu), 1.0);
+  EXPECT_TRUE(std::isfinite(std::log(-std::log(sampling_lab::to_open_unit(0xffffffffu, 0xffffffffu)))));
+}
+
+TEST(Philox, ExponentialKeepsFullPrecisionAtBothEnds) {
+  // U = (w + ½) / 2^64 near 1: E = −log1p(−(1 − U)) ≈ 1 − U, to double precision.
+  EXPECT_DOUBLE_EQ(sampling_lab::exponential_from(0xffffffffu, 0xffffffffu), 0.5 * 0x1p-64);
+  EXPECT_DOUBLE_EQ(sampling_lab::exponential_from(0xffffffffu, 0xfffffffdu), 2.5 * 0x1p-64);
+  // Near 0: E = −ln U, U = ½ · 2^-64.
+  EXPECT_DOUBLE_EQ(sampling_lab::exponential_from(0, 0), 64 * std::log(2.0) + std::log(2.0));
+  // The middle: U = ½ exactly gives ln 2.
+  EXPECT_NEAR(sampling_lab::exponential_from(0x80000000u, 0), std::log(2.0), 1e-15);
 }
 
 TEST(Philox, NormalHasUnitVariance) {

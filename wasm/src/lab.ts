@@ -18,7 +18,7 @@ export interface DistributionResult {
 
 export type SamplingMethod = 'inverse-cdf' | 'gumbel-max' | 'exponential-race' | 'alias';
 
-export interface SampleOptions extends Pick<RandomKeyOptions, 'seed' | 'stream'> {
+export interface SampleOptions extends Pick<RandomKeyOptions, 'seed' | 'stream'>, RunOptions {
   method?: SamplingMethod;
   /** Number of draws. Default 1. */
   n?: number;
@@ -51,8 +51,12 @@ export interface Distances {
 }
 
 export interface RunOptions {
-  /** Hears the fraction done of long runs (called synchronously, during the run). */
-  onProgress?: (fraction: number) => void;
+  /**
+   * Hears the fraction done of long runs (called synchronously, during the run). Returning false
+   * stops the run, which then throws a SamplingLabError for "onProgress"; an exception thrown here
+   * stops it too and is rethrown once the run has released its memory.
+   */
+  onProgress?: (fraction: number) => boolean | void;
 }
 
 type Group = OptionSpec['group'];
@@ -166,16 +170,19 @@ export class Lab {
     return unwrap(this.#engine.sampleBatch(rows)).tokens.slice();
   }
 
-  /** n i.i.d. draws by one of four exact methods, from probabilities or logits/T. */
+  /**
+   * n i.i.d. draws by one of four exact methods, from probabilities or logits/T. Long runs report
+   * progress to `onProgress`, which can stop them (see RunOptions).
+   */
   sample(probsOrLogits: NumericArray, options: SampleOptions = {}): Int32Array {
-    checkKeys(options, ['method', 'n', 'seed', 'stream', 'temperature', 'isProbs']);
-    const { method = 'inverse-cdf', n = 1, isProbs = false, ...key } = options;
+    checkKeys(options, ['method', 'n', 'seed', 'stream', 'temperature', 'isProbs', 'onProgress']);
+    const { method = 'inverse-cdf', n = 1, isProbs = false, onProgress, ...key } = options;
     if (typeof method !== 'string') throw new SamplingLabError('method', 'method must be a string');
     if (typeof n !== 'number') throw new SamplingLabError('n', 'n must be a number');
     if (typeof isProbs !== 'boolean') throw new SamplingLabError('isProbs', 'isProbs must be true or false');
     this.#input(probsOrLogits, isProbs ? 'probs' : 'logits');
     this.#writeOptions([key], TOKEN_GROUPS);
-    return unwrap(this.#engine.sample(method, n, isProbs)).draws.slice();
+    return this.#withProgress(onProgress as RunOptions['onProgress'], (progress) => unwrap(this.#engine.sample(method, n, isProbs, progress)).draws.slice());
   }
 
   /** The raw Philox4x32-10 words of (seed, stream): identical natively and in WebAssembly. */
@@ -239,15 +246,36 @@ export class Lab {
   runExperiment(name: string, params: object = {}, options: RunOptions = {}): unknown {
     if (typeof name !== 'string') throw new SamplingLabError('experiment', 'experiment must be a string');
     checkKeys(options as unknown, ['onProgress']);
-    const { onProgress } = options;
-    if (onProgress !== undefined && typeof onProgress !== 'function') {
-      throw new SamplingLabError('onProgress', 'onProgress must be a function');
-    }
     const text = JSON.stringify(params, (_key, value: unknown) =>
       ArrayBuffer.isView(value) ? Array.from(value as Float32Array) : value);
-    const outcome = JSON.parse(this.#core.runExperiment(name, text ?? 'null', onProgress));
-    if (outcome.error) throw new SamplingLabError(outcome.error.argument, outcome.error.message);
-    return outcome.result;
+    return this.#withProgress(options.onProgress, (progress) => {
+      const outcome = JSON.parse(this.#core.runExperiment(name, text ?? 'null', progress));
+      if (outcome.error) throw new SamplingLabError(outcome.error.argument, outcome.error.message);
+      return outcome.result;
+    });
+  }
+
+  // The core hears progress through a callback that never throws into WebAssembly (an exception
+  // unwinding through it would skip the C++ destructors and leak): it returns false to stop,
+  // and the user's exception is rethrown after the core has returned.
+  #withProgress<T>(onProgress: RunOptions['onProgress'], run: (progress?: (fraction: number) => boolean) => T): T {
+    if (onProgress === undefined) return run();
+    if (typeof onProgress !== 'function') throw new SamplingLabError('onProgress', 'onProgress must be a function');
+    let thrown: { error: unknown } | undefined;
+    const progress = (fraction: number) => {
+      try {
+        return onProgress(fraction) !== false;
+      } catch (error) {
+        thrown = { error };
+        return false;
+      }
+    };
+    try {
+      return run(progress);
+    } catch (error) {
+      if (thrown) throw thrown.error;
+      throw error;
+    }
   }
 
   #rowsOf(options: BatchOptions): readonly SampleTokenOptions[] {

@@ -24,7 +24,7 @@ export interface CoreEngine {
   distribution(): CoreError | { probs: Float32Array; kept: number; keptMass: number; entropyBits: number; topProb: number };
   sampleToken(): CoreError | { token: number };
   sampleBatch(rows: number): CoreError | { tokens: Int32Array };
-  sample(method: string, n: number, isProbs: boolean): CoreError | { draws: Int32Array };
+  sample(method: string, n: number, isProbs: boolean, onProgress?: (fraction: number) => boolean): CoreError | { draws: Int32Array };
   randomWords(seed: number, stream: number, n: number): CoreError | { words: Uint32Array };
   coverCount(mass: number, temperature: number, isProbs: boolean): CoreError | { count: number };
   distance(): CoreError | { tv: number; kl: number; overlap: number };
@@ -36,7 +36,7 @@ export interface CoreModule {
   Engine: new () => CoreEngine;
   InputSlot: { primary: CoreEnum; secondary: CoreEnum; resident: CoreEnum };
   IdSlot: { ids: CoreEnum; offsets: CoreEnum };
-  runExperiment(name: string, paramsJson: string, onProgress?: (fraction: number) => void): string;
+  runExperiment(name: string, paramsJson: string, onProgress?: (fraction: number) => boolean): string;
   /** JSON: [{ name, summary, params: ParamSpec[] }]. */
   listExperiments(): string;
   /** JSON: OptionSpec[] (a ParamSpec with group and slot). */

@@ -18,6 +18,13 @@ inline Json reject(Params& params, ArgumentError error) {
   return nullptr;
 }
 
+// Reports progress; false when the callback asked to stop.
+inline bool keep_going(const Progress& progress, double fraction) { return !progress || progress(fraction); }
+
+inline Json cancelled(Params& params) {
+  return reject(params, {"onProgress", "the run was stopped by onProgress"});
+}
+
 // In the chapter's order.
 std::vector<Experiment> distribution_shape_experiments();  // filters, temperature
 std::vector<Experiment> sampling_method_experiments();     // samplers

@@ -44,9 +44,7 @@ std::vector<std::uint32_t> ranking(std::span<const float> values) {
   return order;
 }
 
-std::size_t argmax(std::span<const float> values) {
-  return std::size_t(std::max_element(values.begin(), values.end()) - values.begin());
-}
+std::size_t argmax(std::span<const float> values) { return kernels::argmax(values); }
 
 double entropy_nats(std::span<const float> probs) {
   double entropy = 0.0;

@@ -5,6 +5,11 @@
 #include <cmath>
 #include <limits>
 #include <xsimd/xsimd.hpp>
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 namespace sampling_lab::kernels {
 
@@ -38,6 +43,32 @@ MinMax min_max(std::span<const float> values) {
   return {lo, hi};
 }
 
+std::size_t argmax(std::span<const float> values) {
+  const float* data = values.data();
+  // Each block's maximum, in a pass as cheap as min_max's.
+  const std::size_t blocks = block_count(values.size());
+  float best = -std::numeric_limits<float>::infinity();
+  std::size_t best_block = 0;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const std::size_t begin = b * kBlock;
+    const std::size_t end = std::min(values.size(), begin + kBlock);
+    const std::size_t simd_stop = begin + simd_end(end - begin);
+    Batch lanes(-std::numeric_limits<float>::infinity());
+    for (std::size_t i = begin; i < simd_stop; i += kLanes) lanes = xsimd::max(lanes, Batch::load_unaligned(data + i));
+    float block_max = xsimd::reduce_max(lanes);
+    for (std::size_t i = simd_stop; i < end; ++i) block_max = std::max(block_max, data[i]);
+    if (block_max > best) {
+      best = block_max;
+      best_block = b;
+    }
+  }
+  const std::size_t end = std::min(values.size(), (best_block + 1) * kBlock);
+  for (std::size_t i = best_block * kBlock; i < end; ++i) {
+    if (data[i] == best) return i;
+  }
+  return best_block * kBlock;  // every value is −∞
+}
+
 namespace {
 // e^x on a batch for x <= 0 (the shifted logits of a softmax): x = n ln2 + r with |r| <= ln2/2,
 // e^r by Cephes' expf polynomial, 2^n written into the exponent bits. About 2 ulp; below −87.3
@@ -64,92 +95,135 @@ Batch exp_approx(Batch x) {
   return xsimd::select(underflow, Batch(0.0f), e_r * xsimd::bitwise_cast<float>(exponent));
 }
 
-// ln x on a batch for x > 0 and finite: x = m 2^e with m in [√½, √2), ln m by Cephes' logf
-// polynomial. About 2 ulp.
-Batch log_approx(Batch x) {
-  using Int = xsimd::batch<std::int32_t>;
-  const Int bits = xsimd::bitwise_cast<std::int32_t>(x);
-  Batch e = xsimd::batch_cast<float>(((bits >> 23) & Int(0xff)) - Int(126));
-  Batch m = xsimd::bitwise_cast<float>((bits & Int(0x807fffff)) | Int(0x3f000000));  // [0.5, 1)
-  const auto small = m < Batch(0.707106781186547524f);
-  e = xsimd::select(small, e - Batch(1.0f), e);
-  m = xsimd::select(small, m + m - Batch(1.0f), m - Batch(1.0f));
-  const Batch z = m * m;
+// ln(2^e · (1 + f)) for f in [√½ − 1, √2 − 1) by Cephes' logf polynomial: about 2 ulp.
+Batch log_reduced(Batch e, Batch f) {
+  const Batch z = f * f;
   Batch p(7.0376836292e-2f);
-  p = xsimd::fma(p, m, Batch(-1.1514610310e-1f));
-  p = xsimd::fma(p, m, Batch(1.1676998740e-1f));
-  p = xsimd::fma(p, m, Batch(-1.2420140846e-1f));
-  p = xsimd::fma(p, m, Batch(1.4249322787e-1f));
-  p = xsimd::fma(p, m, Batch(-1.6668057665e-1f));
-  p = xsimd::fma(p, m, Batch(2.0000714765e-1f));
-  p = xsimd::fma(p, m, Batch(-2.4999993993e-1f));
-  p = xsimd::fma(p, m, Batch(3.3333331174e-1f));
-  Batch y = p * m * z;
+  p = xsimd::fma(p, f, Batch(-1.1514610310e-1f));
+  p = xsimd::fma(p, f, Batch(1.1676998740e-1f));
+  p = xsimd::fma(p, f, Batch(-1.2420140846e-1f));
+  p = xsimd::fma(p, f, Batch(1.4249322787e-1f));
+  p = xsimd::fma(p, f, Batch(-1.6668057665e-1f));
+  p = xsimd::fma(p, f, Batch(2.0000714765e-1f));
+  p = xsimd::fma(p, f, Batch(-2.4999993993e-1f));
+  p = xsimd::fma(p, f, Batch(3.3333331174e-1f));
+  Batch y = p * f * z;
   y = xsimd::fma(e, Batch(-2.12194440e-4f), y);
   y = xsimd::fnma(Batch(0.5f), z, y);
-  return xsimd::fma(e, Batch(0.693359375f), m + y);
+  return xsimd::fma(e, Batch(0.693359375f), f + y);
 }
 
-// u = (w / 2^8 + ½) / 2^24 from 32-bit words: float uniforms strictly inside (0, 1).
-template <typename Transform>
-void transform_uniforms(std::span<const std::uint32_t> words, std::span<float> out, Transform transform) {
+// Exp(1) variates from 32-bit words (see exponential_noise); lanes within 2^-11 of an end are
+// flagged in `extend`.
+Batch exponential_of_words(xsimd::batch<std::uint32_t> words, xsimd::batch_bool<float>& extend) {
+  using U32 = xsimd::batch<std::uint32_t>;
   using Int = xsimd::batch<std::int32_t>;
-  const std::size_t end = simd_end(words.size());
-  for (std::size_t i = 0; i < end; i += kLanes) {
-    const Int high = xsimd::bitwise_cast<std::int32_t>(xsimd::batch<std::uint32_t>::load_unaligned(words.data() + i) >> 8);
-    const Batch u = (xsimd::batch_cast<float>(high) + Batch(0.5f)) * Batch(0x1p-24f);
-    transform(u).store_unaligned(out.data() + i);
-  }
-  for (std::size_t i = end; i < words.size(); ++i) {
-    const Batch u((float(words[i] >> 8) + 0.5f) * 0x1p-24f);
-    out[i] = transform(u).get(0);
-  }
+  const auto below_half = xsimd::batch_bool_cast<float>(words < U32(0x80000000u));
+  // S = (m + ½) / 2^32 with m = w below ½ and 2^32 − 1 − w above: U's distance to the nearer end.
+  const U32 m = xsimd::select(xsimd::batch_bool_cast<std::uint32_t>(below_half), words, ~words);
+  extend = xsimd::batch_bool_cast<float>(m < U32(1u << 21));
+  const Batch s = (xsimd::batch_cast<float>(xsimd::bitwise_cast<std::int32_t>(m)) + Batch(0.5f)) * Batch(0x1p-32f);
+  // Below ½, E = −ln S: S = 2^e (1 + f) from its bits, 1 + f in [√½, √2).
+  const Int bits = xsimd::bitwise_cast<std::int32_t>(s);
+  Batch e = xsimd::batch_cast<float>(((bits >> 23) & Int(0xff)) - Int(126));
+  Batch mantissa = xsimd::bitwise_cast<float>((bits & Int(0x807fffff)) | Int(0x3f000000));  // [½, 1)
+  const auto low = mantissa < Batch(0.707106781186547524f);
+  e = xsimd::select(low, e - Batch(1.0f), e);
+  const Batch f = xsimd::select(low, mantissa + mantissa - Batch(1.0f), mantissa - Batch(1.0f));
+  // Above ½, E = −ln(1 − S) with 1 − S = 2^e (1 + f) exactly: f = −S, or 1 − 2S with e = −1.
+  const auto halved = s > Batch(0.292893218813452476f);
+  const Batch far_e = xsimd::select(halved, Batch(-1.0f), Batch(0.0f));
+  const Batch far_f = xsimd::select(halved, Batch(1.0f) - (s + s), -s);
+  return -log_reduced(xsimd::select(below_half, e, far_e), xsimd::select(below_half, f, far_f));
 }
 
-// One pass of exp((x - shift) * scale), optionally stored, summed with per-lane Kahan
-// compensation: float storage with near-double accuracy.
-template <bool kStore>
-double exp_pass(std::span<const float> values, float shift, float scale, float* out) {
-  // Four independent Kahan accumulators: one would serialise the pass on its add latency.
-  constexpr std::size_t kWays = 4;
-  const float* in = values.data();
-  const std::size_t end = values.size() - values.size() % (kWays * kLanes);
-  const Batch shift_batch(shift);
-  const Batch scale_batch(scale);
-  std::array<Batch, kWays> sum{}, compensation{};
-  for (std::size_t w = 0; w < kWays; ++w) sum[w] = compensation[w] = Batch(0.0f);
-  for (std::size_t i = 0; i < end; i += kWays * kLanes) {
-    for (std::size_t w = 0; w < kWays; ++w) {
-      const Batch e = exp_approx((Batch::load_unaligned(in + i + w * kLanes) - shift_batch) * scale_batch);
-      if constexpr (kStore) e.store_unaligned(out + i + w * kLanes);
-      const Batch y = e - compensation[w];
-      const Batch t = sum[w] + y;
-      compensation[w] = (t - sum[w]) - y;
-      sum[w] = t;
+}  // namespace
+
+void exponential_noise(std::span<const std::uint32_t> words, std::span<float> out,
+                       std::vector<std::uint32_t>& extend) {
+  using U32 = xsimd::batch<std::uint32_t>;
+  const std::size_t end = simd_end(words.size());
+  xsimd::batch_bool<float> flagged;
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    exponential_of_words(U32::load_unaligned(words.data() + i), flagged).store_unaligned(out.data() + i);
+    if (xsimd::any(flagged)) {
+      for (std::size_t j = i; j < i + kLanes; ++j) {
+        const std::uint32_t w = words[j];
+        if (std::min(w, ~w) < (1u << 21)) extend.push_back(std::uint32_t(j));
+      }
     }
   }
-  double total = 0.0;
-  alignas(64) std::array<float, kLanes> lanes{};
-  for (std::size_t w = 0; w < kWays; ++w) {
-    (sum[w] - compensation[w]).store_aligned(lanes.data());
-    for (const float lane : lanes) total += lane;
+  if (end == words.size()) return;
+  // The last few words go through the same lanes, padded, so every variate is computed alike.
+  alignas(64) std::array<std::uint32_t, kLanes> tail_words{};
+  alignas(64) std::array<float, kLanes> tail{};
+  std::copy(words.begin() + std::ptrdiff_t(end), words.end(), tail_words.begin());
+  exponential_of_words(U32::load_aligned(tail_words.data()), flagged).store_aligned(tail.data());
+  for (std::size_t j = end; j < words.size(); ++j) {
+    out[j] = tail[j - end];
+    if (std::min(words[j], ~words[j]) < (1u << 21)) extend.push_back(std::uint32_t(j));
   }
-  for (std::size_t i = end; i < values.size(); ++i) {
-    const float x = (in[i] - shift) * scale;
-    const float e = x < -87.33654f ? 0.0f : std::exp(x);
-    if constexpr (kStore) out[i] = e;
-    total += e;
+}
+
+namespace {
+
+// One pass of exp((x - shift) * scale), optionally stored, summed with per-lane Kahan
+// compensation; each block's (sum, compensation) pairs are read out in double, which keeps the
+// block sums and the total to about float precision squared.
+template <bool kStore>
+double exp_pass(std::span<const float> values, float shift, float scale, float* out, std::span<double> block_sums) {
+  // Four independent Kahan accumulators: one would serialise the pass on its add latency.
+  constexpr std::size_t kWays = 4;
+  constexpr std::size_t kStride = kWays * kLanes;
+  static_assert(kBlock % kStride == 0);
+  const float* in = values.data();
+  const Batch shift_batch(shift);
+  const Batch scale_batch(scale);
+  double total = 0.0;
+  for (std::size_t begin = 0; begin < values.size(); begin += kBlock) {
+    const std::size_t end = std::min(values.size(), begin + kBlock);
+    const std::size_t simd_stop = begin + (end - begin) / kStride * kStride;
+    std::array<Batch, kWays> sum, compensation;
+    sum.fill(Batch(0.0f));
+    compensation.fill(Batch(0.0f));
+    for (std::size_t i = begin; i < simd_stop; i += kStride) {
+      for (std::size_t w = 0; w < kWays; ++w) {
+        const Batch e = exp_approx((Batch::load_unaligned(in + i + w * kLanes) - shift_batch) * scale_batch);
+        if constexpr (kStore) e.store_unaligned(out + i + w * kLanes);
+        const Batch y = e - compensation[w];
+        const Batch t = sum[w] + y;
+        compensation[w] = (t - sum[w]) - y;
+        sum[w] = t;
+      }
+    }
+    double block = 0.0;
+    alignas(64) std::array<float, kLanes> sums{}, compensations{};
+    for (std::size_t w = 0; w < kWays; ++w) {
+      sum[w].store_aligned(sums.data());
+      compensation[w].store_aligned(compensations.data());
+      for (std::size_t lane = 0; lane < kLanes; ++lane) block += double(sums[lane]) - double(compensations[lane]);
+    }
+    for (std::size_t i = simd_stop; i < end; ++i) {
+      const float x = (in[i] - shift) * scale;
+      const float e = x < -87.33654f ? 0.0f : std::exp(x);
+      if constexpr (kStore) out[i] = e;
+      block += e;
+    }
+    if (!block_sums.empty()) block_sums[begin / kBlock] = block;
+    total += block;
   }
   return total;
 }
+
 }  // namespace
 
-double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out) {
-  return exp_pass<true>(values, shift, scale, out.data());
+double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out,
+                   std::span<double> block_sums) {
+  return exp_pass<true>(values, shift, scale, out.data(), block_sums);
 }
 
 double exp_sum(std::span<const float> values, float shift, float scale) {
-  return exp_pass<false>(values, shift, scale, nullptr);
+  return exp_pass<false>(values, shift, scale, nullptr, {});
 }
 
 std::size_t gather_at_least(std::span<const float> values, float threshold,
@@ -192,37 +266,56 @@ std::size_t next_above(std::span<const float> values, std::size_t start, float t
 }
 
 std::size_t inverse_cdf(std::span<const float> weights, double target) {
-  constexpr std::size_t kBlock = 1024;
+  std::vector<double> sums(block_count(weights.size()), 0.0);
+  for (std::size_t i = 0; i < weights.size(); ++i) sums[i / kBlock] += weights[i];
+  return inverse_cdf(weights, sums, target);
+}
+
+std::size_t inverse_cdf(std::span<const float> weights, std::span<const double> block_sums, double target) {
   double cumulative = 0.0;
-  for (std::size_t start = 0; start < weights.size(); start += kBlock) {
-    const auto block = weights.subspan(start, std::min(kBlock, weights.size() - start));
-    // Whole blocks are skipped on a SIMD sum; only the block holding the target is scanned.
-    const std::size_t end = simd_end(block.size());
-    Batch lanes(0.0f);
-    for (std::size_t i = 0; i < end; i += kLanes) lanes += Batch::load_unaligned(block.data() + i);
-    double block_sum = xsimd::reduce_add(lanes);
-    for (std::size_t i = end; i < block.size(); ++i) block_sum += block[i];
-    if (cumulative + block_sum <= target) {
-      cumulative += block_sum;
+  std::size_t last_positive = 0;
+  for (std::size_t b = 0; b < block_sums.size(); ++b) {
+    const std::size_t begin = b * kBlock;
+    const std::size_t end = std::min(weights.size(), begin + kBlock);
+    if (block_sums[b] > 0.0) last_positive = b;
+    if (cumulative + block_sums[b] <= target) {
+      cumulative += block_sums[b];
       continue;
     }
-    for (std::size_t i = 0; i < block.size(); ++i) {
-      cumulative += block[i];
-      if (block[i] > 0.0f && cumulative > target) return start + i;
+    for (std::size_t i = begin; i < end; ++i) {
+      cumulative += weights[i];
+      if (weights[i] > 0.0f && cumulative > target) return i;
     }
   }
   // Rounding left the target past the total: the last token that can be drawn.
-  std::size_t last = weights.size() - 1;
+  std::size_t last = std::min(weights.size(), (last_positive + 1) * kBlock) - 1;
   while (last > 0 && weights[last] <= 0.0f) --last;
   return last;
 }
 
-void exponential_noise(std::span<const std::uint32_t> words, std::span<float> out) {
-  transform_uniforms(words, out, [](Batch u) { return -log_approx(u); });
-}
-
-void gumbel_noise(std::span<const std::uint32_t> words, std::span<float> out) {
-  transform_uniforms(words, out, [](Batch u) { return -log_approx(-log_approx(u)); });
+void race_candidates(std::span<const std::uint32_t> words, std::span<const float> weights, float bound,
+                     std::vector<std::uint32_t>& out) {
+  using U32 = xsimd::batch<std::uint32_t>;
+  const std::size_t end = simd_end(words.size());
+  const Batch bound_batch(bound);
+  // 1 − U = (2^32 − 1 − w + ½) / 2^32, and ~w = 2^32 − 1 − w.
+  const auto candidates = [&](U32 w, Batch weight) {
+    const Batch distance = (xsimd::batch_cast<float>(~w) + Batch(0.5f)) * Batch(0x1p-32f);
+    return distance < bound_batch * weight;
+  };
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    const auto mask = candidates(U32::load_unaligned(words.data() + i), Batch::load_unaligned(weights.data() + i));
+    if (!xsimd::any(mask)) continue;
+    alignas(64) std::array<bool, kLanes> lanes;
+    mask.store_aligned(lanes.data());
+    for (std::size_t lane = 0; lane < kLanes; ++lane) {
+      if (lanes[lane]) out.push_back(std::uint32_t(i + lane));
+    }
+  }
+  for (std::size_t i = end; i < words.size(); ++i) {
+    const float distance = (float(~words[i]) + 0.5f) * 0x1p-32f;
+    if (distance < bound * weights[i]) out.push_back(std::uint32_t(i));
+  }
 }
 
 std::size_t count_at_least(std::span<const float> values, float threshold) {
@@ -239,6 +332,103 @@ std::size_t count_at_least(std::span<const float> values, float threshold) {
   std::size_t count = static_cast<std::size_t>(xsimd::reduce_add(counts));
   for (std::size_t i = end; i < values.size(); ++i) count += data[i] >= threshold;
   return count;
+}
+
+namespace {
+
+using U32 = xsimd::batch<std::uint32_t>;
+using U64 = xsimd::batch<std::uint64_t>;
+
+struct HiLo {
+  U32 hi;
+  U32 lo;
+};
+
+// The 64-bit products a · m of every lane, split into high and low words: Philox's one operation
+// that SIMD sets do not share, so each back end gets its own.
+HiLo mul_hi_lo(U32 a, std::uint32_t m) {
+#if defined(__wasm_simd128__)
+  const v128_t factor = wasm_i32x4_splat(std::int32_t(m));
+  const v128_t low_lanes = wasm_u64x2_extmul_low_u32x4(a, factor);
+  const v128_t high_lanes = wasm_u64x2_extmul_high_u32x4(a, factor);
+  return {wasm_i32x4_shuffle(low_lanes, high_lanes, 1, 3, 5, 7), wasm_i32x4_shuffle(low_lanes, high_lanes, 0, 2, 4, 6)};
+#else
+  // x86's mul_epu32 multiplies the low words of 64-bit lanes: the even lanes, then the odd ones.
+  const auto multiply = [m](U64 x) -> U64 {
+#if defined(__AVX512F__)
+    return _mm512_mul_epu32(x, _mm512_set1_epi64(m));
+#elif defined(__AVX2__)
+    return _mm256_mul_epu32(x, _mm256_set1_epi64x(m));
+#elif defined(__SSE2__)
+    return _mm_mul_epu32(x, _mm_set1_epi64x(m));
+#else
+    return (x & U64(0xffffffffu)) * U64(m);
+#endif
+  };
+  const U64 wide = xsimd::bitwise_cast<std::uint64_t>(a);
+  const U64 even = multiply(wide);
+  const U64 odd = multiply(wide >> 32);
+  const U64 low_word(0xffffffffu);
+  return {xsimd::bitwise_cast<std::uint32_t>((even >> 32) | (odd & ~low_word)),
+          xsimd::bitwise_cast<std::uint32_t>((even & low_word) | (odd << 32))};
+#endif
+}
+
+}  // namespace
+
+void philox_words(PhiloxKey key, std::uint64_t stream, std::uint64_t first, std::span<std::uint32_t> out) {
+  constexpr std::uint32_t kMultiplier0 = 0xD2511F53, kMultiplier1 = 0xCD9E8D57;
+  constexpr std::uint32_t kWeyl0 = 0x9E3779B9, kWeyl1 = 0xBB67AE85;
+  constexpr std::size_t kLanesPerGroup = U32::size;  // one block per lane
+  // Two independent groups per round keep the multipliers busy (each round waits on the last).
+  constexpr std::size_t kGroups = 2;
+  constexpr std::size_t kBlocks = kGroups * kLanesPerGroup;
+  std::uint64_t block = first / 4;
+  std::size_t i = 0;
+  alignas(64) std::array<std::uint32_t, kLanesPerGroup> lane_offsets;
+  for (std::size_t lane = 0; lane < kLanesPerGroup; ++lane) lane_offsets[lane] = std::uint32_t(lane);
+  const U32 offsets = U32::load_aligned(lane_offsets.data());
+  for (; i + 4 * kBlocks <= out.size(); i += 4 * kBlocks, block += kBlocks) {
+    // Counter words of consecutive blocks, one block per lane, with the carry into word 1.
+    std::array<U32, kGroups> c0, c1, c2, c3;
+    for (std::size_t g = 0; g < kGroups; ++g) {
+      const std::uint64_t start = block + g * kLanesPerGroup;
+      c0[g] = U32(std::uint32_t(start)) + offsets;
+      c1[g] = U32(std::uint32_t(start >> 32)) + xsimd::select(c0[g] < U32(std::uint32_t(start)), U32(1u), U32(0u));
+      c2[g] = U32(std::uint32_t(stream));
+      c3[g] = U32(std::uint32_t(stream >> 32));
+    }
+    std::uint32_t k0 = key[0], k1 = key[1];
+    for (int round = 0; round < 10; ++round) {
+      for (std::size_t g = 0; g < kGroups; ++g) {
+        const HiLo p0 = mul_hi_lo(c0[g], kMultiplier0);
+        const HiLo p1 = mul_hi_lo(c2[g], kMultiplier1);
+        c0[g] = p1.hi ^ c1[g] ^ U32(k0);
+        c1[g] = p1.lo;
+        c2[g] = p0.hi ^ c3[g] ^ U32(k1);
+        c3[g] = p0.lo;
+      }
+      k0 += kWeyl0;
+      k1 += kWeyl1;
+    }
+    // Lane b holds block b's four words in c0 … c3: interleave them into stream order.
+    for (std::size_t g = 0; g < kGroups; ++g) {
+      const U64 a_low = xsimd::bitwise_cast<std::uint64_t>(xsimd::zip_lo(c0[g], c1[g]));
+      const U64 a_high = xsimd::bitwise_cast<std::uint64_t>(xsimd::zip_hi(c0[g], c1[g]));
+      const U64 b_low = xsimd::bitwise_cast<std::uint64_t>(xsimd::zip_lo(c2[g], c3[g]));
+      const U64 b_high = xsimd::bitwise_cast<std::uint64_t>(xsimd::zip_hi(c2[g], c3[g]));
+      std::uint32_t* to = out.data() + i + g * 4 * kLanesPerGroup;
+      xsimd::bitwise_cast<std::uint32_t>(xsimd::zip_lo(a_low, b_low)).store_unaligned(to);
+      xsimd::bitwise_cast<std::uint32_t>(xsimd::zip_hi(a_low, b_low)).store_unaligned(to + kLanesPerGroup);
+      xsimd::bitwise_cast<std::uint32_t>(xsimd::zip_lo(a_high, b_high)).store_unaligned(to + 2 * kLanesPerGroup);
+      xsimd::bitwise_cast<std::uint32_t>(xsimd::zip_hi(a_high, b_high)).store_unaligned(to + 3 * kLanesPerGroup);
+    }
+  }
+  for (; i < out.size(); i += 4, ++block) {
+    const auto words = philox4x32_10({std::uint32_t(block), std::uint32_t(block >> 32), std::uint32_t(stream),
+                                      std::uint32_t(stream >> 32)}, key);
+    std::copy(words.begin(), words.end(), out.begin() + std::ptrdiff_t(i));
+  }
 }
 
 }  // namespace sampling_lab::kernels

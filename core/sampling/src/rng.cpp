@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "sampling_lab/kernels.hpp"
+
 namespace sampling_lab {
 
 namespace {
@@ -43,6 +45,11 @@ void Philox::seek(std::uint64_t block) {
   used_ = 4;
 }
 
+void Philox::seek_word(std::uint64_t word) {
+  seek(word / 4);
+  for (std::uint64_t skip = word % 4; skip > 0; --skip) next_u32();
+}
+
 std::uint32_t Philox::next_u32() {
   if (used_ == 4) {
     block_ = philox4x32_10(counter_, key_);
@@ -55,17 +62,30 @@ std::uint32_t Philox::next_u32() {
 void Philox::fill(std::span<std::uint32_t> words) {
   std::size_t i = 0;
   while (i < words.size() && used_ < 4) words[i++] = block_[used_++];
-  for (; i + 4 <= words.size(); i += 4) {
-    const auto block = philox4x32_10(counter_, key_);
-    if (++counter_[0] == 0) ++counter_[1];
-    std::copy(block.begin(), block.end(), words.begin() + std::ptrdiff_t(i));
-  }
-  while (i < words.size()) words[i++] = next_u32();
+  const std::size_t whole = (words.size() - i) / 4 * 4;
+  const std::uint64_t block = std::uint64_t{counter_[0]} | std::uint64_t{counter_[1]} << 32;
+  kernels::philox_words(key_, stream(), block * 4, words.subspan(i, whole));
+  seek(block + whole / 4);
+  for (i += whole; i < words.size(); ++i) words[i] = next_u32();
 }
 
-double Philox::uniform() { return to_open_unit(next_u32()); }
+double Philox::uniform() {
+  const std::uint32_t first = next_u32();
+  return to_open_unit(first, next_u32());
+}
 
-double Philox::exponential() { return -std::log(uniform()); }
+double exponential_from(std::uint32_t first, std::uint32_t second) {
+  const std::uint64_t w = std::uint64_t{first} << 32 | second;
+  const bool below_half = first < 0x80000000u;
+  // Distance of U to the nearer end, exactly: w or 2^64 − 1 − w, plus the cell's half.
+  const double nearer_end = (double(below_half ? w : ~w) + 0.5) * 0x1p-64;
+  return below_half ? -std::log(nearer_end) : -std::log1p(-nearer_end);
+}
+
+double Philox::exponential() {
+  const std::uint32_t first = next_u32();
+  return exponential_from(first, next_u32());
+}
 
 double Philox::gumbel() { return -std::log(exponential()); }
 

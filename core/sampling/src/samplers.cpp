@@ -16,68 +16,164 @@ namespace {
 
 constexpr std::string_view kMethodNames[] = {"inverse-cdf", "gumbel-max", "exponential-race",
                                               "alias"};
+// Draws between progress reports of the O(1)-per-draw methods, and tokens between reports of
+// the O(V)-per-draw ones.
+constexpr std::size_t kDrawsPerReport = 1 << 16;
+constexpr std::size_t kTokensPerReport = 1 << 18;
+
+// Calls draw(d, first word, second word) for every draw, the words made a chunk at a time.
+template <typename Draw>
+bool with_two_words(Philox& rng, std::span<std::int32_t> out, SamplerWorkspace& workspace,
+                    const Progress& progress, Draw draw) {
+  constexpr std::size_t kChunk = 2048;
+  for (std::size_t first = 0; first < out.size(); first += kChunk) {
+    const std::size_t draws = std::min(kChunk, out.size() - first);
+    workspace.words.resize(2 * draws);
+    rng.fill(workspace.words);
+    for (std::size_t d = 0; d < draws; ++d) {
+      out[first + d] = std::int32_t(draw(workspace.words[2 * d], workspace.words[2 * d + 1]));
+    }
+    if (progress && (first / kChunk) % (kDrawsPerReport / kChunk) == 0 && !progress(double(first + draws) / double(out.size()))) {
+      return false;
+    }
+  }
+  return true;
+}
 
 // Many draws from one distribution: kernels::inverse_cdf's rule (the first index whose running
 // sum exceeds u · total) on prefix sums computed once, by binary search.
-void inverse_cdf(std::span<const float> probs, Philox& rng, std::span<std::int32_t> out,
-                 SamplerWorkspace& workspace) {
+bool inverse_cdf(std::span<const float> probs, Philox& rng, std::span<std::int32_t> out,
+                 SamplerWorkspace& workspace, const Progress& progress) {
   auto& cdf = workspace.cumulative;
   cdf.resize(probs.size());
   double total = 0.0;
   for (std::size_t i = 0; i < probs.size(); ++i) cdf[i] = total += probs[i];
-  for (auto& token : out) {
-    const auto found = std::upper_bound(cdf.begin(), cdf.end(), rng.uniform() * total);
-    token = std::int32_t(std::min<std::ptrdiff_t>(found - cdf.begin(), std::ptrdiff_t(probs.size()) - 1));
-  }
+  const auto last = std::ptrdiff_t(probs.size()) - 1;
+  // A short table is searched linearly: no branch per step to mispredict.
+  const bool short_table = probs.size() <= 16;
+  return with_two_words(rng, out, workspace, progress, [&](std::uint32_t a, std::uint32_t b) {
+    const double target = to_open_unit(a, b) * total;
+    if (short_table) {
+      std::ptrdiff_t below = 0;
+      for (const double c : cdf) below += c <= target;
+      return std::min(below, last);
+    }
+    return std::min<std::ptrdiff_t>(std::upper_bound(cdf.begin(), cdf.end(), target) - cdf.begin(), last);
+  });
 }
 
-// Gumbel-max and the exponential race need V variates per draw: they are made in chunks of
-// draws, the Philox words first, then one SIMD pass of logs.
-template <typename Noise, typename Better>
-void argmax_with_noise(std::span<const float> values, Philox& rng, std::span<std::int32_t> out,
-                       SamplerWorkspace& workspace, Noise make_noise, Better score) {
-  constexpr std::size_t kChunkValues = 4096;
-  const std::size_t v = values.size();
-  const std::size_t per_chunk = std::max<std::size_t>(1, kChunkValues / v);
-  for (std::size_t first = 0; first < out.size(); first += per_chunk) {
-    const std::size_t draws = std::min(per_chunk, out.size() - first);
-    workspace.words.resize(draws * v);
-    workspace.noise.resize(draws * v);
-    rng.fill(workspace.words);
-    make_noise(workspace.words, workspace.noise);
-    for (std::size_t d = 0; d < draws; ++d) {
-      const float* noise = workspace.noise.data() + d * v;
-      float best = -std::numeric_limits<float>::infinity();
-      std::size_t best_index = 0;
-      for (std::size_t i = 0; i < v; ++i) {
-        const float candidate = score(values[i], noise[i]);
-        if (candidate > best) {
-          best = candidate;
-          best_index = i;
+// Exp(1) variates of a stream's words, as kernels::exponential_noise makes them, with those
+// within 2^-11 of an end of (0, 1) redone from their second word (kExtensionStream).
+class Clocks {
+ public:
+  Clocks(const Philox& rng, SamplerWorkspace& workspace)
+      : key_(rng.key()), extension_stream_(rng.stream() | kExtensionStream), workspace_(workspace) {}
+
+  // E for words[j], the words at stream positions first + positions[j] (positions empty: j).
+  std::span<float> of(std::span<const std::uint32_t> words, std::uint64_t first,
+                            std::span<const std::uint32_t> positions = {}) {
+    auto& clocks = workspace_.noise;
+    clocks.resize(words.size());
+    workspace_.extend.clear();
+    kernels::exponential_noise(words, clocks, workspace_.extend);
+    for (const std::uint32_t j : workspace_.extend) {
+      clocks[j] = float(exponential_from(words[j], extension_word(first + (positions.empty() ? j : positions[j]))));
+    }
+    return clocks;
+  }
+
+  // Word `position` of the extension stream, or of the main one.
+  std::uint32_t word(std::uint64_t position, bool extension = false) const {
+    const std::uint64_t stream = extension ? extension_stream_ : main_stream();
+    const std::uint64_t block = position / 4;
+    return philox4x32_10({std::uint32_t(block), std::uint32_t(block >> 32), std::uint32_t(stream), std::uint32_t(stream >> 32)},
+                         key_)[position % 4];
+  }
+
+ private:
+  std::uint32_t extension_word(std::uint64_t position) const { return word(position, true); }
+  std::uint64_t main_stream() const { return extension_stream_ & ~kExtensionStream; }
+
+  PhiloxKey key_;
+  std::uint64_t extension_stream_;
+  SamplerWorkspace& workspace_;
+};
+
+// The exponential race (Gumbel 1954 in the form of competing clocks): argmin_i E_i / w_i over
+// weights w whose largest is 1, E_i the Exp(1) variate of the draw's word i, V words per draw.
+// Gumbel-max is this same race: argmax z_i − ln E_i = argmax e^{z_i} / E_i, since −ln decreases.
+bool exponential_race(std::span<const float> weights, Philox& rng, std::span<std::int32_t> out,
+                      SamplerWorkspace& workspace, const Progress& progress) {
+  constexpr std::size_t kChunk = 4096;
+  const std::size_t v = weights.size();
+  Clocks clocks(rng, workspace);
+  std::size_t next_report = kTokensPerReport;
+  const auto report = [&](std::size_t tokens) {
+    if (!progress || tokens < next_report) return true;
+    next_report = tokens + kTokensPerReport;
+    return progress(double(tokens) / double(out.size() * v));
+  };
+  if (v <= kChunk) {
+    // Small vocabularies: every clock of several draws at once, arrivals E_i · (1 / w_i).
+    const std::size_t per_chunk = kChunk / v;
+    auto& inverse = workspace.inverse_weights;
+    inverse.resize(per_chunk * v);
+    for (std::size_t j = 0; j < inverse.size(); ++j) inverse[j] = 1.0f / weights[j % v];
+    for (std::size_t d = 0; d < out.size(); d += per_chunk) {
+      const std::size_t draws = std::min(per_chunk, out.size() - d);
+      workspace.words.resize(draws * v);
+      rng.fill(workspace.words);
+      const std::span<float> arrivals = clocks.of(workspace.words, d * v);
+      for (std::size_t j = 0; j < arrivals.size(); ++j) arrivals[j] *= inverse[j];
+      for (std::size_t k = 0; k < draws; ++k) {
+        const float* draw = arrivals.data() + k * v;
+        std::size_t winner = 0;
+        for (std::size_t i = 1; i < v; ++i) winner = draw[i] < draw[winner] ? i : winner;
+        out[d + k] = std::int32_t(winner);
+      }
+      if (!report((d + draws) * v)) return false;
+    }
+    return true;
+  }
+  // Vocabulary-sized draws: the heaviest token's clock first, then only the tokens whose clock
+  // can still arrive earlier (kernels::race_candidates) get one.
+  const std::size_t heaviest = kernels::argmax(weights);
+  auto& candidates = workspace.candidates;
+  auto& gathered = workspace.gathered;
+  for (std::size_t d = 0; d < out.size(); ++d) {
+    const std::uint64_t base = std::uint64_t(d) * v;
+    const std::uint32_t heaviest_word = clocks.word(base + heaviest);
+    float best = clocks.of(std::span(&heaviest_word, 1), base + heaviest)[0] / weights[heaviest];
+    std::size_t winner = heaviest;
+    for (std::size_t first = 0; first < v; first += kChunk) {
+      const std::size_t length = std::min(kChunk, v - first);
+      workspace.words.resize(length);
+      rng.fill(workspace.words);
+      candidates.clear();
+      // The bound's float rounding is far below this margin.
+      kernels::race_candidates(workspace.words, weights.subspan(first, length), best * (1.0f + 1e-5f), candidates);
+      gathered.resize(candidates.size());
+      for (std::size_t c = 0; c < candidates.size(); ++c) gathered[c] = workspace.words[candidates[c]];
+      const auto e = clocks.of(gathered, base + first, candidates);
+      for (std::size_t c = 0; c < candidates.size(); ++c) {
+        const std::size_t token = first + candidates[c];
+        const float arrival = e[c] / weights[token];
+        if (arrival < best || (arrival == best && token < winner)) {
+          best = arrival;
+          winner = token;
         }
       }
-      out[first + d] = std::int32_t(best_index);
+      if (!report(base + first + length)) return false;
     }
+    out[d] = std::int32_t(winner);
   }
+  return true;
 }
 
-// argmax_i(score_i + G_i) with G_i standard Gumbel; -inf scores never win.
-void gumbel_max(std::span<const float> scores, Philox& rng, std::span<std::int32_t> out,
-                SamplerWorkspace& workspace) {
-  argmax_with_noise(scores, rng, out, workspace, kernels::gumbel_noise,
-                    [](float score, float gumbel) { return score + gumbel; });
-}
-
-// argmax_i(w_i / E_i) with E_i ~ Exp(1): E_i / w_i is the arrival time of clock i.
-void exponential_race(std::span<const float> weights, Philox& rng, std::span<std::int32_t> out,
-                      SamplerWorkspace& workspace) {
-  argmax_with_noise(weights, rng, out, workspace, kernels::exponential_noise,
-                    [](float weight, float exponential) { return weight / exponential; });
-}
 
 // Vose (1991), "A linear algorithm for generating random numbers with a given distribution".
-void alias(std::span<const float> probs, Philox& rng, std::span<std::int32_t> out,
-           SamplerWorkspace& workspace) {
+bool alias(std::span<const float> probs, Philox& rng, std::span<std::int32_t> out,
+           SamplerWorkspace& workspace, const Progress& progress) {
   const std::size_t v = probs.size();
   auto& threshold = workspace.cumulative;
   auto& alias_of = workspace.alias;
@@ -105,12 +201,25 @@ void alias(std::span<const float> probs, Philox& rng, std::span<std::int32_t> ou
     }
   }
   // Leftovers are 1 up to rounding (mass conservation rules out a zero-probability leftover).
-  for (const auto i : large) threshold[i] = 1.0;
-  for (const auto i : small) threshold[i] = 1.0;
-  for (auto& token : out) {
-    const auto column = std::min<std::size_t>(std::size_t(rng.uniform() * double(v)), v - 1);
-    token = std::int32_t(rng.uniform() < threshold[column] ? column : alias_of[column]);
+  for (const auto i : large) threshold[i] = 1.0, alias_of[i] = i;
+  for (const auto i : small) threshold[i] = 1.0, alias_of[i] = i;
+  // The coin compares as integers: keep the column when fraction < threshold · 2^64.
+  auto& keep_below = workspace.coin_thresholds;
+  keep_below.resize(v);
+  for (std::size_t i = 0; i < v; ++i) {
+    keep_below[i] = threshold[i] >= 1.0 ? ~std::uint64_t{0} : std::uint64_t(threshold[i] * 0x1p64);
   }
+  // One 64-bit uniform w per draw: the column is ⌊w · V / 2^64⌋ and the coin its fractional part
+  // (w · V mod 2^64) / 2^64, uniform given the column (Lemire 2019): each column and each coin is
+  // off from exact by at most V · 2^-64.
+  return with_two_words(rng, out, workspace, progress, [&](std::uint32_t a, std::uint32_t b) {
+    const std::uint64_t high = std::uint64_t{a} * v;
+    const std::uint64_t low = std::uint64_t{b} * v;
+    const std::uint64_t middle = (high & 0xffffffffu) + (low >> 32);
+    const std::size_t column = std::size_t((high >> 32) + (middle >> 32));
+    const std::uint64_t fraction = (middle << 32) | (low & 0xffffffffu);
+    return std::int64_t(fraction < keep_below[column] || keep_below[column] == ~std::uint64_t{0} ? column : alias_of[column]);
+  });
 }
 
 }  // namespace
@@ -131,42 +240,37 @@ Check check_sample_count(std::size_t n) {
   return std::nullopt;
 }
 
-void sample_probs(std::span<const float> probs, SamplingMethod method, RandomKey key,
-                  std::span<std::int32_t> out, SamplerWorkspace& workspace) {
+bool sample_probs(std::span<const float> probs, SamplingMethod method, RandomKey key,
+                  std::span<std::int32_t> out, SamplerWorkspace& workspace, const Progress& progress) {
   Philox rng(key.seed, key.stream);
   switch (method) {
     case SamplingMethod::kInverseCdf:
-      return inverse_cdf(probs, rng, out, workspace);
-    case SamplingMethod::kGumbelMax: {
-      auto& log_probs = workspace.scores;
-      log_probs.resize(probs.size());
-      for (std::size_t i = 0; i < probs.size(); ++i) log_probs[i] = std::log(probs[i]);
-      return gumbel_max(log_probs, rng, out, workspace);
+      return inverse_cdf(probs, rng, out, workspace, progress);
+    case SamplingMethod::kGumbelMax:
+    case SamplingMethod::kExponentialRace: {
+      auto& weights = workspace.scores;
+      const float largest = kernels::min_max(probs).max;
+      weights.resize(probs.size());
+      for (std::size_t i = 0; i < probs.size(); ++i) weights[i] = probs[i] / largest;
+      return exponential_race(weights, rng, out, workspace, progress);
     }
-    case SamplingMethod::kExponentialRace:
-      return exponential_race(probs, rng, out, workspace);
     case SamplingMethod::kAlias:
-      return alias(probs, rng, out, workspace);
+      return alias(probs, rng, out, workspace, progress);
   }
+  return true;
 }
 
-void sample_logits(std::span<const float> logits, double temperature, SamplingMethod method,
-                   RandomKey key, std::span<std::int32_t> out, SamplerWorkspace& workspace) {
+bool sample_logits(std::span<const float> logits, double temperature, SamplingMethod method,
+                   RandomKey key, std::span<std::int32_t> out, SamplerWorkspace& workspace,
+                   const Progress& progress) {
   if (temperature == 0.0) {
     std::fill(out.begin(), out.end(), std::int32_t(argmax(logits)));
-    return;
-  }
-  if (method == SamplingMethod::kGumbelMax) {
-    auto& scaled = workspace.scores;
-    scaled.resize(logits.size());
-    for (std::size_t i = 0; i < logits.size(); ++i) scaled[i] = float(logits[i] / temperature);
-    Philox rng(key.seed, key.stream);
-    return gumbel_max(scaled, rng, out, workspace);
+    return true;
   }
   auto& probs = workspace.probs;
   probs.resize(logits.size());
   softmax(logits, temperature, probs);
-  sample_probs(probs, method, key, out, workspace);
+  return sample_probs(probs, method, key, out, workspace, progress);
 }
 
 std::int32_t sample_token(std::span<const float> input_logits, const SamplingOptions& options,
@@ -176,7 +280,8 @@ std::int32_t sample_token(std::span<const float> input_logits, const SamplingOpt
   const auto kept = detail::select_kept(logits, options, workspace);
   Philox rng(options.seed, options.stream);
   rng.seek(options.step);
-  return std::int32_t(kept.ids[kernels::inverse_cdf(kept.weights, rng.uniform() * kept.kept_weight)]);
+  const double target = rng.uniform() * kept.kept_weight;
+  return std::int32_t(kept.ids[kernels::inverse_cdf(kept.weights, kept.block_sums, target)]);
 }
 
 }  // namespace sampling_lab

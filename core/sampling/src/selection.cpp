@@ -119,18 +119,25 @@ std::size_t kept_prefix_length(const Chain& chain, double candidate_weight,
 }
 
 // Step 3: keeps the candidates in the first `keep` of the ranking, still in id order; returns
-// their weight.
+// their weight and sums it per block again.
 double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, CandidateRanking& ranking) {
   std::size_t kept = 0;
   double kept_weight = 0.0;
+  double block = 0.0;
+  candidates.block_sums.clear();
   for_each_token(candidates.keys, ranking().first(keep), [&](std::size_t position, bool in_prefix) {
     if (!in_prefix) return;
     candidates.ids[kept] = candidates.ids[position];
     candidates.keys[kept] = candidates.keys[position];
     candidates.weights[kept] = candidates.weights[position];
     kept_weight += candidates.weights[kept];
-    ++kept;
+    block += candidates.weights[kept];
+    if (++kept % kernels::kBlock == 0) {
+      candidates.block_sums.push_back(block);
+      block = 0.0;
+    }
   });
+  if (kept % kernels::kBlock != 0) candidates.block_sums.push_back(block);
   candidates.ids.resize(kept);
   candidates.keys.resize(kept);
   candidates.weights.resize(kept);
@@ -140,15 +147,17 @@ double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, Candida
 // No filter cuts: the weights of the whole vocabulary.
 Selection whole_vocabulary(std::span<const float> logits, const Chain& chain, FilterWorkspace& workspace) {
   auto& weights = workspace.candidates.weights;
+  auto& block_sums = workspace.candidates.block_sums;
   weights.resize(logits.size());
-  const double total = kernels::exp_shifted(logits, chain.max_logit, chain.inverse_temperature, weights);
+  block_sums.resize(kernels::block_count(logits.size()));
+  const double total = kernels::exp_shifted(logits, chain.max_logit, chain.inverse_temperature, weights, block_sums);
   auto& identity = workspace.identity;
   if (identity.size() < logits.size()) {
     const std::size_t known = identity.size();
     identity.resize(logits.size());
     std::iota(identity.begin() + std::ptrdiff_t(known), identity.end(), std::uint32_t(known));
   }
-  return {std::span(identity).first(logits.size()), weights, total, total, chain.max_logit,
+  return {std::span(identity).first(logits.size()), weights, block_sums, total, total, chain.max_logit,
           chain.inverse_temperature};
 }
 
@@ -161,13 +170,14 @@ Selection select_kept(std::span<const float> logits, const SamplingOptions& opti
   auto& candidates = workspace.candidates;
   gather_candidates(logits, chain, candidates);
   candidates.weights.resize(candidates.keys.size());
+  candidates.block_sums.resize(kernels::block_count(candidates.keys.size()));
   double kept_weight = kernels::exp_shifted(candidates.keys, chain.max_logit, chain.inverse_temperature,
-                                            candidates.weights);
+                                            candidates.weights, candidates.block_sums);
   CandidateRanking ranking(candidates, chain.max_logit, workspace.prefix);
   const std::size_t keep = kept_prefix_length(chain, kept_weight, candidates, ranking);
   if (keep < candidates.keys.size()) kept_weight = compact_to_prefix(keep, candidates, ranking);
-  return {candidates.ids, candidates.weights, kept_weight, chain.total_weight, chain.max_logit,
-          chain.inverse_temperature};
+  return {candidates.ids, candidates.weights, candidates.block_sums, kept_weight, chain.total_weight,
+          chain.max_logit, chain.inverse_temperature};
 }
 
 }  // namespace sampling_lab::detail

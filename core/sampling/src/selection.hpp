@@ -15,6 +15,7 @@ namespace sampling_lab::detail {
 struct Selection {
   std::span<const std::uint32_t> ids;  // the kept tokens, ascending
   std::span<const float> weights;      // exp((z − max) / T) of each
+  std::span<const double> block_sums;  // of weights, per kernels::kBlock
   double kept_weight;                  // Σ weights
   std::optional<double> total_weight;  // the same over the vocabulary, where a filter needed it
   float max_logit;

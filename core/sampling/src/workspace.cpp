@@ -1,5 +1,7 @@
 #include "sampling_lab/workspace.hpp"
 
+#include "sampling_lab/kernels.hpp"
+
 namespace sampling_lab {
 
 namespace {
@@ -18,6 +20,7 @@ void FilterWorkspace::reserve(std::size_t vocabulary) {
   for (auto* buffer : {&candidates.keys, &candidates.weights}) buffer->reserve(vocabulary);
   candidates.ids.reserve(vocabulary);
   candidates.heap.reserve(vocabulary);
+  candidates.block_sums.reserve(kernels::block_count(vocabulary));
   sampling_lab::reserve(prefix, vocabulary);
   identity.reserve(vocabulary);
 }

@@ -1,13 +1,13 @@
 #pragma once
 // The chapter's experiments, each one pure function params -> JSON. The page, the CLI and the
 // tests all go through run_experiment, so every printed number has a single source.
-#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
 #include "sampling_lab/error.hpp"
+#include "sampling_lab/progress.hpp"
 #include "sampling_lab/schema.hpp"
 
 namespace sampling_lab {
@@ -20,11 +20,9 @@ struct ExperimentInfo {
 
 const std::vector<ExperimentInfo>& experiments();
 
-// Called now and then with the fraction done, for progress bars of long runs.
-using Progress = std::function<void(double fraction)>;
-
 // Runs `name` with `params` (an object; missing keys take their defaults). Unknown names,
-// unknown keys and bad values come back as an ArgumentError.
+// unknown keys and bad values come back as an ArgumentError; so does a run that `progress`
+// stopped (argument "onProgress").
 std::variant<Json, ArgumentError> run_experiment(std::string_view name, const Json& params,
                                                  const Progress& progress = {});
 

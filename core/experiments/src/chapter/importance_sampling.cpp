@@ -105,7 +105,7 @@ Json importance(Params& params, const Progress& progress) {
       row["essStd"] = sample_std(ess);
     }
     rows.push_back(std::move(row));
-    if (progress) progress(double(s + 1) / double(shifts.size()));
+    if (!keep_going(progress, double(s + 1) / double(shifts.size()))) return cancelled(params);
   }
   return {{"trueMean", true_mean}, {"p", p}, {"n", n}, {"clip", clip}, {"repeats", repeats}, {"rows", rows}};
 }

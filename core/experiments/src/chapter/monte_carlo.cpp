@@ -33,7 +33,7 @@ Json mc_error(Params& params, const Progress& progress) {
       for (std::uint64_t i = 0; i < n; ++i) hits += rng.uniform() < p;
       estimate = double(hits) / double(n);
       done += double(n);
-      if (progress && (&estimate - estimates.data()) % 64 == 0) progress(done / draws);
+      if ((&estimate - estimates.data()) % 64 == 0 && !keep_going(progress, done / draws)) return cancelled(params);
     }
     rows.push_back({{"n", n}, {"std", sample_std(estimates)}, {"theory", standard_error(p, double(n))}});
   }

@@ -27,8 +27,10 @@ Json samplers(Params& params, const Progress& progress) {
   Json methods = Json::array();
   std::uint64_t stream = 0;
   for (const auto method : kSamplingMethods) {
+    const double done = double(stream) / std::size(kSamplingMethods);
+    const auto report = [&](double fraction) { return keep_going(progress, done + fraction / std::size(kSamplingMethods)); };
     const auto start = std::chrono::steady_clock::now();
-    sample_probs(p, method, {seed, stream++}, draws, workspace);
+    if (!sample_probs(p, method, {seed, stream++}, draws, workspace, report)) return cancelled(params);
     const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
     const auto observed = counts(draws, p.size());
     const auto frequency = frequencies(observed);
@@ -38,7 +40,6 @@ Json samplers(Params& params, const Progress& progress) {
                        {"maxDeviation", max_deviation(frequency, p)},
                        {"chiSquare", {{"statistic", fit.statistic}, {"dof", fit.dof}, {"pValue", fit.p_value}}},
                        {"nanosPerSample", elapsed.count() / double(n)}});
-    if (progress) progress(double(stream) / std::size(kSamplingMethods));
   }
   return {{"n", n}, {"methods", methods}};
 }

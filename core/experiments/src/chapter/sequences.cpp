@@ -97,7 +97,7 @@ Json random_models(Params& params, const Progress& progress, std::size_t vocabul
       beam_misses[i] += misses(found, best);
       beam_ratio[i] += std::exp(found.log_prob - best.log_prob);
     }
-    if (progress && m % 16 == 0) progress(double(m + 1) / double(models));
+    if (m % 16 == 0 && !keep_going(progress, double(m + 1) / double(models))) return cancelled(params);
   }
   Json beams = Json::array();
   Json closing = nullptr;

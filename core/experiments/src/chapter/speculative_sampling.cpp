@@ -45,7 +45,7 @@ Json speculative(Params& params, const Progress& progress) {
     const auto outcome = verify(p, q_verify, drafts[i], rng);
     accepted += outcome.accepted;
     outputs[i] = outcome.token;
-    if (progress && i % 65536 == 0) progress(0.5 * double(i) / double(drafts.size()));
+    if (i % 65536 == 0 && !keep_going(progress, 0.5 * double(i) / double(drafts.size()))) return cancelled(params);
   }
   const auto observed = counts(outputs, v);
   const auto fit = chi_square(observed, p);
@@ -59,7 +59,7 @@ Json speculative(Params& params, const Progress& progress) {
   for (std::size_t c = 0; c < chains; ++c) {
     sample_probs(q, SamplingMethod::kInverseCdf, {seed, 2 + c}, chain_drafts, workspace);
     tokens += double(verify_chain(p, q, chain_drafts, rng).accepted + 1);
-    if (progress && c % 16384 == 0) progress(0.5 + 0.5 * double(c) / double(chains));
+    if (c % 16384 == 0 && !keep_going(progress, 0.5 + 0.5 * double(c) / double(chains))) return cancelled(params);
   }
   std::vector<float> residual(v);
   double residual_mass = 0.0;

@@ -5,6 +5,8 @@
 #include <span>
 #include <vector>
 
+#include "sampling_lab/rng.hpp"
+
 namespace sampling_lab::kernels {
 
 struct MinMax {
@@ -13,10 +15,21 @@ struct MinMax {
 };
 MinMax min_max(std::span<const float> values);
 
-// out[i] = exp((values[i] - shift) * scale); returns the sum of out, Kahan-compensated.
-// Needs (values[i] − shift) · scale <= 0, as with shift = max and scale = 1/T > 0. A polynomial
-// exp accurate to about 2 ulp; arguments below −87.3 give 0.
-double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out);
+// Index of the largest value, ties to the lowest index (values not NaN): one max pass that keeps
+// each block's maximum, then a scan of the first block holding the overall maximum.
+std::size_t argmax(std::span<const float> values);
+
+// Sums are also reported per block of kBlock values, exact to double precision (from
+// Kahan-compensated float lanes), so an inverse-CDF draw can skip whole blocks exactly.
+inline constexpr std::size_t kBlock = 1024;
+constexpr std::size_t block_count(std::size_t size) { return (size + kBlock - 1) / kBlock; }
+
+// out[i] = exp((values[i] - shift) * scale); returns the sum of out. Needs (values[i] − shift) ·
+// scale <= 0, as with shift = max and scale = 1/T > 0. A polynomial exp accurate to about 2 ulp;
+// arguments below −87.3 give 0. When `block_sums` is not empty (block_count(size) entries) each
+// block's sum is written there.
+double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out,
+                   std::span<double> block_sums = {});
 
 // Σ exp((values[i] - shift) * scale), Kahan-compensated, without storing the terms.
 double exp_sum(std::span<const float> values, float shift, float scale);
@@ -29,13 +42,30 @@ std::size_t gather_at_least(std::span<const float> values, float threshold,
 std::size_t next_above(std::span<const float> values, std::size_t start, float threshold);
 
 // The inverse-CDF draw: the first index whose running sum of weights exceeds `target`, for
-// weights >= 0 and target = u · Σ weights with u in [0, 1). Never returns a zero-weight index.
+// weights >= 0 with the given block sums (as exp_shifted reports them) and target = u · Σ with u
+// in [0, 1). Whole blocks are skipped on their sums; the one holding the target is scanned in
+// double. Never returns a zero-weight index.
+std::size_t inverse_cdf(std::span<const float> weights, std::span<const double> block_sums, double target);
+// The same draw over a small distribution, whose block sums are not at hand.
 std::size_t inverse_cdf(std::span<const float> weights, double target);
 
-// Noise from Philox words w, with u = (⌊w / 2^8⌋ + ½) / 2^24 strictly inside (0, 1) (float32
-// resolution, as torch.rand): Exp(1) variates −ln u, or standard Gumbel variates −ln(−ln u).
-void exponential_noise(std::span<const std::uint32_t> words, std::span<float> out);
-void gumbel_noise(std::span<const std::uint32_t> words, std::span<float> out);
+// Words `first` … of the Philox4x32-10 stream of (key, stream), in stream order (block b gives
+// words 4b … 4b + 3), several blocks per SIMD register; `first` and out.size() multiples of 4.
+void philox_words(PhiloxKey key, std::uint64_t stream, std::uint64_t first, std::span<std::uint32_t> out);
+
+// Exp(1) variates from Philox words, one word w per variate with U = (w + ½) / 2^32:
+// E = −ln U, computed from U's distance S to the nearer end (−ln S or −log1p(−S)) so that both
+// ends keep full relative precision. Where S < 2^-11 the 32-bit word is not resolution enough:
+// the variate's index is appended to `extend`, and the caller redoes it from a second word
+// (exponential_from).
+void exponential_noise(std::span<const std::uint32_t> words, std::span<float> out,
+                       std::vector<std::uint32_t>& extend);
+
+// The exponential race's pruning: appends (ascending) every index i with 1 − U_i < bound · w_i,
+// U_i = (words[i] + ½) / 2^32. Since E_i = −ln U_i ≥ 1 − U_i, no other token's clock
+// E_i / w_i can arrive before `bound`.
+void race_candidates(std::span<const std::uint32_t> words, std::span<const float> weights, float bound,
+                     std::vector<std::uint32_t>& out);
 
 // Number of values >= threshold.
 std::size_t count_at_least(std::span<const float> values, float threshold);

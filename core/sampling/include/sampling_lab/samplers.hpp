@@ -8,10 +8,14 @@
 
 #include "sampling_lab/error.hpp"
 #include "sampling_lab/options.hpp"
+#include "sampling_lab/progress.hpp"
 #include "sampling_lab/workspace.hpp"
 
 namespace sampling_lab {
 
+// Each draw's randomness: inverse CDF and alias take 52-bit uniforms (two Philox words each);
+// Gumbel-max and the race take one word per token, and a second for the few within 2^-11 of
+// either end of (0, 1) (see kernels::exponential_noise).
 enum class SamplingMethod {
   kInverseCdf,        // prefix sums + binary search on one uniform
   kGumbelMax,         // argmax(z/T + Gumbel) (Gumbel 1954; Maddison et al. 2014)
@@ -31,14 +35,16 @@ struct RandomKey {
   std::uint64_t stream = 0;  // e.g. a request id: distinct streams are independent
 };
 
-// Draws out.size() tokens i.i.d. from `probs` (checked probabilities).
-void sample_probs(std::span<const float> probs, SamplingMethod method, RandomKey key,
-                  std::span<std::int32_t> out, SamplerWorkspace& workspace);
+// Draws out.size() tokens i.i.d. from `probs` (checked probabilities). Returns false when
+// `progress` stopped it (out is then incomplete).
+bool sample_probs(std::span<const float> probs, SamplingMethod method, RandomKey key,
+                  std::span<std::int32_t> out, SamplerWorkspace& workspace, const Progress& progress = {});
 
 // The same from softmax(logits / T); T = 0 always gives the argmax. Gumbel-max perturbs the
 // scaled logits directly; the other methods go through the probabilities.
-void sample_logits(std::span<const float> logits, double temperature, SamplingMethod method,
-                   RandomKey key, std::span<std::int32_t> out, SamplerWorkspace& workspace);
+bool sample_logits(std::span<const float> logits, double temperature, SamplingMethod method,
+                   RandomKey key, std::span<std::int32_t> out, SamplerWorkspace& workspace,
+                   const Progress& progress = {});
 
 // One token: the filter chain, then the inverse-CDF draw over the survivors on the uniform of
 // Philox block `options.step` of (seed, stream), so a request's token depends only on its own

@@ -25,6 +25,7 @@ struct CandidateScratch {
   std::vector<std::uint32_t> ids;
   std::vector<float> keys;
   std::vector<float> weights;
+  std::vector<double> block_sums;  // of weights, per kernels::kBlock
   std::vector<RankedToken> heap;  // top-k selection
 };
 
@@ -49,12 +50,17 @@ struct FilterWorkspace {
 // sample_probs and sample_logits.
 struct SamplerWorkspace {
   std::vector<float> probs;                // softmax of the logits
-  std::vector<float> scores;               // log-probabilities or scaled logits for Gumbel-max
   std::vector<double> cumulative;          // inverse CDF prefix sums, or alias thresholds
   std::vector<std::uint32_t> alias;        // alias table
+  std::vector<std::uint64_t> coin_thresholds;  // alias keep-column thresholds · 2^64
   std::vector<std::uint32_t> small, large;  // alias construction work lists
+  std::vector<float> scores;               // race weights, largest 1
+  std::vector<float> inverse_weights;      // 1 / w, repeated over a chunk of draws
   std::vector<std::uint32_t> words;        // Philox output awaiting a SIMD transform
-  std::vector<float> noise;                // Gumbel or exponential variates
+  std::vector<float> noise;                // exponential variates
+  std::vector<std::uint32_t> extend;       // variates that need a second word
+  std::vector<std::uint32_t> candidates;   // tokens whose clock can still win
+  std::vector<std::uint32_t> gathered;     // their words
 
   void reserve(std::size_t vocabulary);
 };
