@@ -226,18 +226,19 @@ double exp_sum(std::span<const float> values, float shift, float scale) {
   return exp_pass<false>(values, shift, scale, nullptr, {});
 }
 
-std::size_t gather_at_least(std::span<const float> values, float threshold,
-                            std::vector<std::uint32_t>& ids, std::vector<float>& kept) {
-  ids.clear();
-  kept.clear();
+std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
+                            Buffer<float>& kept) {
+  // Sized for the worst case (uninitialised) and trimmed after: no branch per kept value.
+  ids.resize(values.size());
+  kept.resize(values.size());
+  std::size_t count = 0;
   const float* data = values.data();
   const std::size_t end = simd_end(values.size());
   const Batch threshold_batch(threshold);
   const auto take = [&](std::size_t i) {
-    if (data[i] >= threshold) {
-      ids.push_back(std::uint32_t(i));
-      kept.push_back(data[i]);
-    }
+    ids[count] = std::uint32_t(i);
+    kept[count] = data[i];
+    count += data[i] >= threshold;
   };
   for (std::size_t i = 0; i < end; i += kLanes) {
     // Most batches hold no candidate: one compare skips them.
@@ -246,7 +247,9 @@ std::size_t gather_at_least(std::span<const float> values, float threshold,
     }
   }
   for (std::size_t i = end; i < values.size(); ++i) take(i);
-  return ids.size();
+  ids.resize(count);
+  kept.resize(count);
+  return count;
 }
 
 std::size_t next_above(std::span<const float> values, std::size_t start, float threshold) {
@@ -315,6 +318,34 @@ void race_candidates(std::span<const std::uint32_t> words, std::span<const float
   for (std::size_t i = end; i < words.size(); ++i) {
     const float distance = (float(~words[i]) + 0.5f) * 0x1p-32f;
     if (distance < bound * weights[i]) out.push_back(std::uint32_t(i));
+  }
+}
+
+void bucket_indices(std::span<const float> keys, float top, float scale, std::uint32_t last,
+                    std::span<std::uint32_t> out) {
+  const std::size_t end = simd_end(keys.size());
+  const Batch top_batch(top), scale_batch(scale), last_batch = Batch(float(last));
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    const Batch position = xsimd::min((top_batch - Batch::load_unaligned(keys.data() + i)) * scale_batch, last_batch);
+    xsimd::bitwise_cast<std::uint32_t>(xsimd::batch_cast<std::int32_t>(position)).store_unaligned(out.data() + i);
+  }
+  for (std::size_t i = end; i < keys.size(); ++i) {
+    out[i] = std::uint32_t(std::min((top - keys[i]) * scale, float(last)));
+  }
+}
+
+void find_equal(std::span<const std::uint32_t> values, std::uint32_t wanted, std::vector<std::uint32_t>& out) {
+  using U32 = xsimd::batch<std::uint32_t>;
+  const std::size_t end = simd_end(values.size());
+  const U32 wanted_batch(wanted);
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    if (!xsimd::any(U32::load_unaligned(values.data() + i) == wanted_batch)) continue;
+    for (std::size_t j = i; j < i + kLanes; ++j) {
+      if (values[j] == wanted) out.push_back(std::uint32_t(j));
+    }
+  }
+  for (std::size_t i = end; i < values.size(); ++i) {
+    if (values[i] == wanted) out.push_back(std::uint32_t(i));
   }
 }
 

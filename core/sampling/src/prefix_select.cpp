@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ranking.hpp"
+#include "sampling_lab/kernels.hpp"
 
 namespace sampling_lab::detail {
 
@@ -19,17 +20,14 @@ PrefixSelector::PrefixSelector(std::span<const float> keys, std::span<const floa
       scratch_(scratch) {
   scratch_.bucket_counts.assign(kBuckets, 0);
   scratch_.bucket_mass.assign(kBuckets, 0.0);
-  for (std::size_t i = 0; i < keys_.size(); ++i) {
-    const std::size_t bucket = bucket_of(keys_[i]);
-    ++scratch_.bucket_counts[bucket];
-    if (!weights_.empty()) scratch_.bucket_mass[bucket] += weights_[i];
+  // Buckets are monotone in the key, so each holds a contiguous run of the ranking.
+  auto& bucket_of = scratch_.bucket_of;
+  bucket_of.resize(keys_.size());
+  kernels::bucket_indices(keys_, max_key_, scale_, kBuckets - 1, bucket_of);
+  for (std::size_t i = 0; i < keys_.size(); ++i) ++scratch_.bucket_counts[bucket_of[i]];
+  if (!weights_.empty()) {
+    for (std::size_t i = 0; i < keys_.size(); ++i) scratch_.bucket_mass[bucket_of[i]] += weights_[i];
   }
-}
-
-// Monotone in the key, so every bucket holds a contiguous run of the ranking.
-std::size_t PrefixSelector::bucket_of(float key) const {
-  const float position = (max_key_ - key) * scale_;
-  return position < float(kBuckets - 1) ? std::size_t(position) : kBuckets - 1;
 }
 
 Prefix PrefixSelector::first(std::size_t count) {
@@ -63,12 +61,12 @@ Prefix PrefixSelector::reaching_mass(double target_mass) {
 Prefix PrefixSelector::resolve_in_bucket(std::size_t bucket, std::size_t count_before,
                                          double mass_before, std::size_t wanted_count,
                                          double target_mass) {
+  scratch_.members.clear();
+  kernels::find_equal(scratch_.bucket_of, std::uint32_t(bucket), scratch_.members);
   auto& members = scratch_.boundary;
   members.clear();
-  for (std::size_t i = 0; i < keys_.size(); ++i) {
-    if (bucket_of(keys_[i]) == bucket) {
-      members.push_back({keys_[i], std::uint32_t(i), weights_.empty() ? 0.0f : weights_[i]});
-    }
+  for (const std::uint32_t i : scratch_.members) {
+    members.push_back({keys_[i], i, weights_.empty() ? 0.0f : weights_[i]});
   }
   std::sort(members.begin(), members.end(), ranks_before);
   double mass = mass_before;

@@ -26,7 +26,6 @@ class PrefixSelector {
   Prefix reaching_mass(double target_mass);  // shortest prefix whose mass >= target
 
  private:
-  std::size_t bucket_of(float key) const;
   Prefix resolve_in_bucket(std::size_t bucket, std::size_t count_before, double mass_before,
                            std::size_t wanted_count, double target_mass);
 

@@ -20,6 +20,7 @@ constexpr std::size_t kHeapTopKLimit = 4096;
 // The filters that are on for one call, and the numbers each needs.
 struct Chain {
   float max_logit;
+  float min_logit;
   double temperature;
   float inverse_temperature;
   std::size_t top_k;      // 0 = off
@@ -31,8 +32,9 @@ struct Chain {
 };
 
 Chain plan(std::span<const float> logits, const SamplingOptions& options) {
-  const float max_logit = kernels::min_max(logits).max;
-  Chain chain{max_logit, options.temperature, float(1.0 / options.temperature), 0, options.top_p,
+  const auto range = kernels::min_max(logits);
+  const float max_logit = range.max;
+  Chain chain{max_logit, range.min, options.temperature, float(1.0 / options.temperature), 0, options.top_p,
               kNoThreshold, {}};
   if (options.top_k > 0 && std::size_t(options.top_k) < logits.size()) chain.top_k = std::size_t(options.top_k);
   // p_i >= min_p · p_max  <=>  z_i >= max + T ln(min_p): a logit threshold, no exp needed.
@@ -63,12 +65,32 @@ void gather_top_k(std::span<const float> logits, std::size_t k, CandidateScratch
   }
 }
 
+// A logit below the k-th largest: a bucket under the one holding rank k in a histogram of the
+// logits (radix select), so that every token of the top k lies above it.
+float top_k_bound(std::span<const float> logits, const Chain& chain, PrefixScratch& scratch) {
+  constexpr std::uint32_t kBuckets = 4096;
+  if (!(chain.max_logit > chain.min_logit)) return kNoThreshold;
+  const float scale = float(kBuckets) / (chain.max_logit - chain.min_logit);
+  auto& bucket_of = scratch.bucket_of;
+  bucket_of.resize(logits.size());
+  kernels::bucket_indices(logits, chain.max_logit, scale, kBuckets - 1, bucket_of);
+  auto& counts = scratch.bucket_counts;
+  counts.assign(kBuckets, 0);
+  for (const std::uint32_t bucket : bucket_of) ++counts[bucket];
+  std::size_t above = 0;
+  std::uint32_t bucket = 0;
+  while (above + counts[bucket] < chain.top_k) above += counts[bucket++];
+  return chain.max_logit - float(bucket + 2) / scale;
+}
+
 // Step 1: a candidate set, in id order, holding every token the chain can keep.
-void gather_candidates(std::span<const float> logits, Chain& chain, CandidateScratch& candidates) {
+void gather_candidates(std::span<const float> logits, Chain& chain, FilterWorkspace& workspace) {
+  auto& candidates = workspace.candidates;
   if (chain.top_k > 0 && chain.top_k <= kHeapTopKLimit) return gather_top_k(logits, chain.top_k, candidates);
   // With top-k and top-p both on, top-p needs the mass of the whole top-k set, so min-p may not
   // thin the candidates first.
   float threshold = chain.top_k > 0 && chain.top_p < 1.0 ? kNoThreshold : chain.min_p_threshold;
+  if (chain.top_k > 0) threshold = std::max(threshold, top_k_bound(logits, chain, workspace.prefix));
   if (chain.top_p < 1.0 && chain.top_k == 0) {
     // Tokens lighter than θ = (1 − p) S / V weigh less than (1 − p) S together, so the top-p set
     // lies within w >= θ; half of θ leaves room for rounding.
@@ -168,7 +190,7 @@ Selection select_kept(std::span<const float> logits, const SamplingOptions& opti
   Chain chain = plan(logits, options);
   if (!chain.cuts()) return whole_vocabulary(logits, chain, workspace);
   auto& candidates = workspace.candidates;
-  gather_candidates(logits, chain, candidates);
+  gather_candidates(logits, chain, workspace);
   candidates.weights.resize(candidates.keys.size());
   candidates.block_sums.resize(kernels::block_count(candidates.keys.size()));
   double kept_weight = kernels::exp_shifted(candidates.keys, chain.max_logit, chain.inverse_temperature,

@@ -8,6 +8,8 @@ namespace {
 constexpr std::size_t kPrefixBuckets = 4096;
 
 void reserve(PrefixScratch& scratch, std::size_t vocabulary) {
+  scratch.bucket_of.reserve(vocabulary);
+  scratch.members.reserve(vocabulary);
   scratch.bucket_counts.reserve(kPrefixBuckets);
   scratch.bucket_mass.reserve(kPrefixBuckets);
   scratch.boundary.reserve(vocabulary);

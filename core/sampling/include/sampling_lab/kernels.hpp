@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sampling_lab/rng.hpp"
+#include "sampling_lab/workspace.hpp"
 
 namespace sampling_lab::kernels {
 
@@ -34,9 +35,9 @@ double exp_shifted(std::span<const float> values, float shift, float scale, std:
 // Σ exp((values[i] - shift) * scale), Kahan-compensated, without storing the terms.
 double exp_sum(std::span<const float> values, float shift, float scale);
 
-// Ids and values of every value >= threshold, in id order (buffers are cleared first).
-std::size_t gather_at_least(std::span<const float> values, float threshold,
-                            std::vector<std::uint32_t>& ids, std::vector<float>& kept);
+// Ids and values of every value >= threshold, in id order (the buffers are resized to them).
+std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
+                            Buffer<float>& kept);
 
 // First index >= start whose value is > threshold, or values.size().
 std::size_t next_above(std::span<const float> values, std::size_t start, float threshold);
@@ -66,6 +67,13 @@ void exponential_noise(std::span<const std::uint32_t> words, std::span<float> ou
 // E_i / w_i can arrive before `bound`.
 void race_candidates(std::span<const std::uint32_t> words, std::span<const float> weights, float bound,
                      std::vector<std::uint32_t>& out);
+
+// out[i] = min(⌊(top − keys[i]) · scale⌋, last) for keys <= top: the histogram bucket of each key.
+void bucket_indices(std::span<const float> keys, float top, float scale, std::uint32_t last,
+                    std::span<std::uint32_t> out);
+
+// Indices i (ascending) with values[i] == wanted, appended to `out`.
+void find_equal(std::span<const std::uint32_t> values, std::uint32_t wanted, std::vector<std::uint32_t>& out);
 
 // Number of values >= threshold.
 std::size_t count_at_least(std::span<const float> values, float threshold);

@@ -3,9 +3,31 @@
 // Each step owns its own struct, so no step can clobber another's buffers.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace sampling_lab {
+
+// An allocator whose resize leaves new elements uninitialised, for buffers that are written in
+// full before they are read: growing one to the vocabulary costs no memset.
+template <typename T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  template <typename U>
+  void construct(U* place) noexcept {
+    ::new (static_cast<void*>(place)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* place, Args&&... args) {
+    ::new (static_cast<void*>(place)) U(std::forward<Args>(args)...);
+  }
+};
+
+template <typename T>
+using Buffer = std::vector<T, UninitialisedAllocator<T>>;
 
 // A token with its ranking key (logit or log-probability) and its weight.
 struct RankedToken {
@@ -22,15 +44,17 @@ struct PenaltyScratch {
 
 // Tokens that may survive the filters, in ascending id order, with their logits and weights.
 struct CandidateScratch {
-  std::vector<std::uint32_t> ids;
-  std::vector<float> keys;
-  std::vector<float> weights;
+  Buffer<std::uint32_t> ids;
+  Buffer<float> keys;
+  Buffer<float> weights;
   std::vector<double> block_sums;  // of weights, per kernels::kBlock
   std::vector<RankedToken> heap;  // top-k selection
 };
 
 // The histogram of a prefix selection and the one bucket it sorts exactly.
 struct PrefixScratch {
+  std::vector<std::uint32_t> bucket_of;  // each key's bucket
+  std::vector<std::uint32_t> members;    // positions in the boundary bucket
   std::vector<std::uint32_t> bucket_counts;
   std::vector<double> bucket_mass;
   std::vector<RankedToken> boundary;
