@@ -77,31 +77,28 @@ class Engine {
   // A view of `length` floats in an input slot, or an error naming `name` when that is too many.
   // Views are detached by memory growth: the caller fills them before any other call.
   val floats(InputSlot slot, double length, std::string name) {
-    if (auto error = sampling_lab::check_length(length, name)) return error_value(*error);
-    auto& buffer = inputs_[slot];
-    buffer.resize(std::size_t(length));
-    return val(emscripten::typed_memory_view(buffer.size(), buffer.data()));
+    if (slot == kPrimary) release_large_buffers();
+    return view_of(inputs_[slot], length, name);
   }
 
-  val ints(IdSlot slot, double length, std::string name) {
-    if (auto error = sampling_lab::check_length(length, name)) return error_value(*error);
-    auto& buffer = int_inputs_[slot];
-    buffer.resize(std::size_t(length));
-    return val(emscripten::typed_memory_view(buffer.size(), buffer.data()));
-  }
+  val ints(IdSlot slot, double length, std::string name) { return view_of(int_inputs_[slot], length, name); }
 
   val option_values(double rows) {
-    if (auto error = sampling_lab::check_length(rows, "options")) return error_value(*error);
-    option_values_.resize(std::size_t(rows) * sampling_lab::kScalarOptions);
-    return val(emscripten::typed_memory_view(option_values_.size(), option_values_.data()));
+    return view_of(option_values_, rows * double(sampling_lab::kScalarOptions), "options");
   }
 
-  // The caller's resident logits: sizes every buffer for `vocabulary` tokens first, so sampling
+  // The caller's resident logits: sizes the buffers for `vocabulary` tokens first, so sampling
   // then never grows memory (and never detaches this view).
   val resident(double vocabulary) {
     if (auto error = check_count(vocabulary, "vocabSize", double(sampling_lab::kMaxVocabulary))) return error_value(*error);
     const auto size = std::size_t(vocabulary);
-    for (auto& buffer : inputs_) buffer.reserve(size);
+    // About 44 bytes a token: the logits, the probabilities, the filters' and cover counts' scratch.
+    if (size > reserved_) {
+      if (auto error = sampling_lab::check_memory(size * 44, "vocabSize")) return error_value(*error);
+    }
+    reserved_ = size;
+    release_large_buffers();
+    inputs_[kResident].reserve(size);
     output_.reserve(size);
     filter_workspace_.reserve(size);
     cover_workspace_.reserve(size);
@@ -110,7 +107,10 @@ class Engine {
   }
 
   // Later calls read their logits from this input slot.
-  void use(InputSlot slot) { current_ = &inputs_[slot]; }
+  void use(InputSlot slot) {
+    if (slot == kResident) release_large_buffers();
+    current_ = &inputs_[slot];
+  }
 
   val log_sum_exp(double temperature) {
     if (auto error = sampling_lab::check_logits(*current_, "logits")) return error_value(*error);
@@ -177,7 +177,6 @@ class Engine {
     const std::vector<float>& values = *current_;
     const auto method = sampling_lab::parse_method(method_name);
     if (!method) return error_value({"method", "method must be inverse-cdf, gumbel-max, exponential-race or alias"});
-    if (auto error = check_count(n, "n", double(sampling_lab::kMaxSamples))) return error_value(*error);
     if (auto error = is_probs ? sampling_lab::check_probabilities(values, "probs")
                               : sampling_lab::check_logits(values, "logits")) {
       return error_value(*error);
@@ -185,6 +184,8 @@ class Engine {
     auto parsed = row_options(0, 1, values.size());
     if (auto* error = std::get_if<ArgumentError>(&parsed)) return error_value(*error);
     const auto& options = std::get<sampling_lab::SamplingOptions>(parsed);
+    if (auto error = sampling_lab::check_draws(n, values.size(), *method)) return error_value(*error);
+    if (auto error = sampling_lab::check_memory(std::size_t(n) * sizeof(std::int32_t), "n")) return error_value(*error);
     tokens_.resize(std::size_t(n));
     const sampling_lab::RandomKey key{options.seed, options.stream};
     const auto progress = progress_of(on_progress);
@@ -247,6 +248,37 @@ class Engine {
   }
 
  private:
+  // A view of `length` elements of `buffer`, after checking the length and, where the buffer must
+  // grow, that the memory is there.
+  template <typename T>
+  val view_of(std::vector<T>& buffer, double length, const std::string& name) {
+    if (auto error = sampling_lab::check_length(length, name)) return error_value(*error);
+    if (length > double(buffer.capacity())) {
+      if (auto error = sampling_lab::check_memory(std::size_t(length) * sizeof(T), name)) return error_value(*error);
+    }
+    buffer.resize(std::size_t(length));
+    return val(emscripten::typed_memory_view(buffer.size(), buffer.data()));
+  }
+
+  // Memory an unusually large call grew is handed back to the allocator before the next one, so
+  // one big call cannot starve the later ones (WebAssembly memory itself never shrinks).
+  void release_large_buffers() {
+    const std::size_t keep = std::max(reserved_, kKeptElements);
+    const auto release = [keep](auto& buffer) {
+      if (buffer.capacity() > keep) std::remove_reference_t<decltype(buffer)>().swap(buffer);
+    };
+    release(inputs_[kPrimary]);
+    release(inputs_[kSecondary]);
+    for (auto& ids : int_inputs_) release(ids);
+    release(output_);
+    release(tokens_);
+    release(ranking_);
+    release(words_);
+    filter_workspace_.release_beyond(keep);
+    sampler_workspace_.release_beyond(keep);
+    cover_workspace_.release_beyond(keep);
+  }
+
   // The options of row `row` of `rows`, checked for a vocabulary of `vocabulary`.
   std::variant<sampling_lab::SamplingOptions, ArgumentError> row_options(std::size_t row, std::size_t rows,
                                                                          std::size_t vocabulary) const {
@@ -273,6 +305,9 @@ class Engine {
     return options;
   }
 
+  // Buffers up to this many elements (or the resident vocabulary) are kept between calls.
+  static constexpr std::size_t kKeptElements = std::size_t{1} << 20;
+  std::size_t reserved_ = 0;
   std::array<std::vector<float>, kInputSlots> inputs_;
   const std::vector<float>* current_ = &inputs_[kPrimary];
   std::array<std::vector<std::int32_t>, kIdSlots> int_inputs_;
@@ -289,6 +324,8 @@ class Engine {
 // JSON text in and out: the same contract the CLI prints and the tests read. `on_progress`
 // (a function or undefined) hears the fraction done of long runs.
 std::string run_experiment(const std::string& name, const std::string& params_text, val on_progress) {
+  // A parsed JSON value takes about 16 bytes for each character of its text.
+  if (auto error = sampling_lab::check_memory(params_text.size() * 16, "params")) return error_json(*error);
   const Json params = Json::parse(params_text, nullptr, /*allow_exceptions=*/false);
   if (params.is_discarded()) return error_json({"params", "params is not valid JSON"});
   auto outcome = sampling_lab::run_experiment(name, params, progress_of(on_progress));

@@ -27,9 +27,9 @@ inline Filtered filter(std::vector<float> logits, const sampling_lab::SamplingOp
   for (int id : params.generated_ids) ++counts[std::size_t(id)];
   for (std::size_t i = 0; i < logits.size(); ++i) {
     if (counts[i] == 0) continue;
-    float& z = logits[i];
-    z = z > 0 ? float(z / params.repetition_penalty) : float(z * params.repetition_penalty);
-    z -= float(params.presence_penalty + params.frequency_penalty * counts[i]);
+    double z = logits[i];
+    z = z > 0 ? z / params.repetition_penalty : z * params.repetition_penalty;
+    logits[i] = float(z - (params.presence_penalty + params.frequency_penalty * counts[i]));
   }
   const std::size_t v = logits.size();
   std::vector<std::size_t> order(v);

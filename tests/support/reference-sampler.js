@@ -21,8 +21,8 @@ export function referenceFilter(logits, o = {}) {
   for (const id of Array.from(o.generatedIds ?? [])) counts.set(id, (counts.get(id) ?? 0) + 1);
   for (const [id, count] of counts) {
     const r = o.repetitionPenalty ?? 1;
-    z[id] = Math.fround(z[id] > 0 ? z[id] / r : z[id] * r);
-    z[id] = Math.fround(z[id] - Math.fround((o.presencePenalty ?? 0) + (o.frequencyPenalty ?? 0) * count));
+    const scaled = z[id] > 0 ? z[id] / r : z[id] * r;
+    z[id] = Math.fround(scaled - ((o.presencePenalty ?? 0) + (o.frequencyPenalty ?? 0) * count));
   }
   const t = o.temperature ?? 1;
   const order = Array.from({ length: v }, (_, i) => i).sort((a, b) => z[b] - z[a] || a - b);

@@ -11,9 +11,13 @@
 
 namespace sampling_lab {
 
+float inverse_temperature(double temperature) {
+  return float(std::min(1.0 / temperature, double(std::numeric_limits<float>::max())));
+}
+
 double log_sum_exp(std::span<const float> logits, double temperature) {
   const float max = kernels::min_max(logits).max;
-  return max / temperature + std::log(kernels::exp_sum(logits, max, float(1.0 / temperature)));
+  return max / temperature + std::log(kernels::exp_sum(logits, max, inverse_temperature(temperature)));
 }
 
 void softmax(std::span<const float> logits, double temperature, std::span<float> probs) {
@@ -23,7 +27,7 @@ void softmax(std::span<const float> logits, double temperature, std::span<float>
     return;
   }
   const float max = kernels::min_max(logits).max;
-  const double sum = kernels::exp_shifted(logits, max, float(1.0 / temperature), probs);
+  const double sum = kernels::exp_shifted(logits, max, inverse_temperature(temperature), probs);
   const float inverse = float(1.0 / sum);
   for (float& p : probs) p *= inverse;
 }
@@ -80,7 +84,7 @@ std::size_t cover_count_logits(std::span<const float> logits, double temperature
   const auto range = kernels::min_max(logits);
   workspace.weights.resize(logits.size());
   const double total =
-      kernels::exp_shifted(logits, range.max, float(1.0 / temperature), workspace.weights);
+      kernels::exp_shifted(logits, range.max, inverse_temperature(temperature), workspace.weights);
   detail::PrefixSelector selector(logits, workspace.weights, range.max, range.min, workspace.prefix);
   return selector.reaching_mass(mass * total).count;
 }

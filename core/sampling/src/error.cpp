@@ -3,6 +3,7 @@
 #include "sampling_lab/values.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 
 namespace sampling_lab {
@@ -24,6 +25,16 @@ Check check_length(double length, const std::string& argument, double max) {
     return ArgumentError{argument, argument + " has " + std::to_string(length) + " entries; at most " +
                                        std::to_string(std::uint64_t(max)) + " are supported"};
   }
+  return std::nullopt;
+}
+
+Check check_memory(std::size_t bytes, const std::string& argument) {
+  void* block = std::malloc(bytes);
+  if (block == nullptr) {
+    return ArgumentError{argument, argument + " needs " + std::to_string(bytes >> 20) +
+                                       " MB more than the memory left; use a smaller one"};
+  }
+  std::free(block);
   return std::nullopt;
 }
 

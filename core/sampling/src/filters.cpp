@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "sampling_lab/distribution.hpp"
@@ -17,12 +18,15 @@ void apply_penalties(std::span<float> logits, const SamplingOptions& options, Pe
   for (std::size_t start = 0; start < ids.size();) {
     std::size_t end = start;
     while (end < ids.size() && ids[end] == ids[start]) ++end;
-    float& logit = logits[std::size_t(ids[start])];
+    // In double, then saturated to float's range: a penalty can push a logit far down (or up),
+    // never to ±∞, where the softmax would turn to NaN.
+    double logit = logits[std::size_t(ids[start])];
     if (options.repetition_penalty != 1.0) {
-      logit = logit > 0.0f ? float(logit / options.repetition_penalty)
-                           : float(logit * options.repetition_penalty);
+      logit = logit > 0.0 ? logit / options.repetition_penalty : logit * options.repetition_penalty;
     }
-    logit -= float(options.presence_penalty + options.frequency_penalty * double(end - start));
+    logit -= options.presence_penalty + options.frequency_penalty * double(end - start);
+    constexpr double kFloatMax = std::numeric_limits<float>::max();
+    logits[std::size_t(ids[start])] = float(std::clamp(logit, -kFloatMax, kFloatMax));
     start = end;
   }
 }

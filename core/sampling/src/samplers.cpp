@@ -8,6 +8,7 @@
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/kernels.hpp"
 #include "sampling_lab/rng.hpp"
+#include "sampling_lab/values.hpp"
 #include "selection.hpp"
 
 namespace sampling_lab {
@@ -233,9 +234,12 @@ std::optional<SamplingMethod> parse_method(std::string_view name) {
   return std::nullopt;
 }
 
-Check check_sample_count(std::size_t n) {
-  if (n == 0 || n > kMaxSamples) {
-    return ArgumentError{"n", "n must be an integer in [1, " + std::to_string(kMaxSamples) + "]"};
+Check check_draws(double n, std::size_t vocabulary, SamplingMethod method) {
+  if (auto error = check_scalar(n, Kind::kInteger, closed(1, double(kMaxSamples)), "n")) return error;
+  const bool per_token = method == SamplingMethod::kGumbelMax || method == SamplingMethod::kExponentialRace;
+  if (per_token && n * double(vocabulary) > kMaxNoiseVariates) {
+    return ArgumentError{"n", "n × vocabulary must be at most 5e8 for " + std::string(method_name(method)) +
+                                  " (one variate per token per draw); use fewer draws, or inverse-cdf or alias"};
   }
   return std::nullopt;
 }

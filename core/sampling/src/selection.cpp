@@ -7,6 +7,7 @@
 
 #include "prefix_select.hpp"
 #include "ranking.hpp"
+#include "sampling_lab/distribution.hpp"
 #include "sampling_lab/kernels.hpp"
 
 namespace sampling_lab::detail {
@@ -34,7 +35,7 @@ struct Chain {
 Chain plan(std::span<const float> logits, const SamplingOptions& options) {
   const auto range = kernels::min_max(logits);
   const float max_logit = range.max;
-  Chain chain{max_logit, range.min, options.temperature, float(1.0 / options.temperature), 0, options.top_p,
+  Chain chain{max_logit, range.min, options.temperature, inverse_temperature(options.temperature), 0, options.top_p,
               kNoThreshold, {}};
   if (options.top_k > 0 && std::size_t(options.top_k) < logits.size()) chain.top_k = std::size_t(options.top_k);
   // p_i >= min_p · p_max  <=>  z_i >= max + T ln(min_p): a logit threshold, no exp needed.

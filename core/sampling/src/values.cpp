@@ -34,8 +34,12 @@ bool Range::contains(double x) const {
 }
 
 std::string Range::text() const {
-  return (min_open || std::isinf(min) ? "(" : "[") + number_text(min) + ", " + number_text(max) +
-         (max_open || std::isinf(max) ? ")" : "]");
+  std::string text(min_open || std::isinf(min) ? "(" : "[");
+  text += number_text(min);
+  text += ", ";
+  text += number_text(max);
+  text += max_open || std::isinf(max) ? ")" : "]";
+  return text;
 }
 
 Check check_scalar(double value, Kind kind, const Range& range, std::string_view name) {

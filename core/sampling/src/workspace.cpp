@@ -1,5 +1,7 @@
 #include "sampling_lab/workspace.hpp"
 
+#include <algorithm>
+
 #include "sampling_lab/kernels.hpp"
 
 namespace sampling_lab {
@@ -9,19 +11,41 @@ constexpr std::size_t kPrefixBuckets = 4096;
 
 void reserve(PrefixScratch& scratch, std::size_t vocabulary) {
   scratch.bucket_of.reserve(vocabulary);
-  scratch.members.reserve(vocabulary);
   scratch.bucket_counts.reserve(kPrefixBuckets);
   scratch.bucket_mass.reserve(kPrefixBuckets);
-  scratch.boundary.reserve(vocabulary);
+}
+template <typename... Buffers>
+void release(std::size_t elements, Buffers&... buffers) {
+  ((buffers.capacity() > elements ? void(Buffers().swap(buffers)) : void()), ...);
+}
+
+void release(std::size_t elements, PrefixScratch& scratch) {
+  release(elements, scratch.bucket_of, scratch.members, scratch.boundary);
 }
 }  // namespace
+
+void FilterWorkspace::release_beyond(std::size_t elements) {
+  release(elements, penalties.logits, penalties.sorted_ids, candidates.ids, candidates.keys, candidates.weights,
+          candidates.block_sums, candidates.heap, identity);
+  release(elements, prefix);
+}
+
+void SamplerWorkspace::release_beyond(std::size_t elements) {
+  release(elements, probs, scores, inverse_weights, cumulative, alias, coin_thresholds, small, large, words, noise,
+          extend, candidates, gathered);
+}
+
+void CoverWorkspace::release_beyond(std::size_t elements) {
+  release(elements, keys, weights);
+  release(elements, prefix);
+}
 
 void FilterWorkspace::reserve(std::size_t vocabulary) {
   penalties.logits.reserve(vocabulary);
   penalties.sorted_ids.reserve(vocabulary);
   for (auto* buffer : {&candidates.keys, &candidates.weights}) buffer->reserve(vocabulary);
   candidates.ids.reserve(vocabulary);
-  candidates.heap.reserve(vocabulary);
+  candidates.heap.reserve(std::min<std::size_t>(vocabulary, 4096));
   candidates.block_sums.reserve(kernels::block_count(vocabulary));
   sampling_lab::reserve(prefix, vocabulary);
   identity.reserve(vocabulary);

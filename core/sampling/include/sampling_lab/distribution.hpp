@@ -10,6 +10,10 @@
 
 namespace sampling_lab {
 
+// 1 / T in float for T > 0, saturated at the largest float: a temperature so small that 1 / T
+// overflows keeps a one-hot-like softmax instead of turning 0 · ∞ into NaN.
+float inverse_temperature(double temperature);
+
 // log Σ exp(z_i / T) with max subtraction; T > 0.
 double log_sum_exp(std::span<const float> logits, double temperature);
 

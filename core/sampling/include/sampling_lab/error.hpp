@@ -14,12 +14,22 @@ struct ArgumentError {
 
 using Check = std::optional<ArgumentError>;
 
-// Largest vocabulary or sample count accepted; bigger sizes are a caller's mistake, not a workload.
+// Largest vocabulary (or batch of rows × vocabulary) and draw count accepted: bigger sizes are a
+// caller's mistake, not a workload, and every buffer they size stays well inside WebAssembly's
+// 2 GB.
 inline constexpr std::size_t kMaxVocabulary = std::size_t{1} << 24;
-inline constexpr std::size_t kMaxSamples = std::size_t{1} << 26;
+inline constexpr std::size_t kMaxSamples = std::size_t{1} << 24;
+// Gumbel-max and the race draw one variate per token per draw: n · V stays below this (about a
+// second in WebAssembly).
+inline constexpr double kMaxNoiseVariates = 5e8;
 
 // A length that will be allocated: at most `max` entries (checked before any allocation).
 Check check_length(double length, const std::string& argument, double max = double(kMaxVocabulary));
+
+// Whether `bytes` more can be allocated now: asks the allocator (which returns null rather than
+// aborting) and gives the block straight back, so that a call too large for the memory left
+// fails with an error instead of ending the WebAssembly instance.
+Check check_memory(std::size_t bytes, const std::string& argument);
 
 Check check_logits(std::span<const float> logits, const std::string& argument);
 Check check_probabilities(std::span<const float> probs, const std::string& argument);

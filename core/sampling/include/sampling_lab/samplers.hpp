@@ -53,6 +53,8 @@ bool sample_logits(std::span<const float> logits, double temperature, SamplingMe
 std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& options,
                           FilterWorkspace& workspace);
 
-Check check_sample_count(std::size_t n);
+// n in [1, kMaxSamples], and n · V within kMaxNoiseVariates for the methods that draw a variate
+// per token.
+Check check_draws(double n, std::size_t vocabulary, SamplingMethod method);
 
 }  // namespace sampling_lab

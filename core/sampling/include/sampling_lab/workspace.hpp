@@ -69,6 +69,8 @@ struct FilterWorkspace {
 
   // Sizes every buffer for `vocabulary` tokens: later calls up to that size allocate nothing.
   void reserve(std::size_t vocabulary);
+  // Frees every buffer that holds more than `elements`, after an unusually large call.
+  void release_beyond(std::size_t elements);
 };
 
 // sample_probs and sample_logits.
@@ -87,6 +89,7 @@ struct SamplerWorkspace {
   std::vector<std::uint32_t> gathered;     // their words
 
   void reserve(std::size_t vocabulary);
+  void release_beyond(std::size_t elements);
 };
 
 // cover_count.
@@ -96,6 +99,7 @@ struct CoverWorkspace {
   PrefixScratch prefix;
 
   void reserve(std::size_t vocabulary);
+  void release_beyond(std::size_t elements);
 };
 
 }  // namespace sampling_lab
