@@ -22,6 +22,11 @@ node -e '
 '
 npx tsc -p wasm/tsconfig.json
 cp wasm/src/sampling-lab-core.d.ts wasm/dist/
+# npm links a workspace's bin at install time, before dist/cli.js exists: link it now, so that
+# `npx sampling-lab` works in this checkout.
+chmod +x wasm/dist/cli.js
+mkdir -p node_modules/.bin
+ln -sf ../sampling-lab/dist/cli.js node_modules/.bin/sampling-lab
 
 # One iframe page per experiment, from the template.
 node --input-type=module -e '

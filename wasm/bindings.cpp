@@ -1,7 +1,9 @@
 // embind bindings: typed arrays in, results out. They only translate; every check and every
 // number comes from core/.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <array>
 #include <vector>
@@ -343,6 +345,14 @@ std::string list_experiments() {
 
 std::string option_table() { return to_text(sampling_lab::option_table_json()); }
 
+// What the allocator holds for live objects, and the WebAssembly memory's size.
+val memory_stats() {
+  val out = val::object();
+  out.set("heapInUse", double(mallinfo().uordblks));
+  out.set("memoryBytes", double(emscripten_get_heap_size()));
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(sampling_lab) {
@@ -371,6 +381,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
   emscripten::function("runExperiment", &run_experiment);
   emscripten::function("listExperiments", &list_experiments);
   emscripten::function("optionTable", &option_table);
+  emscripten::function("memoryStats", &memory_stats);
   emscripten::constant("maxVocabulary", double(sampling_lab::kMaxVocabulary));
   emscripten::constant("qwen3Vocabulary", double(sampling_lab::kQwen3Vocabulary));
 }

@@ -114,18 +114,21 @@ async function main(argv: string[]): Promise<number> {
     for (const info of lab.experiments) console.log(`${info.name}\n  ${info.summary}\n${info.params.map(describe).join('\n')}`);
     return 0;
   }
-  try {
-    const info = lab.experiments.find((e) => e.name === name);
-    if (!info) throw new SamplingLabError('experiment', `unknown experiment '${name}'; known: ${lab.experiments.map((e) => e.name).join(', ')}`);
-    const { params, json } = await parseArgs(rest, info);
-    const result = lab.runExperiment(name, params);
-    console.log(json ? JSON.stringify(result) : render(result));
-    return 0;
-  } catch (error) {
-    if (!(error instanceof SamplingLabError)) throw error;
+  const info = lab.experiments.find((e) => e.name === name);
+  if (!info) throw new SamplingLabError('experiment', `unknown experiment '${name}'; known: ${lab.experiments.map((e) => e.name).join(', ')}`);
+  const { params, json } = await parseArgs(rest, info);
+  const result = lab.runExperiment(name, params);
+  console.log(json ? JSON.stringify(result) : render(result));
+  return 0;
+}
+
+// One line per error, no stack trace: 2 for the user's mistakes, 1 for the program's.
+process.exitCode = await main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof SamplingLabError) {
     console.error(`sampling-lab: ${error.argument}: ${error.message}`);
     return 2;
   }
-}
+  console.error(`sampling-lab: internal error: ${(error as Error)?.message ?? error}`);
+  return 1;
+});
 
-process.exitCode = await main(process.argv.slice(2));

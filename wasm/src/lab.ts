@@ -91,6 +91,15 @@ function view<T extends ArrayBufferView>(result: CoreError | T): T {
   return result;
 }
 
+/** A Float32Array, a Float64Array, or an array whose every entry is a number (no holes, no BigInt). */
+function checkNumbers(values: unknown, name: string): asserts values is NumericArray {
+  if (values instanceof Float32Array || values instanceof Float64Array) return;
+  if (!Array.isArray(values)) throw new SamplingLabError(name, `${name} must be a Float32Array, Float64Array or number[]`);
+  for (let i = 0; i < values.length; i++) {
+    if (typeof values[i] !== 'number') throw new SamplingLabError(name, `${name}[${i}] is ${typeof values[i]}, not a number`);
+  }
+}
+
 /** An id list as an Int32Array can carry it; ranges are the core's to check. */
 function idList(value: unknown, name: string): IntegerArray {
   if (value instanceof Int32Array) return value;
@@ -114,6 +123,8 @@ export class Lab {
   readonly #scalarCount: number;
   readonly #listCount: number;
   #resident?: Float32Array;
+  // Every view logitsBuffer handed out, to tell a detached one from an empty array.
+  readonly #residents = new WeakSet<Float32Array>();
 
   constructor(core: CoreModule) {
     this.#core = core;
@@ -153,6 +164,7 @@ export class Lab {
     const rows = perRow.length;
     if (Array.isArray(logitsRows) && logitsRows.length > 0 && typeof logitsRows[0] !== 'number') {
       const matrix = logitsRows as readonly NumericArray[];
+      matrix.forEach((row, r) => checkNumbers(row, `logitsRows[${r}]`));
       if (matrix.length !== rows) {
         throw new SamplingLabError('options', `options describe ${rows} rows for ${matrix.length} rows of logits`);
       }
@@ -199,6 +211,7 @@ export class Lab {
   logitsBuffer(vocabSize: number): Float32Array {
     if (typeof vocabSize !== 'number') throw new SamplingLabError('vocabSize', 'vocabSize must be a number');
     this.#resident = view(this.#engine.resident(vocabSize));
+    this.#residents.add(this.#resident);
     return this.#resident;
   }
 
@@ -213,6 +226,7 @@ export class Lab {
   coverCount(logitsOrProbs: NumericArray, mass: number, options: CoverCountOptions = {}): number {
     checkKeys(options, ['temperature', 'isProbs']);
     const { temperature = 1, isProbs = false } = options;
+    if (typeof isProbs !== 'boolean') throw new SamplingLabError('isProbs', 'isProbs must be true or false');
     if (typeof mass !== 'number') throw new SamplingLabError('mass', 'mass must be a number');
     if (typeof temperature !== 'number') throw new SamplingLabError('temperature', 'temperature must be a number');
     this.#input(logitsOrProbs, isProbs ? 'probs' : 'logits');
@@ -224,6 +238,11 @@ export class Lab {
     this.#input(p, 'p');
     this.#write(this.#core.InputSlot.secondary, q, 'q');
     return unwrap(this.#engine.distance());
+  }
+
+  /** Bytes the module's allocator holds for live objects, and the WebAssembly memory's size. */
+  memory(): { heapInUse: number; memoryBytes: number } {
+    return this.#core.memoryStats();
   }
 
   /** Token ids by descending value (ties: lower id first), the order filters keep prefixes of. */
@@ -373,8 +392,9 @@ export class Lab {
   }
 
   #write(slot: CoreEnum, values: NumericArray, name: string): void {
-    if (!ArrayBuffer.isView(values) && !Array.isArray(values)) {
-      throw new SamplingLabError(name, `${name} must be a Float32Array, Float64Array or number[]`);
+    checkNumbers(values, name);
+    if (values instanceof Float32Array && this.#residents.has(values) && values.buffer.byteLength === 0) {
+      throw new SamplingLabError(name, `${name} is a logitsBuffer view that WebAssembly memory growth detached; call lab.logitsBuffer(vocabSize) again`);
     }
     const { InputSlot } = this.#core;
     if (slot === InputSlot.primary && values === this.#resident && values.length > 0) {

@@ -41,6 +41,7 @@ export interface CoreModule {
   listExperiments(): string;
   /** JSON: OptionSpec[] (a ParamSpec with group and slot). */
   optionTable(): string;
+  memoryStats(): { heapInUse: number; memoryBytes: number };
   maxVocabulary: number;
   qwen3Vocabulary: number;
 }

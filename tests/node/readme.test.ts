@@ -1,0 +1,39 @@
+// README.md's commands work as written: its npm usage block runs as a module, and every
+// `npx sampling-lab …` line runs in this checkout (with a logits.npy beside it).
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+import { npy } from '../support/npy';
+
+const run = promisify(execFile);
+const root = join(__dirname, '../..');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+// Inside the checkout, so that npx finds the package's bin as a reader's shell would.
+const workspace = join(root, 'build/readme');
+
+const blocks = (language: string) => [...readme.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
+
+it('the npm usage block runs', async () => {
+  const usage = blocks('js').find((block) => block.includes("from 'sampling-lab'"))!;
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(join(workspace, 'usage.mjs'), usage);
+  await run(process.execPath, [join(workspace, 'usage.mjs')], { cwd: workspace });
+});
+
+const cliLines = blocks('sh').flatMap((block) => block.split('\n')).map((line) => line.replace(/\s+#.*$/, '').trim())
+  .filter((line) => line.startsWith('npx sampling-lab'));
+
+it('shows CLI lines', () => expect(cliLines.length).toBeGreaterThanOrEqual(4));
+
+for (const line of cliLines) {
+  it(`runs: ${line}`, async () => {
+    mkdirSync(workspace, { recursive: true });
+    // A 2-D logits file of 64 positions, as the README's --logits line reads.
+    const rows = new Float32Array(64 * 1000).map((_, i) => Math.sin(i) * 4);
+    writeFileSync(join(workspace, 'logits.npy'), npy([64, 1000], rows));
+    const { stdout } = await run('sh', ['-c', line], { cwd: workspace });
+    expect(stdout.length).toBeGreaterThan(0);
+  });
+}
