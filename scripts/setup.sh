@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building and testing need; a no-op in a few seconds when all is present.
-# Usage: scripts/setup.sh [--browser]   (--browser adds Chromium for the browser tests)
+# Usage: scripts/setup.sh [--browser]   (--browser adds Chromium for the browser tests, and clang's
+# sanitizer and libFuzzer runtime for the fuzz smoke pass)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make emscripten libboost-math-dev nlohmann-json3-dev
           libgtest-dev libgmock-dev libbenchmark-dev)
-[[ "${1:-}" == "--browser" ]] && packages+=(chromium)
+[[ "${1:-}" == "--browser" ]] && packages+=(chromium clang-14 libclang-rt-14-dev)
 
 missing=()
 for pkg in "${packages[@]}"; do

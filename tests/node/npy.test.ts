@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
-import { parseNpy } from 'sampling-lab';
 import { npy } from '../support/npy';
+import { fuzzNpy } from '../fuzz/fuzz_npy.mjs';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../wasm/dist/cli.js');
@@ -78,30 +78,6 @@ it('a missing file, a directory and a bad position are one-line errors too', asy
   expect(failure.stderr).toMatch(/position 5 is outside \[0, 2\)/);
 });
 
-// Mutation fuzzing of the reader (npm run fuzz runs it for longer): every damaged file is an
-// Error with a message, never a TypeError or RangeError from inside the reader.
-export function fuzzNpy(milliseconds: number, seed = 1): number {
-  let state = seed;
-  const random = () => ((state = (state * 1103515245 + 12345) >>> 0) / 2 ** 32);
-  const seeds = [good, ...damaged.map(([, bytes]) => bytes)];
-  const end = Date.now() + milliseconds;
-  let runs = 0;
-  while (Date.now() < end) {
-    const bytes = Uint8Array.from(seeds[Math.floor(random() * seeds.length)]);
-    for (let edits = 1 + Math.floor(random() * 4); edits > 0 && bytes.length > 0; edits--) {
-      bytes[Math.floor(random() * bytes.length)] = Math.floor(random() * 256);
-    }
-    const cut = random() < 0.2 ? bytes.slice(0, Math.floor(random() * bytes.length)) : bytes;
-    try {
-      parseNpy(cut);
-    } catch (error) {
-      if (error instanceof TypeError || error instanceof RangeError || !(error instanceof Error) || !error.message) throw error;
-    }
-    runs++;
-  }
-  return runs;
-}
-
-it('survives 2 seconds of mutation fuzzing', () => {
+it('survives its regression inputs and 2 seconds of mutation fuzzing (npm run fuzz runs it longer)', () => {
   expect(fuzzNpy(2000)).toBeGreaterThan(1000);
 });

@@ -17,8 +17,8 @@ Params::Params(const Json& given, const Schema& schema, std::string_view experim
     if (!known) {
       std::string names;
       for (const auto& param : schema_) names += (names.empty() ? "" : ", ") + param.name;
-      fail({key, "unknown parameter '" + key + "' for experiment '" + std::string(experiment) +
-                     "'; it takes: " + names});
+      fail({key.empty() ? "params" : key, "unknown parameter '" + key + "' for experiment '" +
+                                             std::string(experiment) + "'; it takes: " + names});
       return;
     }
   }

@@ -12,7 +12,8 @@
 namespace sampling_lab {
 
 float inverse_temperature(double temperature) {
-  return float(std::min(1.0 / temperature, double(std::numeric_limits<float>::max())));
+  return float(std::clamp(1.0 / temperature, double(std::numeric_limits<float>::min()),
+                          double(std::numeric_limits<float>::max())));
 }
 
 double log_sum_exp(std::span<const float> logits, double temperature) {

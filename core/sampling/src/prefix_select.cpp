@@ -1,6 +1,7 @@
 #include "prefix_select.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "ranking.hpp"
 #include "sampling_lab/kernels.hpp"
@@ -11,12 +12,17 @@ namespace {
 constexpr std::size_t kBuckets = 4096;
 }
 
+float bucket_scale(float max_key, float min_key, std::size_t buckets) {
+  if (!(max_key > min_key)) return 0.0f;
+  return float(std::min(double(buckets) / (double(max_key) - double(min_key)), double(std::numeric_limits<float>::max())));
+}
+
 PrefixSelector::PrefixSelector(std::span<const float> keys, std::span<const float> weights,
                                float max_key, float min_key, PrefixScratch& scratch)
     : keys_(keys),
       weights_(weights),
       max_key_(max_key),
-      scale_(max_key > min_key ? float(kBuckets) / (max_key - min_key) : 0.0f),
+      scale_(bucket_scale(max_key, min_key, kBuckets)),
       scratch_(scratch) {
   scratch_.bucket_counts.assign(kBuckets, 0);
   scratch_.bucket_mass.assign(kBuckets, 0.0);

@@ -9,6 +9,11 @@
 
 namespace sampling_lab::detail {
 
+// Buckets per unit of key over [min, max]: in double and saturated at the largest float, since
+// max − min can overflow float (logits saturated at ±FLT_MAX) or be tiny enough for its inverse
+// to overflow; 0 when all keys are equal.
+float bucket_scale(float max_key, float min_key, std::size_t buckets);
+
 struct Prefix {
   std::size_t count;        // tokens in the prefix
   double mass;              // sum of their weights

@@ -70,8 +70,8 @@ void gather_top_k(std::span<const float> logits, std::size_t k, CandidateScratch
 // logits (radix select), so that every token of the top k lies above it.
 float top_k_bound(std::span<const float> logits, const Chain& chain, PrefixScratch& scratch) {
   constexpr std::uint32_t kBuckets = 4096;
-  if (!(chain.max_logit > chain.min_logit)) return kNoThreshold;
-  const float scale = float(kBuckets) / (chain.max_logit - chain.min_logit);
+  const float scale = bucket_scale(chain.max_logit, chain.min_logit, kBuckets);
+  if (scale == 0.0f) return kNoThreshold;
   auto& bucket_of = scratch.bucket_of;
   bucket_of.resize(logits.size());
   kernels::bucket_indices(logits, chain.max_logit, scale, kBuckets - 1, bucket_of);

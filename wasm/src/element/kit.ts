@@ -112,6 +112,8 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
   const charts: Chart[] = [];
   let last: { result: R; params: Params } | undefined;
   let latest = 0;
+  // The Worker run in flight: a newer run cancels it.
+  let inFlight: AbortController | undefined;
   let frame = 0;
   let timer = 0;
 
@@ -183,9 +185,14 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
         const reveal = window.setTimeout(() => { if (id === latest) bar.hidden = false; }, 16);
         bar.removeAttribute('value');
         bar.setAttribute('aria-label', strings().running);
+        inFlight?.abort();
+        const controller = new AbortController();
+        inFlight = controller;
         try {
-          result = await runInWorker<R>(spec.experiment, params, (fraction) => { if (id === latest) bar.value = fraction; });
+          result = await runInWorker<R>({ kind: 'experiment', name: spec.experiment, params },
+            (fraction) => { if (id === latest) bar.value = fraction; }, controller.signal);
         } finally {
+          if (inFlight === controller) inFlight = undefined;
           clearTimeout(reveal);
           if (id === latest) bar.hidden = true;
         }
@@ -201,6 +208,7 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
     } catch (error) {
       if (id !== latest) return;
       if (!(error instanceof SamplingLabError)) throw error;
+      if (error.argument === 'onProgress') return;  // cancelled by a newer run
       failure.textContent = localiseError(error);
       body.classList.add('sl-stale');
     }
@@ -221,6 +229,7 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
     relabel,
     destroy: () => {
       latest++;
+      inFlight?.abort();
       cancelAnimationFrame(frame);
       clearTimeout(timer);
       setup.destroy?.();

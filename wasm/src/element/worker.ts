@@ -1,37 +1,39 @@
-// The page's one Web Worker: runs long experiments off the main thread with its own
-// WebAssembly instance, reporting progress at most every 50 ms.
-import { loadSamplingLab, SamplingLabError } from '../index.js';
+// The page's one Web Worker: runs long experiments and long sample() calls off the main thread
+// with its own WebAssembly instance, reporting progress at most every 50 ms.
+import { loadSamplingLab, SamplingLabError, type SampleOptions } from '../index.js';
 
-export interface WorkerRequest {
-  id: number;
-  name: string;
-  params: Record<string, unknown>;
-}
+export type WorkerJob =
+  | { kind: 'experiment'; name: string; params: Record<string, unknown> }
+  | { kind: 'sample'; values: Float32Array | Float64Array | number[]; options: SampleOptions };
+
+export type WorkerRequest = { id: number } & WorkerJob;
 
 export type WorkerReply =
   | { id: number; progress: number }
-  | { id: number; result: Record<string, unknown> }
+  | { id: number; result: unknown }
   | { id: number; error: { argument: string; message: string } };
 
 const lab = loadSamplingLab();
 const reply = (message: WorkerReply) => postMessage(message);
 
 addEventListener('message', async (event: MessageEvent<WorkerRequest>) => {
-  const { id, name, params } = event.data;
+  const request = event.data;
   let lastReport = 0;
+  const onProgress = (fraction: number) => {
+    const now = performance.now();
+    if (now - lastReport > 50) {
+      lastReport = now;
+      reply({ id: request.id, progress: fraction });
+    }
+  };
   try {
-    const result = (await lab).runExperiment(name, params, {
-      onProgress: (fraction) => {
-        const now = performance.now();
-        if (now - lastReport > 50) {
-          lastReport = now;
-          reply({ id, progress: fraction });
-        }
-      },
-    });
-    reply({ id, result });
+    const loaded = await lab;
+    const result = request.kind === 'experiment'
+      ? loaded.runExperiment(request.name, request.params, { onProgress })
+      : loaded.sample(request.values, { ...request.options, onProgress });
+    reply({ id: request.id, result });
   } catch (error) {
-    const argument = error instanceof SamplingLabError ? error.argument : 'experiment';
-    reply({ id, error: { argument, message: (error as Error).message } });
+    const argument = error instanceof SamplingLabError ? error.argument : 'worker';
+    reply({ id: request.id, error: { argument, message: (error as Error).message } });
   }
 });

@@ -94,6 +94,9 @@ Json importance(Params& params, const Progress& progress) {
       estimates[2].push_back(e.masked);
       estimates[3].push_back(e.self_normalised);
       ess.push_back(e.ess);
+      if (r % 16 == 15 && !keep_going(progress, (double(s) + double(r + 1) / double(repeats)) / double(shifts.size()))) {
+        return cancelled(params);
+      }
     }
     Json row = {{"shift", shifts[s]}, {"q", q}, {"estimate", estimates[0][0]}, {"ess", ess[0]},
                 {"clipped", estimates[1][0]}, {"masked", estimates[2][0]}, {"selfNormalised", estimates[3][0]}};

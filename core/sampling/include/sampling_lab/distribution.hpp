@@ -10,8 +10,9 @@
 
 namespace sampling_lab {
 
-// 1 / T in float for T > 0, saturated at the largest float: a temperature so small that 1 / T
-// overflows keeps a one-hot-like softmax instead of turning 0 · ∞ into NaN.
+// 1 / T in float for T > 0, kept within float's normal range [FLT_MIN, FLT_MAX]: a temperature
+// so small that 1 / T overflows keeps a one-hot softmax, and one so large that it underflows a
+// flat one, instead of turning 0 · ∞ into NaN.
 float inverse_temperature(double temperature);
 
 // log Σ exp(z_i / T) with max subtraction; T > 0.

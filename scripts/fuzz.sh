@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Fuzzes every entry point that takes outside data: libFuzzer targets built with clang,
+# AddressSanitizer and UndefinedBehaviorSanitizer (tests/fuzz/fuzz_*.cpp), and the .npy reader in
+# Node (tests/fuzz/fuzz_npy.mjs). Each first replays every input that ever crashed it
+# (tests/fuzz/regressions/<target>/), then fuzzes for SECONDS (default 60) from its seeds and the
+# corpus it has grown in build/fuzz/corpus. A new crash is saved as a regression input and fails.
+# Usage: scripts/fuzz.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+
+if [[ ! -f build/fuzz/CMakeCache.txt ]]; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAMPLING_LAB_FUZZ=ON >/dev/null
+fi
+cmake --build build/fuzz -j"$(nproc)" >/dev/null
+
+status=0
+for target in fuzz_sampling fuzz_samplers fuzz_distances fuzz_experiments; do
+  regressions=tests/fuzz/regressions/$target
+  corpus=build/fuzz/corpus/$target
+  mkdir -p "$regressions" "$corpus"
+  if compgen -G "$regressions/*" >/dev/null && ! build/fuzz/$target "$regressions"/* >build/fuzz/$target.log 2>&1; then
+    echo "$target: a regression input crashes again (build/fuzz/$target.log)"
+    status=1
+    continue
+  fi
+  seeds=()
+  [[ -d tests/fuzz/seeds/$target ]] && seeds=(tests/fuzz/seeds/$target)
+  if build/fuzz/$target -seed=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+       -artifact_prefix="$regressions/" "$corpus" "${seeds[@]}" >build/fuzz/$target.log 2>&1; then
+    echo "$target: $(grep -o 'stat::number_of_executed_units: [0-9]*' build/fuzz/$target.log | grep -o '[0-9]*$') executions in ${seconds} s, no crash"
+  else
+    echo "$target: CRASH, input saved in $regressions/ (build/fuzz/$target.log):"
+    grep -E 'ERROR|runtime error|SUMMARY' build/fuzz/$target.log | head -3
+    status=1
+  fi
+done
+node tests/fuzz/fuzz_npy.mjs "$seconds" || status=1
+exit $status

@@ -1,0 +1,75 @@
+// The package in Chromium: the same seed gives the same tokens as in Node for every filter and
+// every method, and a long sample() in the page's Worker reports progress and can be cancelled.
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { loadSamplingLab } from 'sampling-lab';
+import { openDevPage, type Harness } from '../support/chromium';
+
+let harness: Harness;
+let page: Page;
+let problems: string[];
+const dist = join(__dirname, '../../wasm/dist');
+
+beforeAll(async () => {
+  ({ harness, page, problems } = await openDevPage());
+});
+
+afterAll(async () => { await harness?.close(); });
+
+const FILTERS = [
+  { temperature: 1 },
+  { topK: 50 },
+  { topP: 0.9 },
+  { minP: 0.05 },
+  { temperature: 0.7, topK: 50, topP: 0.95, minP: 0.05, repetitionPenalty: 1.1, generatedIds: [11, 523, 523] },
+  { temperature: 0 },
+];
+const METHODS = ['inverse-cdf', 'gumbel-max', 'exponential-race', 'alias'] as const;
+
+// Runs in both Node and Chromium: tokens of every filter and draws of every method.
+async function tokensAndDraws(load: () => Promise<import('sampling-lab').Lab>, filters: typeof FILTERS, methods: readonly string[]) {
+  const lab = await load();
+  const logits = lab.syntheticLogits();
+  const tokens = filters.map((options) => Array.from({ length: 20 }, (_, step) => lab.sampleToken(logits, { ...options, seed: 7, stream: 3, step })));
+  const draws = methods.map((method) => Array.from(lab.sample(logits, { method: method as never, n: 20, seed: 7, temperature: 0.8 })));
+  return { tokens, draws };
+}
+
+it('the same seed gives the same tokens and draws in Node and in Chromium', async () => {
+  const node = await tokensAndDraws(loadSamplingLab, FILTERS, METHODS);
+  const chromium = await page.evaluate(async ({ url, filters, methods, source }) => {
+    const { loadSamplingLab: load } = await import(url);
+    // eslint-disable-next-line no-new-func
+    return new Function('load', 'filters', 'methods', `return (${source})(load, filters, methods)`)(load, filters, methods);
+  }, { url: `/@fs${dist}/index.js`, filters: FILTERS, methods: METHODS, source: tokensAndDraws.toString() });
+  expect(chromium).toEqual(node);
+  expect(new Set(node.tokens[0]).size).toBeGreaterThan(3);  // the key varies the draws
+});
+
+it('a long sample() in the Worker reports progress, can be cancelled, and the next job runs', async () => {
+  const outcome = await page.evaluate(async (url) => {
+    const { runInWorker } = await import(url);
+    const fractions: number[] = [];
+    const controller = new AbortController();
+    const values = Array.from({ length: 151936 }, (_, i) => Math.sin(i));
+    const started = performance.now();
+    const long = runInWorker({ kind: 'sample', values, options: { method: 'gumbel-max', n: 3000, seed: 1 } },
+      (fraction: number) => { fractions.push(fraction); if (fractions.length === 3) controller.abort(); }, controller.signal)
+      .then(() => 'finished', (error: { argument: string }) => error.argument);
+    const ended = await long;
+    const cancelledAfter = performance.now() - started;
+    const next = await runInWorker({ kind: 'sample', values: [0.5, 0.5], options: { isProbs: true, n: 4, seed: 2 } }, () => {});
+    return { ended, cancelledAfter, fractions, next: Array.from(next as Int32Array) };
+  }, `/@fs${dist}/element/worker-client.js`);
+  expect(outcome.ended).toBe('onProgress');
+  expect(outcome.fractions.length).toBe(3);
+  expect(outcome.fractions.every((f) => f > 0 && f < 1)).toBe(true);
+  // 3000 draws over 151,936 tokens take seconds; cancelling ends the run at once.
+  expect(outcome.cancelledAfter).toBeLessThan(2000);
+  expect(outcome.next).toHaveLength(4);
+});
+
+it('logged no console error and no failed request', () => {
+  expect(problems).toEqual([]);
+});
