@@ -18,7 +18,7 @@ const readout = (name: string) => page.locator(`sampling-lab [data-readout="${na
 
 it('shows the handbook widget in Chinese with 12 labelled bars', async () => {
   expect(await page.locator('html').getAttribute('lang')).toBe('zh');
-  expect(await page.locator('sampling-lab .sl-bars text.label').allTextContents()).toEqual(
+  expect(await page.locator('#shape .sl-bars text.label').allTextContents()).toEqual(
     ['的', '是', '了', '在', '和', '有', '人', '我', '他', '这', '中', '大']);
   expect(await page.getByLabel('温度 T').inputValue()).toBe('1');
   expect(await readout('entropy')).toMatch(/比特/);
@@ -38,8 +38,8 @@ it('moving the temperature slider with the keyboard changes the entropy', async 
 it('top-k fills only the kept bars over the tempered outlines and updates the candidate count', async () => {
   await page.getByLabel('top-k（0 = 不限）').fill('3');
   await expect.poll(() => readout('kept')).toMatch(/^3\b/);
-  expect(await page.locator('sampling-lab .sl-bars rect.kept').count()).toBe(3);
-  expect(await page.locator('sampling-lab .sl-bars rect.tempered').count()).toBe(12);
+  expect(await page.locator('#shape .sl-bars rect.kept').count()).toBe(3);
+  expect(await page.locator('#shape .sl-bars rect.tempered').count()).toBe(12);
 });
 
 it('switches to the 151,936-token synthetic distribution and draws a log-rank chart', async () => {

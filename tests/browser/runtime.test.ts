@@ -38,30 +38,30 @@ async function tokensAndDraws(load: () => Promise<import('sampling-lab').Lab>, f
 
 it('the same seed gives the same tokens and draws in Node and in Chromium', async () => {
   const node = await tokensAndDraws(loadSamplingLab, FILTERS, METHODS);
-  const chromium = await page.evaluate(async ({ url, filters, methods, source }) => {
-    const { loadSamplingLab: load } = await import(url);
-    // eslint-disable-next-line no-new-func
-    return new Function('load', 'filters', 'methods', `return (${source})(load, filters, methods)`)(load, filters, methods);
-  }, { url: `/@fs${dist}/index.js`, filters: FILTERS, methods: METHODS, source: tokensAndDraws.toString() });
+  // As text: the test runner would rewrite an import() written in a function.
+  const chromium = await page.evaluate(`(async () => {
+    const { loadSamplingLab } = await import('/@fs${dist}/index.js');
+    return (${tokensAndDraws.toString()})(loadSamplingLab, ${JSON.stringify(FILTERS)}, ${JSON.stringify(METHODS)});
+  })()`);
   expect(chromium).toEqual(node);
   expect(new Set(node.tokens[0]).size).toBeGreaterThan(3);  // the key varies the draws
 });
 
 it('a long sample() in the Worker reports progress, can be cancelled, and the next job runs', async () => {
-  const outcome = await page.evaluate(async (url) => {
-    const { runInWorker } = await import(url);
-    const fractions: number[] = [];
+  const outcome: { ended: string; cancelledAfter: number; fractions: number[]; next: number[] } = await page.evaluate(`(async () => {
+    const { runInWorker } = await import('/@fs${dist}/element/worker-client.js');
+    const fractions = [];
     const controller = new AbortController();
     const values = Array.from({ length: 151936 }, (_, i) => Math.sin(i));
     const started = performance.now();
     const long = runInWorker({ kind: 'sample', values, options: { method: 'gumbel-max', n: 3000, seed: 1 } },
-      (fraction: number) => { fractions.push(fraction); if (fractions.length === 3) controller.abort(); }, controller.signal)
-      .then(() => 'finished', (error: { argument: string }) => error.argument);
+      (fraction) => { fractions.push(fraction); if (fractions.length === 3) controller.abort(); }, controller.signal)
+      .then(() => 'finished', (error) => error.argument);
     const ended = await long;
     const cancelledAfter = performance.now() - started;
     const next = await runInWorker({ kind: 'sample', values: [0.5, 0.5], options: { isProbs: true, n: 4, seed: 2 } }, () => {});
-    return { ended, cancelledAfter, fractions, next: Array.from(next as Int32Array) };
-  }, `/@fs${dist}/element/worker-client.js`);
+    return { ended, cancelledAfter, fractions, next: Array.from(next) };
+  })()`);
   expect(outcome.ended).toBe('onProgress');
   expect(outcome.fractions.length).toBe(3);
   expect(outcome.fractions.every((f) => f > 0 && f < 1)).toBe(true);
