@@ -68,6 +68,13 @@ const rows = PATHS.map(({ key, label, options }) => {
 });
 const byKey = (key) => rows.find((r) => r.key === key);
 const expPass = measure(() => lab.logSumExp(resident, 1), 200, 15);
+const maxPass = measure(() => lab.range(resident), 200, 15);
+// Gumbel-max and the race draw one exponential per token: cost per token of the vocabulary.
+const noiseDraws = 20;
+const noisePerToken = Object.fromEntries(['gumbel-max', 'exponential-race'].map((method) => {
+  const t = measure((seed) => lab.sample(resident, { method, n: noiseDraws, seed }), 3, 9);
+  return [method, (t.median * 1e3) / (noiseDraws * logits.length)];
+}));
 // The first run includes WebAssembly's tier-up from baseline to optimised code.
 const samplersRuns = Array.from({ length: 7 }, () => {
   const start = process.hrtime.bigint();
@@ -88,6 +95,8 @@ const lines = [
   '',
   `One exp pass over the vocabulary (\`lab.logSumExp\`): WASM ${f(expPass.median)} µs, native ${f(native.expPass)} µs, SSE4 ${f(sse4.expPass)} µs. ` +
     `Paths (b) and (d) take ${(byKey('b').wasm.median / expPass.median).toFixed(2)}× and ${(byKey('d').wasm.median / expPass.median).toFixed(2)}× of it (target ≤ 1.5×).`,
+  `Greedy (g) against one min/max pass (\`lab.range\`, ${f(maxPass.median)} µs): ${(byKey('g').wasm.median / maxPass.median).toFixed(2)}× (target ≤ 1.2×).`,
+  `Noise per vocabulary token in WASM (\`lab.sample\`, ${noiseDraws} draws): Gumbel-max ${noisePerToken['gumbel-max'].toFixed(2)} ns, exponential race ${noisePerToken['exponential-race'].toFixed(2)} ns (target ≤ 4 ns).`,
   `\`samplers\` experiment at n = 200,000 in WASM: ${samplersMs.toFixed(1)} ms median of 6 warm runs, ${samplersFirst.toFixed(1)} ms the first (target < 20 ms).`,
   `Package size, gzip: core (WASM + JS) ${(size.core / 1024).toFixed(1)} KB (target ≤ 150 KB); with the widgets ${(size.all / 1024).toFixed(1)} KB.`,
 ];

@@ -11,6 +11,7 @@
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/experiments.hpp"
 #include "sampling_lab/filters.hpp"
+#include "sampling_lab/kernels.hpp"
 #include "sampling_lab/options.hpp"
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/samplers.hpp"
@@ -236,6 +237,15 @@ class Engine {
     return out;
   }
 
+  val range() {
+    if (auto error = sampling_lab::check_logits(*current_, "values")) return error_value(*error);
+    const auto range = sampling_lab::kernels::min_max(*current_);
+    val out = val::object();
+    out.set("min", range.min);
+    out.set("max", range.max);
+    return out;
+  }
+
   val ranking() {
     if (auto error = sampling_lab::check_logits(*current_, "values")) return error_value(*error);
     ranking_ = sampling_lab::ranking(*current_);
@@ -376,6 +386,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("randomWords", &Engine::random_words)
       .function("coverCount", &Engine::cover_count)
       .function("distance", &Engine::distance)
+      .function("range", &Engine::range)
       .function("ranking", &Engine::ranking)
       .function("syntheticLogits", &Engine::synthetic_logits);
   emscripten::function("runExperiment", &run_experiment);

@@ -245,6 +245,12 @@ export class Lab {
     return this.#core.memoryStats();
   }
 
+  /** The smallest and largest value, in one SIMD pass. */
+  range(values: NumericArray): { min: number; max: number } {
+    this.#input(values, 'values');
+    return unwrap(this.#engine.range());
+  }
+
   /** Token ids by descending value (ties: lower id first), the order filters keep prefixes of. */
   ranking(values: NumericArray): Uint32Array {
     this.#input(values, 'values');

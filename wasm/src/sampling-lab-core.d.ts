@@ -28,6 +28,7 @@ export interface CoreEngine {
   randomWords(seed: number, stream: number, n: number): CoreError | { words: Uint32Array };
   coverCount(mass: number, temperature: number, isProbs: boolean): CoreError | { count: number };
   distance(): CoreError | { tv: number; kl: number; overlap: number };
+  range(): CoreError | { min: number; max: number };
   ranking(): CoreError | { order: Uint32Array };
   syntheticLogits(vocabSize: number, seed: number): CoreError | { logits: Float32Array };
 }
