@@ -114,26 +114,25 @@ Batch log_reduced(Batch e, Batch f) {
 }
 
 // Exp(1) variates from 32-bit words (see exponential_noise); lanes within 2^-11 of an end are
-// flagged in `extend`.
+// flagged in `extend`. Masks are combined with and/xor where a select would cost three ops.
 Batch exponential_of_words(xsimd::batch<std::uint32_t> words, xsimd::batch_bool<float>& extend) {
-  using U32 = xsimd::batch<std::uint32_t>;
   using Int = xsimd::batch<std::int32_t>;
-  const auto below_half = xsimd::batch_bool_cast<float>(words < U32(0x80000000u));
   // S = (m + ½) / 2^32 with m = w below ½ and 2^32 − 1 − w above: U's distance to the nearer end.
-  const U32 m = xsimd::select(xsimd::batch_bool_cast<std::uint32_t>(below_half), words, ~words);
-  extend = xsimd::batch_bool_cast<float>(m < U32(1u << 21));
-  const Batch s = (xsimd::batch_cast<float>(xsimd::bitwise_cast<std::int32_t>(m)) + Batch(0.5f)) * Batch(0x1p-32f);
+  const Int upper_half = xsimd::bitwise_cast<std::int32_t>(words) >> 31;  // all ones above ½
+  const Int m = xsimd::bitwise_cast<std::int32_t>(words) ^ upper_half;    // below 2^31
+  extend = xsimd::batch_bool_cast<float>(m < Int(1 << 21));
+  const Batch s = (xsimd::batch_cast<float>(m) + Batch(0.5f)) * Batch(0x1p-32f);
   // Below ½, E = −ln S: S = 2^e (1 + f) from its bits, 1 + f in [√½, √2).
   const Int bits = xsimd::bitwise_cast<std::int32_t>(s);
-  Batch e = xsimd::batch_cast<float>(((bits >> 23) & Int(0xff)) - Int(126));
-  Batch mantissa = xsimd::bitwise_cast<float>((bits & Int(0x807fffff)) | Int(0x3f000000));  // [½, 1)
+  const Batch mantissa = xsimd::bitwise_cast<float>((bits & Int(0x007fffff)) | Int(0x3f000000));  // [½, 1)
   const auto low = mantissa < Batch(0.707106781186547524f);
-  e = xsimd::select(low, e - Batch(1.0f), e);
-  const Batch f = xsimd::select(low, mantissa + mantissa - Batch(1.0f), mantissa - Batch(1.0f));
+  const Batch e = xsimd::batch_cast<float>((bits >> 23) - Int(126)) - (Batch(1.0f) & xsimd::bitwise_cast(low));
+  const Batch f = (mantissa + (mantissa & xsimd::bitwise_cast(low))) - Batch(1.0f);
   // Above ½, E = −ln(1 − S) with 1 − S = 2^e (1 + f) exactly: f = −S, or 1 − 2S with e = −1.
   const auto halved = s > Batch(0.292893218813452476f);
-  const Batch far_e = xsimd::select(halved, Batch(-1.0f), Batch(0.0f));
+  const Batch far_e = Batch(-1.0f) & xsimd::bitwise_cast(halved);
   const Batch far_f = xsimd::select(halved, Batch(1.0f) - (s + s), -s);
+  const auto below_half = xsimd::batch_bool_cast<float>(upper_half == Int(0));
   return -log_reduced(xsimd::select(below_half, e, far_e), xsimd::select(below_half, f, far_f));
 }
 
@@ -142,23 +141,33 @@ Batch exponential_of_words(xsimd::batch<std::uint32_t> words, xsimd::batch_bool<
 void exponential_noise(std::span<const std::uint32_t> words, std::span<float> out,
                        std::vector<std::uint32_t>& extend) {
   using U32 = xsimd::batch<std::uint32_t>;
+  // Four batches per step: their polynomials are independent, so they overlap in the pipeline.
+  constexpr std::size_t kWays = 4;
   const std::size_t end = simd_end(words.size());
-  xsimd::batch_bool<float> flagged;
-  for (std::size_t i = 0; i < end; i += kLanes) {
-    exponential_of_words(U32::load_unaligned(words.data() + i), flagged).store_unaligned(out.data() + i);
-    if (xsimd::any(flagged)) {
-      for (std::size_t j = i; j < i + kLanes; ++j) {
-        const std::uint32_t w = words[j];
-        if (std::min(w, ~w) < (1u << 21)) extend.push_back(std::uint32_t(j));
-      }
+  const std::size_t wide_end = end - end % (kWays * kLanes);
+  const auto flag_lanes = [&](std::size_t first, std::size_t count) {
+    for (std::size_t j = first; j < first + count; ++j) {
+      if (std::min(words[j], ~words[j]) < (1u << 21)) extend.push_back(std::uint32_t(j));
     }
+  };
+  std::array<xsimd::batch_bool<float>, kWays> flagged;
+  for (std::size_t i = 0; i < wide_end; i += kWays * kLanes) {
+    for (std::size_t w = 0; w < kWays; ++w) {
+      const std::size_t at = i + w * kLanes;
+      exponential_of_words(U32::load_unaligned(words.data() + at), flagged[w]).store_unaligned(out.data() + at);
+    }
+    if (xsimd::any((flagged[0] || flagged[1]) || (flagged[2] || flagged[3]))) flag_lanes(i, kWays * kLanes);
+  }
+  for (std::size_t i = wide_end; i < end; i += kLanes) {
+    exponential_of_words(U32::load_unaligned(words.data() + i), flagged[0]).store_unaligned(out.data() + i);
+    if (xsimd::any(flagged[0])) flag_lanes(i, kLanes);
   }
   if (end == words.size()) return;
   // The last few words go through the same lanes, padded, so every variate is computed alike.
   alignas(64) std::array<std::uint32_t, kLanes> tail_words{};
   alignas(64) std::array<float, kLanes> tail{};
   std::copy(words.begin() + std::ptrdiff_t(end), words.end(), tail_words.begin());
-  exponential_of_words(U32::load_aligned(tail_words.data()), flagged).store_aligned(tail.data());
+  exponential_of_words(U32::load_aligned(tail_words.data()), flagged[0]).store_aligned(tail.data());
   for (std::size_t j = end; j < words.size(); ++j) {
     out[j] = tail[j - end];
     if (std::min(words[j], ~words[j]) < (1u << 21)) extend.push_back(std::uint32_t(j));
