@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what building and testing need; a no-op in a few seconds when all is present.
 # Usage: scripts/setup.sh [--browser]   (--browser adds Chromium for the browser tests, and clang's
-# sanitizer and libFuzzer runtime for the fuzz smoke pass)
+# sanitizer and libFuzzer runtime for the fuzz smoke pass, and a CJK font so screenshots show
+# the page's Chinese as readers see it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make emscripten libboost-math-dev nlohmann-json3-dev
           libgtest-dev libgmock-dev libbenchmark-dev)
-[[ "${1:-}" == "--browser" ]] && packages+=(chromium clang-14 libclang-rt-14-dev)
+[[ "${1:-}" == "--browser" ]] && packages+=(chromium clang-14 libclang-rt-14-dev fonts-noto-cjk)
 
 missing=()
 for pkg in "${packages[@]}"; do

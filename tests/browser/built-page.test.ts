@@ -136,7 +136,7 @@ it('loads logits from a 2-D .npy file with a position slider and the three-tempe
   await expect.poll(() => host.locator('.sl-temperatures tbody').innerText()).not.toBe(before);
 });
 
-it('works at 1280 px and 360 px wide, in light and dark, and saves screenshots', async () => {
+it('works at 1280, 360 and 390 px wide, in light and dark, and saves screenshots', async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   for (const [width, scheme] of [[1280, 'light'], [360, 'dark']] as const) {
     const view = await context.newPage();
@@ -154,6 +154,13 @@ it('works at 1280 px and 360 px wide, in light and dark, and saves screenshots',
     const background = await view.locator('sampling-lab .sl-widget').first().evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(background === 'rgb(246, 247, 249)').toBe(scheme === 'light');
     await view.screenshot({ path: join(ARTIFACTS, `page-${width}.png`), fullPage: true });
+    if (width === 360) {
+      // A common phone width too, from the same page: the layout must reflow without a reload.
+      await view.setViewportSize({ width: 390, height: 900 });
+      await view.waitForTimeout(300);
+      expect(await view.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+      await view.screenshot({ path: join(ARTIFACTS, 'page-390.png'), fullPage: true });
+    }
     await view.close();
   }
 });
