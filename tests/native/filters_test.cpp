@@ -152,6 +152,28 @@ TEST(Filters, MatchSortBasedReferenceOnVocabularySizedLogits) {
   EXPECT_EQ(cases, 4 * 4 * 4 * 3 * 2);
 }
 
+TEST(Filters, EpsilonCutsOnTheDistributionLeftByTheStagesBefore) {
+  // Hewitt et al. 2022: keep p_i >= epsilon of the current distribution, never fewer than one.
+  const std::vector<float> logits = {std::log(0.5f), std::log(0.3f), std::log(0.15f), std::log(0.05f)};
+  sl::FilterWorkspace workspace;
+  std::vector<float> probs(logits.size());
+  sl::SamplingOptions options;
+  options.epsilon_cutoff = 0.1;
+  EXPECT_EQ(sl::filter_distribution(logits, options, probs, workspace).kept, 3u);
+  // After top-2 the distribution is (0.625, 0.375): epsilon 0.4 now cuts the second token.
+  options.top_k = 2;
+  options.epsilon_cutoff = 0.4;
+  EXPECT_EQ(sl::filter_distribution(logits, options, probs, workspace).kept, 1u);
+  options.top_k = 0;
+  options.epsilon_cutoff = 1.0;
+  EXPECT_EQ(sl::filter_distribution(logits, options, probs, workspace).kept, 1u);
+  EXPECT_EQ(probs[0], 1.0f);
+  // Ties at the maximum stay together, as with min-p.
+  const std::vector<float> tied = {1.0f, 1.0f, 0.0f};
+  options.epsilon_cutoff = 0.3;
+  EXPECT_EQ(sl::filter_distribution(tied, options, probs, workspace).kept, 2u);
+}
+
 TEST(Validation, OptionsNameTheArgument) {
   const auto bad = [](sl::SamplingOptions p) { return sl::check_options(p, 8)->argument; };
   EXPECT_EQ(bad(params(-1, 0, 1, 0)), "temperature");
@@ -161,6 +183,9 @@ TEST(Validation, OptionsNameTheArgument) {
   EXPECT_EQ(bad(params(1, 0, 1.5, 0)), "topP");
   EXPECT_EQ(bad(params(1, 0, 1, -0.1)), "minP");
   EXPECT_EQ(bad(params(1, 0, 1, 1.1)), "minP");
+  sl::SamplingOptions epsilon = params(1, 0, 1, 0);
+  epsilon.epsilon_cutoff = 1.5;
+  EXPECT_EQ(bad(epsilon), "epsilonCutoff");
   sl::SamplingOptions penalised = params(1, 0, 1, 0);
   penalised.repetition_penalty = 0;
   EXPECT_EQ(bad(penalised), "repetitionPenalty");
@@ -187,6 +212,7 @@ TEST_P(ThousandVocabularies, FastPathsMatchTheReference) {
   const std::int64_t top_ks[] = {0, 0, 1, 20, 50, 300, 5000, 200000};
   const double top_ps[] = {1.0, 1.0, 0.999, 0.95, 0.9, 0.5, 0.1};
   const double min_ps[] = {0.0, 0.0, 0.0, 0.001, 0.05, 0.3};
+  const double epsilons[] = {0.0, 0.0, 0.0, 1e-6, 3e-4, 0.02, 1.0};
   const auto pick = [&](const auto& options) { return options[settings.next_u32() % std::size(options)]; };
   std::size_t kept_total = 0;
   std::size_t within_rounding = 0;
@@ -199,6 +225,7 @@ TEST_P(ThousandVocabularies, FastPathsMatchTheReference) {
     params.top_k = pick(top_ks);
     params.top_p = pick(top_ps);
     params.min_p = pick(min_ps);
+    params.epsilon_cutoff = pick(epsilons);
     const auto fast = sl::filter_distribution(logits, params, probs, workspace);
     const auto slow = reference::filter(logits, params);
     if (slow.boundary_within_rounding) {
@@ -206,7 +233,7 @@ TEST_P(ThousandVocabularies, FastPathsMatchTheReference) {
       ASSERT_NEAR(double(fast.kept), double(slow.kept), 1.0) << "vector " << vector;
       continue;
     }
-    ASSERT_EQ(fast.kept, slow.kept) << "vector " << vector << " T=" << params.temperature << " k=" << params.top_k << " p=" << params.top_p << " min_p=" << params.min_p;
+    ASSERT_EQ(fast.kept, slow.kept) << "vector " << vector << " T=" << params.temperature << " k=" << params.top_k << " p=" << params.top_p << " min_p=" << params.min_p << " eps=" << params.epsilon_cutoff;
     kept_total += fast.kept;
     for (std::size_t i = 0; i < kVocabulary; ++i) {
       if (!slow.kept_mask[i]) ASSERT_EQ(probs[i], 0.0f) << "vector " << vector << " token " << i;

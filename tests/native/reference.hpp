@@ -16,7 +16,7 @@ struct Filtered {
   std::vector<bool> kept_mask;  // the kept set, whatever its probabilities underflow to
   std::size_t kept;
   double kept_mass;
-  // The top-p cut sat within float32 rounding (5e-7 relative) of its threshold, where a float
+  // The top-p or epsilon cut sat within float32 rounding of its threshold, where a float
   // computation may legitimately keep one token more or less.
   bool boundary_within_rounding = false;
 };
@@ -68,6 +68,20 @@ inline Filtered filter(std::vector<float> logits, const sampling_lab::SamplingOp
     std::size_t r = 0;
     while (r < keep && logits[order[r]] >= threshold) ++r;
     keep = r;
+  }
+  if (params.epsilon_cutoff > 0.0) {
+    double mass = 0.0;
+    for (std::size_t r = 0; r < keep; ++r) mass += weight[order[r]];
+    const double threshold = max + params.temperature * std::log(params.epsilon_cutoff * mass);
+    std::size_t r = 0;
+    while (r < keep && logits[order[r]] >= float(threshold)) ++r;
+    // The fast path sums float32 weights (2 ulp each) and rounds the threshold to float32; the
+    // first token is kept whatever the threshold.
+    const double rounding = 5e-7 * (params.temperature + std::abs(threshold));
+    for (std::size_t q = 1; q < keep; ++q) {
+      out.boundary_within_rounding |= std::abs(logits[order[q]] - threshold) < rounding;
+    }
+    keep = std::max<std::size_t>(r, 1);
   }
   double kept = 0.0;
   for (std::size_t r = 0; r < keep; ++r) kept += weight[order[r]];

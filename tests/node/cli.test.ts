@@ -15,9 +15,9 @@ const run = (cli: string, args: string[]) => execFileAsync(process.execPath, [cl
 let lab: Lab;
 beforeAll(async () => { lab = await loadSamplingLab(); });
 
-it('prints JSON equal to runExperiment', async () => {
-  const { stdout } = await run(CLI, ['filters', '--json', '--topK', '3', '--temperature', '0.7']);
-  expect(JSON.parse(stdout)).toEqual(lab.runExperiment('filters', { topK: 3, temperature: 0.7 }));
+it('prints JSON equal to runExperiment, with flags in camel or kebab case', async () => {
+  const { stdout } = await run(CLI, ['filters', '--json', '--topK', '3', '--temperature', '0.7', '--epsilon-cutoff', '0.1']);
+  expect(JSON.parse(stdout)).toEqual(lab.runExperiment('filters', { topK: 3, temperature: 0.7, epsilonCutoff: 0.1 }));
 });
 
 it('prints a readable table by default and takes comma-separated arrays', async () => {

@@ -45,7 +45,8 @@ async function parseArgs(argv: string[], info: ExperimentInfo) {
     const arg = argv[i];
     if (arg === '--json') { json = true; continue; }
     if (!arg.startsWith('--')) throw new SamplingLabError(arg, `unexpected argument '${arg}'\n${USAGE}`);
-    const name = arg.slice(2);
+    // --top-p and --topP both name topP: kebab case as the widgets' attributes spell it.
+    const name = arg.slice(2).replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
     const value = argv[++i];
     if (value === undefined) throw new SamplingLabError(name, `--${name} needs a value`);
     if (name === 'position') {

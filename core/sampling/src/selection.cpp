@@ -27,20 +27,27 @@ struct Chain {
   std::size_t top_k;      // 0 = off
   double top_p;           // 1 = off
   float min_p_threshold;  // kNoThreshold = off
+  double epsilon;         // 0 = off
   std::optional<double> total_weight;
 
-  bool cuts() const { return top_k > 0 || top_p < 1.0 || min_p_threshold > kNoThreshold; }
+  bool cuts() const { return top_k > 0 || top_p < 1.0 || min_p_threshold > kNoThreshold || epsilon > 0.0; }
+  bool only_epsilon() const { return epsilon > 0.0 && top_k == 0 && top_p == 1.0 && min_p_threshold == kNoThreshold; }
 };
 
 Chain plan(std::span<const float> logits, const SamplingOptions& options) {
   const auto range = kernels::min_max(logits);
   const float max_logit = range.max;
   Chain chain{max_logit, range.min, options.temperature, inverse_temperature(options.temperature), 0, options.top_p,
-              kNoThreshold, {}};
+              kNoThreshold, options.epsilon_cutoff, {}};
   if (options.top_k > 0 && std::size_t(options.top_k) < logits.size()) chain.top_k = std::size_t(options.top_k);
   // p_i >= min_p · p_max  <=>  z_i >= max + T ln(min_p): a logit threshold, no exp needed.
   if (options.min_p > 0.0) chain.min_p_threshold = float(max_logit + options.temperature * std::log(options.min_p));
   return chain;
+}
+
+// p_i = w_i / mass >= epsilon  <=>  z_i >= max + T ln(epsilon · mass), with w = exp((z − max) / T).
+float epsilon_threshold(const Chain& chain, double mass) {
+  return float(chain.max_logit + chain.temperature * std::log(chain.epsilon * mass));
 }
 
 // The k best tokens by the ranking, kept in a heap whose top is the worst of them (Williams
@@ -92,6 +99,11 @@ void gather_candidates(std::span<const float> logits, Chain& chain, FilterWorksp
   // thin the candidates first.
   float threshold = chain.top_k > 0 && chain.top_p < 1.0 ? kNoThreshold : chain.min_p_threshold;
   if (chain.top_k > 0) threshold = std::max(threshold, top_k_bound(logits, chain, workspace.prefix));
+  if (chain.only_epsilon()) {
+    // Epsilon alone: the whole vocabulary's mass first, then only the tokens it keeps.
+    chain.total_weight = kernels::exp_sum(logits, chain.max_logit, chain.inverse_temperature);
+    threshold = std::min(epsilon_threshold(chain, *chain.total_weight), chain.max_logit);  // at least one token
+  }
   if (chain.top_p < 1.0 && chain.top_k == 0) {
     // Tokens lighter than θ = (1 − p) S / V weigh less than (1 − p) S together, so the top-p set
     // lies within w >= θ; half of θ leaves room for rounding.
@@ -137,6 +149,13 @@ std::size_t kept_prefix_length(const Chain& chain, double candidate_weight,
   if (chain.top_p < 1.0) keep = std::min(keep, ranking().reaching_mass(chain.top_p * top_p_base).count);
   if (chain.min_p_threshold > kNoThreshold) {
     keep = std::min(keep, kernels::count_at_least(candidates.keys, chain.min_p_threshold));
+  }
+  if (chain.epsilon > 0.0) {
+    // Every stage so far kept a prefix that lies within the candidates, so its mass is known.
+    const double mass = chain.only_epsilon() ? *chain.total_weight
+                        : keep == candidates.keys.size() ? candidate_weight
+                                                         : ranking().first(keep).mass;
+    keep = std::clamp(kernels::count_at_least(candidates.keys, epsilon_threshold(chain, mass)), std::size_t{1}, keep);
   }
   return keep;
 }

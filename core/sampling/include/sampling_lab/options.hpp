@@ -29,6 +29,8 @@ enum class OptionGroup { kFilter, kPenalty, kRandomKey };
     "Nucleus sampling (Holtzman et al. 2020): keeps a token while the mass ranked before it is < p; 1 = off") \
   X(min_p, "minP", kProbability, kFilter, 0.0, closed(0, 1), (SliderHint{0, 0.5, 0.01}),                                       \
     "Keeps tokens with p_i >= minP * p_max (Nguyen et al. 2024); 0 = off")                        \
+  X(epsilon_cutoff, "epsilonCutoff", kProbability, kFilter, 0.0, closed(0, 1), (SliderHint{0, 0.02, 0.0005}),                 \
+    "Epsilon sampling (Hewitt et al. 2022): keeps p_i >= epsilon in the distribution left so far, at least one token; 0 = off") \
   X(repetition_penalty, "repetitionPenalty", kNumber, kPenalty, 1.0, open_closed(0, 1e4), (SliderHint{1, 2, 0.05}),          \
     "CTRL (Keskar et al. 2019): divides positive, multiplies negative logits of generated tokens; 1 = off") \
   X(presence_penalty, "presencePenalty", kNumber, kPenalty, 0.0, closed(-1e4, 1e4), (SliderHint{-2, 2, 0.1}),                \
