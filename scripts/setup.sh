@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make emscripten libboost-math-dev nlohmann-json3-dev
-          libgtest-dev libgmock-dev libbenchmark-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev python3-onnx python3-numpy)
 [[ "${1:-}" == "--browser" ]] && packages+=(chromium clang-14 libclang-rt-14-dev fonts-noto-cjk)
 
 missing=()
@@ -55,6 +55,7 @@ stamp=node_modules/.setup-lock-hash
 lock_hash=$(sha1sum package-lock.json | cut -d' ' -f1)
 if [[ ! -f $stamp || "$(cat "$stamp")" != "$lock_hash" ]]; then
   echo "setup: npm ci"
-  npm ci --no-audit --no-fund --loglevel=error
+  # onnxruntime-node's install script would download GPU providers; its CPU build ships in the package.
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error
   echo "$lock_hash" > "$stamp"
 fi

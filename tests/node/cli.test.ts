@@ -32,8 +32,8 @@ it('loads 1-D and 2-D .npy logits, with --position for a row', async () => {
   const rows = new Float64Array([3, 2.5, 2, 1, 0.5, 0, -1, -2, 0, 0, 0, 0, 0, 0, 0, 0]);
   writeFileSync(join(dir, 'two.npy'), npy([2, 8], rows));
   writeFileSync(join(dir, 'one.npy'), npy([8], new Float32Array(rows.subarray(0, 8))));
-  const first = JSON.parse((await run(CLI, ['filters', '--json', '--logits', join(dir, 'two.npy'), '--position', '0'])).stdout);
-  const second = JSON.parse((await run(CLI, ['filters', '--json', '--logits', join(dir, 'two.npy'), '--position', '1'])).stdout);
+  const first = JSON.parse((await run(CLI, ['filters', '--json', '--logits', join(dir, 'two.npy'), '--position', '1'])).stdout);
+  const second = JSON.parse((await run(CLI, ['filters', '--json', '--logits', join(dir, 'two.npy'), '--position', '2'])).stdout);
   const flat = JSON.parse((await run(CLI, ['filters', '--json', '--logits', join(dir, 'one.npy')])).stdout);
   expect(first.probs[0]).toBeCloseTo(0.4412, 4);
   expect(second.probs).toEqual(Array(8).fill(0.125));

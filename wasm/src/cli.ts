@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// sampling-lab <experiment> [--json] [--name value ...] [--logits FILE.npy [--position i]]
+// sampling-lab <experiment> [--json] [--name value ...] [--logits FILE.npy [--position N]]
+//              [--model DIR --passage FILE --position N [--dtype fp32]]
 // Flags are parsed by the kind the experiment's schema gives them.
 import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { loadSamplingLab, SamplingLabError } from './node.js';
 import { npyRow, parseNpy } from './npy.js';
 import type { ExperimentInfo, ParamSpec, ValueSpec } from './schema.js';
@@ -9,7 +12,21 @@ import type { ExperimentInfo, ParamSpec, ValueSpec } from './schema.js';
 const USAGE = `usage: sampling-lab <experiment> [--json] [--name value ...]
        sampling-lab list
 Arrays are comma-separated (--temperatures 0.5,1,1.5); optional values take null. An array flag
-also takes a .npy file (1-D or 2-D float32/float64); --position i picks the row of a 2-D one.`;
+also takes a .npy file (1-D or 2-D float32/float64); --position N picks row N of a 2-D one.
+--model DIR --passage FILE --position N [--dtype fp32|fp16|q8|q4]: the logits come from a local
+transformers.js model (e.g. a copy of onnx-community/Qwen3-0.6B-ONNX) at position N of the
+passage, prepared as the chapter does (#*\`>|-[]()! stripped, first 400 tokens). Positions count
+from 1, as the chapter does: position 50 is logits row 49.`;
+
+// Flags that say where the logits come from, not parameters of the experiment.
+const SOURCE_FLAGS = ['position', 'model', 'passage', 'dtype'] as const;
+type Source = Partial<Record<(typeof SOURCE_FLAGS)[number], string>>;
+
+function parsePosition(text: string): number {
+  const position = parseNumber(text, 'position');
+  if (!Number.isInteger(position) || position < 1) throw new SamplingLabError('position', `--position counts from 1, not '${text}'`);
+  return position;
+}
 
 function parseNumber(text: string, name: string): number {
   const value = text.trim() === '' ? NaN : Number(text);
@@ -30,7 +47,7 @@ const isArray = (spec: ValueSpec): boolean => spec.kind === 'array' || (spec.kin
 
 async function readNpyRow(file: string, position: number | undefined, name: string): Promise<Float32Array | Float64Array> {
   try {
-    return npyRow(parseNpy(new Uint8Array(await readFile(file))), position);
+    return npyRow(parseNpy(new Uint8Array(await readFile(file))), position === undefined ? undefined : position - 1);
   } catch (error) {
     throw new SamplingLabError(name, `${file}: ${(error as Error).message}`);
   }
@@ -40,7 +57,7 @@ async function parseArgs(argv: string[], info: ExperimentInfo) {
   const params: Record<string, unknown> = {};
   const files: [string, string][] = [];
   let json = false;
-  let position: number | undefined;
+  const source: Source = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--json') { json = true; continue; }
@@ -49,8 +66,8 @@ async function parseArgs(argv: string[], info: ExperimentInfo) {
     const name = arg.slice(2).replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
     const value = argv[++i];
     if (value === undefined) throw new SamplingLabError(name, `--${name} needs a value`);
-    if (name === 'position') {
-      position = parseNumber(value, name);
+    if ((SOURCE_FLAGS as readonly string[]).includes(name)) {
+      source[name as keyof Source] = value;
       continue;
     }
     const spec = info.params.find((p) => p.name === name);
@@ -60,8 +77,33 @@ async function parseArgs(argv: string[], info: ExperimentInfo) {
     if (isArray(spec) && value.endsWith('.npy')) files.push([name, value]);
     else params[name] = parseValue(value, spec, name);
   }
+  const position = source.position === undefined ? undefined : parsePosition(source.position);
   for (const [name, file] of files) params[name] = await readNpyRow(file, position, name);
+  if (source.model !== undefined) params.logits = await modelLogits(source, position, info);
+  else if (source.passage !== undefined || source.dtype !== undefined) throw new SamplingLabError('model', '--passage and --dtype need --model DIR');
   return { params, json };
+}
+
+// The logits at one position of a passage, from a local model; transformers.js is loaded only here.
+async function modelLogits(source: Source, position: number | undefined, info: ExperimentInfo): Promise<Float32Array> {
+  if (!info.params.some((p) => p.name === 'logits')) throw new SamplingLabError('model', `${info.name} takes no logits, so --model does not apply`);
+  if (source.passage === undefined) throw new SamplingLabError('passage', '--model needs --passage FILE, the text to read');
+  if (position === undefined) throw new SamplingLabError('position', '--model needs --position N (counting from 1)');
+  let text: string;
+  try {
+    text = await readFile(source.passage, 'utf8');
+  } catch (error) {
+    throw new SamplingLabError('passage', `cannot read ${source.passage}: ${(error as Error).message}`);
+  }
+  const folder = resolve(source.model!);
+  if (!existsSync(join(folder, 'config.json'))) {
+    throw new SamplingLabError('model', `${folder} holds no config.json: a model folder has config.json, tokenizer.json and onnx/model*.onnx`);
+  }
+  const { loadLocalModel, passageIds, positionLogits } = await import('./transformers.js');
+  const { model, tokenizer } = await loadLocalModel(folder, { dtype: source.dtype ?? 'fp32' });
+  const ids = passageIds(tokenizer, text);
+  if (position > ids.length) throw new SamplingLabError('position', `the passage has ${ids.length} positions, fewer than ${position}`);
+  return positionLogits(model, ids, position - 1);
 }
 
 function formatNumber(x: unknown): string {

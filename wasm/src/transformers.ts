@@ -1,0 +1,236 @@
+// sampling-lab/transformers: Sampling Lab as the sampler of a transformers.js model.
+// transformers.js's generate() applies only repetition penalty, temperature and top-k (50 by
+// default) and ignores top-p and min-p; here every token is chosen by lab.sampleToken instead.
+import { AutoModelForCausalLM, AutoTokenizer, env, Tensor } from '@huggingface/transformers';
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+import { SamplingLabError } from './errors.js';
+import type { FilterOptions, Lab, SampleTokenOptions } from './lab.js';
+
+export type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+
+/** transformers.js's logits processor shape: token ids so far per row, and the step's logits. */
+export type LogitsProcessorFunction = (inputIds: bigint[][], logits: Tensor) => Tensor;
+
+function penalised(options: SampleTokenOptions): boolean {
+  return (options.repetitionPenalty ?? 1) !== 1 || (options.presencePenalty ?? 0) !== 0 || (options.frequencyPenalty ?? 0) !== 0;
+}
+
+function float32Rows(logits: Tensor, name = 'logits'): Float32Array {
+  if (logits.type === 'float32') return logits.data as Float32Array;
+  if (logits.type === 'float16') return logits.to('float32').data as Float32Array;
+  throw new SamplingLabError(name, `${name} must be float32 or float16, not ${logits.type}`);
+}
+
+/**
+ * A logits processor for `model.generate({ logits_processor: [processor], do_sample: false })`:
+ * each row's token is chosen by `lab.sampleToken` with `options` (step = the row's position, that
+ * is the number of ids before the new token; stream = options.stream + row) and every other logit
+ * becomes −∞, so greedy decoding returns exactly Sampling Lab's tokens. Penalties, when set, see
+ * the whole sequence, prompt included, as transformers' own repetition penalty does; leave
+ * transformers' `repetition_penalty` unset so that nothing is penalised twice.
+ */
+export function createLogitsProcessor(lab: Lab, options: Omit<SampleTokenOptions, 'step'> = {}): LogitsProcessorFunction {
+  lab.sampleToken([0], options);  // rejects bad options now, not at the first step
+  const stream = options.stream ?? 0;
+  return (inputIds, logits) => {
+    if (logits.type !== 'float32') {
+      throw new SamplingLabError('logits', `logits must be float32 (generate() converts them), not ${logits.type}`);
+    }
+    const [rows, vocab] = logits.dims.length === 3 ? [logits.dims[0], logits.dims[2]] : logits.dims;
+    const data = logits.data as Float32Array;
+    for (let row = 0; row < rows; row++) {
+      const view = data.subarray(row * vocab, (row + 1) * vocab);
+      const ids = inputIds[row];
+      const token = lab.sampleToken(view, {
+        ...options,
+        stream: stream + row,
+        step: ids.length,
+        ...(penalised(options) ? { generatedIds: Int32Array.from(ids, Number) } : {}),
+      });
+      const kept = view[token];
+      view.fill(-Infinity);
+      view[token] = kept;
+    }
+    return logits;
+  };
+}
+
+/** The logits row at a 0-based `index` of `inputIds`, from one prefill that computes one row. */
+export async function positionLogits(model: PreTrainedModel, inputIds: ArrayLike<number | bigint>, index: number): Promise<Float32Array> {
+  if (!Number.isInteger(index) || index < 0 || index >= inputIds.length) {
+    throw new SamplingLabError('index', `index must be an integer in [0, ${inputIds.length - 1}], not ${index}`);
+  }
+  const ids = Array.from({ length: index + 1 }, (_, i) => BigInt(inputIds[i]));
+  const output = await model({ ...feeds(ids), num_logits_to_keep: new Tensor('int64', [1n], []) });
+  return checkedRow(model, output.logits as Tensor).slice();
+}
+
+function feeds(ids: bigint[], past = 0) {
+  return {
+    input_ids: new Tensor('int64', BigInt64Array.from(ids), [1, ids.length]),
+    attention_mask: new Tensor('int64', new BigInt64Array(past + ids.length).fill(1n), [1, past + ids.length]),
+  };
+}
+
+// The last logits row, checked against the model's declared vocabulary.
+function checkedRow(model: PreTrainedModel, logits: Tensor): Float32Array {
+  const vocab = logits.dims.at(-1)!;
+  const declared = (model.config as { vocab_size?: number }).vocab_size;
+  if (declared !== undefined && declared !== vocab) {
+    throw new SamplingLabError('logits', `the model returned ${vocab} logits per row, but its config.json says vocab_size ${declared}`);
+  }
+  const data = float32Rows(logits);
+  return data.subarray(data.length - vocab);
+}
+
+export interface GenerateOptions extends Omit<SampleTokenOptions, 'step'> {
+  /** The Sampling Lab instance that chooses the tokens. */
+  lab: Lab;
+  /** Steps at most (default 64). */
+  maxNewTokens?: number;
+  /** Candidates reported per step in `top` (default 5, at most 50). */
+  topCandidates?: number;
+  /** Stop at the model's end-of-sequence tokens (default true). */
+  stopAtEos?: boolean;
+  /** Stops the loop before the next step. */
+  signal?: AbortSignal;
+}
+
+export interface Candidate {
+  token: number;
+  text: string;
+  /** Probability at the step's temperature, before any filter. */
+  prob: number;
+  /** Whether the filters kept it. */
+  kept: boolean;
+}
+
+export interface GeneratedToken {
+  token: number;
+  text: string;
+  /** Probability of the token in the distribution it was drawn from (filtered, renormalised). */
+  prob: number;
+  /** Entropy of that distribution, bits. */
+  entropyBits: number;
+  /** Tokens the filters kept. */
+  kept: number;
+  top: Candidate[];
+  /** Tokens kept after each active filter, in chain order: where each one cut the ranking. */
+  cuts: { filter: string; kept: number }[];
+}
+
+const CHAIN = ['topK', 'topP', 'minP', 'epsilonCutoff'] as const;
+const OFF: Record<(typeof CHAIN)[number], number> = { topK: 0, topP: 1, minP: 0, epsilonCutoff: 0 };
+
+/**
+ * Generates from `prompt` one token per iteration with the model's KV cache, every token chosen
+ * by `lab.sampleToken` exactly as `createLogitsProcessor` would choose it. Breaking out of the
+ * loop or aborting `signal` stops it.
+ */
+export async function* generateTokens(
+  model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: string, options: GenerateOptions,
+): AsyncGenerator<GeneratedToken> {
+  const { lab, maxNewTokens = 64, topCandidates = 5, stopAtEos = true, signal, ...sampling } = options;
+  if (!Number.isInteger(maxNewTokens) || maxNewTokens < 0 || maxNewTokens > 1_000_000) {
+    throw new SamplingLabError('maxNewTokens', 'maxNewTokens must be an integer in [0, 1000000]');
+  }
+  if (!Number.isInteger(topCandidates) || topCandidates < 0 || topCandidates > 50) {
+    throw new SamplingLabError('topCandidates', 'topCandidates must be an integer in [0, 50]');
+  }
+  lab.sampleToken([0], sampling);
+  const { seed, stream, ...filterOptions } = sampling;
+  const ids: bigint[] = Array.from((tokenizer(prompt).input_ids as Tensor).data as BigInt64Array);
+  if (ids.length === 0) throw new SamplingLabError('prompt', 'the prompt must encode to at least one token');
+  const eos = new Set([model.generation_config?.eos_token_id, (model.config as { eos_token_id?: unknown }).eos_token_id].flat());
+  let past: Record<string, Tensor> | undefined;
+  let pending = ids;
+  for (let step = 0; step < maxNewTokens && !signal?.aborted; step++) {
+    const output = await model({
+      ...feeds(pending, ids.length - pending.length),
+      ...(past ? { past_key_values: past } : {}),
+      num_logits_to_keep: new Tensor('int64', [1n], []),
+    });
+    const logits = checkedRow(model, output.logits as Tensor);
+    const filters = { ...filterOptions, ...(penalised(filterOptions) ? { generatedIds: Int32Array.from(ids, Number) } : {}) };
+    const token = lab.sampleToken(logits, { ...filters, seed, stream, step: ids.length });
+    yield { token, text: tokenizer.decode([token]), ...describeStep(lab, tokenizer, logits, filters, token, topCandidates) };
+    past = nextCache(output, past);
+    ids.push(BigInt(token));
+    pending = [BigInt(token)];
+    if (stopAtEos && eos.has(token)) return;
+  }
+}
+
+// present.N.* of this step become past_key_values.N.* of the next; GPU copies of the old cache
+// are released.
+function nextCache(output: Record<string, unknown>, previous?: Record<string, Tensor>): Record<string, Tensor> {
+  const cache: Record<string, Tensor> = {};
+  for (const [name, value] of Object.entries(output)) {
+    if (name.startsWith('present')) cache[name.replace('present', 'past_key_values')] = value as Tensor;
+  }
+  for (const tensor of Object.values(previous ?? {})) if (tensor.location === 'gpu-buffer') tensor.dispose();
+  return cache;
+}
+
+function describeStep(lab: Lab, tokenizer: PreTrainedTokenizer, logits: Float32Array, options: FilterOptions,
+                      token: number, topCandidates: number): Omit<GeneratedToken, 'token' | 'text'> {
+  const sampled = lab.distribution(logits, options);
+  const cuts: GeneratedToken['cuts'] = [];
+  const chain: FilterOptions = { ...options, ...OFF };
+  for (const filter of CHAIN) {
+    if ((options[filter] ?? OFF[filter]) === OFF[filter]) continue;
+    Object.assign(chain, { [filter]: options[filter] });
+    cuts.push({ filter, kept: lab.distribution(logits, chain).kept });
+  }
+  const top: Candidate[] = [];
+  if (topCandidates > 0) {
+    const { temperature = 1, repetitionPenalty, presencePenalty, frequencyPenalty, generatedIds } = options;
+    const best = lab.distribution(logits, { temperature, repetitionPenalty, presencePenalty, frequencyPenalty, generatedIds, topK: topCandidates });
+    best.probs.forEach((p, id) => {
+      if (p > 0) top.push({ token: id, text: tokenizer.decode([id]), prob: p * best.keptMass, kept: sampled.probs[id] > 0 });
+    });
+    top.sort((a, b) => b.prob - a.prob || a.token - b.token);
+  }
+  return { prob: sampled.probs[token], entropyBits: sampled.entropyBits, kept: sampled.kept, top, cuts };
+}
+
+/** The chapter's passage preparation: strip #*`>|-[]()! and keep the first `maxTokens` ids. */
+export function passageIds(tokenizer: PreTrainedTokenizer, text: string, maxTokens = 400): number[] {
+  const ids = (tokenizer(text.replace(/[#*`>|\-[\]()!]/g, '')).input_ids as Tensor).data as BigInt64Array;
+  return Array.from(ids.subarray(0, maxTokens), Number);
+}
+
+export interface LoadedModel {
+  model: PreTrainedModel;
+  tokenizer: PreTrainedTokenizer;
+}
+
+export interface LoadModelOptions {
+  /** transformers.js dtype: 'fp32', 'fp16', 'q8', 'q4', 'q4f16', … (file onnx/model<suffix>.onnx). */
+  dtype?: string;
+  device?: string;
+  progress?: (info: { status: string; file?: string; loaded?: number; total?: number; progress?: number }) => void;
+}
+
+/**
+ * A model and its tokenizer from a local folder (config.json, tokenizer files, onnx/): a file
+ * path in Node, a URL path such as '/models/tiny-qwen3' in the browser. Nothing is fetched from
+ * the Hugging Face hub.
+ */
+export async function loadLocalModel(folder: string, options: LoadModelOptions = {}): Promise<LoadedModel> {
+  const trimmed = folder.replace(/\/+$/, '');
+  const slash = trimmed.lastIndexOf('/');
+  const [root, name] = slash < 0 ? ['./', trimmed] : [trimmed.slice(0, slash + 1), trimmed.slice(slash + 1)];
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  env.localModelPath = root;
+  try {
+    const tokenizer = await AutoTokenizer.from_pretrained(name);
+    const model = await AutoModelForCausalLM.from_pretrained(name, {
+      dtype: options.dtype as never, device: options.device as never, progress_callback: options.progress as never,
+    });
+    return { model, tokenizer };
+  } catch (error) {
+    throw new SamplingLabError('model', `cannot load a model from ${folder}: ${(error as Error).message}`);
+  }
+}
