@@ -28,13 +28,14 @@ chmod +x wasm/dist/cli.js
 mkdir -p node_modules/.bin
 ln -sf ../sampling-lab/dist/cli.js node_modules/.bin/sampling-lab
 
-# One iframe page per experiment, from the template.
+# One iframe page per widget, from the template.
 node --input-type=module -e '
-  import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-  import { loadSamplingLab } from "sampling-lab";
+  import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+  import { WIDGETS } from "./wasm/dist/element/widgets/index.js";
   const template = readFileSync("web/embed.template.html", "utf8").replace(/<!-- Template.*?-->\n/, "");
+  rmSync("web/embed", { recursive: true, force: true });
   mkdirSync("web/embed", { recursive: true });
-  for (const { name } of (await loadSamplingLab()).experiments) {
+  for (const name of Object.keys(WIDGETS)) {
     writeFileSync(`web/embed/${name}.html`, template.replaceAll("EXPERIMENT", name));
   }
 '

@@ -70,3 +70,20 @@ TEST(Experiments, BadParametersNameTheArgument) {
   EXPECT_EQ(error_argument("temperature", {{"temperatures", {1, -1}}}), "temperatures");
   EXPECT_EQ(error_argument("filters", sl::Json::array()), "params");
 }
+
+TEST(Experiments, AcceptanceSummarisesPerPositionOverlapAsTheChapterPrintsIt) {
+  const auto result = run("acceptance", {{"accept", {0.9, 0.7, 0.4, 0.03, 0.75}},
+                                         {"tv", {0.1, 0.3, 0.6, 0.97, 0.25}},
+                                         {"bins", 10}});
+  EXPECT_EQ(result["positions"], 5);
+  EXPECT_DOUBLE_EQ(result["mean"].get<double>(), (0.9 + 0.7 + 0.4 + 0.03 + 0.75) / 5);
+  EXPECT_DOUBLE_EQ(result["median"].get<double>(), 0.7);
+  EXPECT_DOUBLE_EQ(result["min"].get<double>(), 0.03);
+  EXPECT_NEAR(result["meanOneMinusTV"].get<double>(), result["mean"].get<double>(), 1e-15);
+  EXPECT_LT(result["maxDifference"].get<double>(), 1e-15);
+  EXPECT_EQ(result["histogram"]["counts"], (std::vector<int>{1, 0, 0, 0, 1, 0, 0, 2, 0, 1}));
+  // Even counts: the lower middle value, as torch.median returns.
+  EXPECT_DOUBLE_EQ(run("acceptance", {{"accept", {0.2, 0.8}}, {"tv", {0.8, 0.2}}})["median"].get<double>(), 0.2);
+  EXPECT_EQ(error_argument("acceptance", {{"accept", {0.5}}, {"tv", {0.5, 0.5}}}), "tv");
+  EXPECT_EQ(error_argument("acceptance", {{"accept", {1.5}}, {"tv", {0.5}}}), "accept");
+}

@@ -9,11 +9,11 @@ import { Tensor } from '@huggingface/transformers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSamplingLab, parseNpy, type Lab } from 'sampling-lab';
 import {
-  createLogitsProcessor, generateTokens, loadLocalModel, passageIds, positionLogits, type LoadedModel,
+  createLogitsProcessor, generateTokens, loadLocalModel, logitsRows, passageIds, positionLogits, type LoadedModel,
 } from 'sampling-lab/transformers';
 import { ensureTinyModel, referenceIds } from '../support/tiny-model.js';
 
-const PASSAGE = join(__dirname, '../../../shared/fixtures/sample-passage.txt');
+const PASSAGE = join(__dirname, '../../web/public/sample-passage.txt');
 const CLI = join(__dirname, '../../wasm/dist/cli.js');
 const PROMPT = '语言模型在每个位置给出一个分布';
 let lab: Lab;
@@ -57,6 +57,19 @@ describe('positionLogits', () => {
     // The draft differs from the target: their distributions are not the same.
     const [p, q] = [lab.distribution(await positionLogits(fp32.model, ids, 5)), lab.distribution(await positionLogits(q4.model, ids, 5))];
     expect(lab.distance(p.probs, q.probs).tv).toBeGreaterThan(1e-3);
+  });
+
+  it('logitsRows gives every row of a chunked, cached prefill equal to the reference', async () => {
+    const ids = referenceIds();
+    let rows = 0;
+    for await (const { index, logits } of logitsRows(fp32.model, ids, 5)) {
+      expect(index).toBe(rows++);
+      const expected = reference('fp32', index);
+      let worst = 0;
+      for (let i = 0; i < logits.length; i++) worst = Math.max(worst, Math.abs(logits[i] - expected[i]));
+      expect(worst, `row ${index}`).toBeLessThan(1e-4);
+    }
+    expect(rows).toBe(ids.length);
   });
 
   it('prepares the passage as the chapter does and rejects an index outside it', async () => {

@@ -1,4 +1,5 @@
-// Serves web/dist under a sub-path, as a documentation site would host it.
+// Serves web/dist under a sub-path, as a documentation site would host it, plus any extra folders
+// at their own paths (e.g. a local model under /models/).
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,18 +7,20 @@ import { extname, join, normalize } from 'node:path';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css',
-  '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
+  '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png', '.txt': 'text/plain; charset=utf-8',
 };
 
-export async function serveDist(prefix: string): Promise<{ url: string; close(): Promise<void> }> {
-  const root = join(__dirname, '../../web/dist');
+export async function serveDist(prefix: string, folders: Record<string, string> = {}): Promise<{ url: string; close(): Promise<void> }> {
+  const mounts = Object.entries({ [prefix]: join(__dirname, '../../web/dist'), ...folders });
   const server = createServer((request, response) => {
     const path = decodeURIComponent(new URL(request.url!, 'http://x').pathname);
-    if (!path.startsWith(prefix)) {
+    const mount = mounts.find(([at]) => path.startsWith(at));
+    if (!mount) {
       response.writeHead(404).end();
       return;
     }
-    let file = normalize(join(root, path.slice(prefix.length)));
+    const [at, root] = mount;
+    let file = normalize(join(root, path.slice(at.length)));
     if (file.startsWith(root) && existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
     if (!file.startsWith(root) || !existsSync(file)) {
       response.writeHead(404).end();

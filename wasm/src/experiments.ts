@@ -97,6 +97,19 @@ export interface SpeculativeResult {
   expectedTokens: { alpha: number; gamma: number; formula: number; simulated: number; verifications: number };
 }
 
+export interface AcceptanceResult {
+  positions: number;
+  /** Of Σ min(p, q) over the positions. */
+  mean: number;
+  median: number;
+  min: number;
+  max: number;
+  meanOneMinusTV: number;
+  /** max |Σ min(p, q) − (1 − TV)|: zero up to rounding, as the identity says. */
+  maxDifference: number;
+  histogram: { edges: number[]; counts: number[] };
+}
+
 export interface EstimatorSpread {
   mean: number;
   bias: number;
@@ -144,6 +157,7 @@ export interface ExperimentResults {
   'eval-error': EvalErrorResult;
   sequence: SequenceHandbookResult | SequenceRandomResult;
   speculative: SpeculativeResult;
+  acceptance: AcceptanceResult;
   importance: ImportanceResult;
   'sample-size': SampleSizeResult;
 }

@@ -126,3 +126,22 @@ export const HANDBOOK_FIGURES: readonly HandbookFigure[] = [
   ...importanceRow(3, 6.6, 489, 4.98),
   figure({ id: 'sample-size.means', source: `${PROBABILITY}, exercise 2`, experiment: 'sample-size', params: {}, printed: 1150, digits: -1, live: (r) => r.n }),
 ];
+
+/**
+ * The chapter's figures measured on Qwen3-0.6B, which no offline test can reproduce: the page's
+ * real-model section shows each beside the value measured in the reader's browser.
+ */
+export const REAL_MODEL_FIGURES = {
+  source: PROBABILITY,
+  /** First 400 tokens of the sample passage, logits at index 49. */
+  temperature: {
+    position: 50,
+    rows: [
+      { temperature: 0.5, topProb: 0.302, tokensFor90: 4 },
+      { temperature: 1.0, topProb: 0.146, tokensFor90: 110 },
+      { temperature: 1.5, topProb: 0.044, tokensFor90: 6708 },
+    ],
+  },
+  /** FP32 target against its group-wise fake-INT4 draft over 400 positions. */
+  acceptance: { positions: 400, mean: 0.70, median: 0.70, min: 0.03, meanOneMinusTV: 0.70 },
+} as const;

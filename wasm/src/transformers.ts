@@ -65,6 +65,29 @@ export async function positionLogits(model: PreTrainedModel, inputIds: ArrayLike
   return checkedRow(model, output.logits as Tensor).slice();
 }
 
+/**
+ * Every logits row of `inputIds` in order, `chunk` positions per forward pass with the KV cache,
+ * so at most `chunk` rows of the vocabulary are held at once. Each row is a view, valid until the
+ * next iteration.
+ */
+export async function* logitsRows(model: PreTrainedModel, inputIds: ArrayLike<number | bigint>, chunk = 32): AsyncGenerator<{ index: number; logits: Float32Array }> {
+  if (!Number.isInteger(chunk) || chunk < 1 || chunk > 4096) throw new SamplingLabError('chunk', 'chunk must be an integer in [1, 4096]');
+  const ids = Array.from(inputIds, BigInt);
+  let past: Record<string, Tensor> | undefined;
+  for (let start = 0; start < ids.length; start += chunk) {
+    const part = ids.slice(start, start + chunk);
+    const output = await model({
+      ...feeds(part, start),
+      ...(past ? { past_key_values: past } : {}),
+      num_logits_to_keep: new Tensor('int64', [BigInt(part.length)], []),
+    });
+    const rows = checkedRows(model, output.logits as Tensor);
+    const vocab = rows.length / part.length;
+    for (let r = 0; r < part.length; r++) yield { index: start + r, logits: rows.subarray(r * vocab, (r + 1) * vocab) };
+    past = nextCache(output, past);
+  }
+}
+
 function feeds(ids: bigint[], past = 0) {
   return {
     input_ids: new Tensor('int64', BigInt64Array.from(ids), [1, ids.length]),
@@ -72,15 +95,19 @@ function feeds(ids: bigint[], past = 0) {
   };
 }
 
-// The last logits row, checked against the model's declared vocabulary.
-function checkedRow(model: PreTrainedModel, logits: Tensor): Float32Array {
+// The logits rows as float32, checked against the model's declared vocabulary.
+function checkedRows(model: PreTrainedModel, logits: Tensor): Float32Array {
   const vocab = logits.dims.at(-1)!;
   const declared = (model.config as { vocab_size?: number }).vocab_size;
   if (declared !== undefined && declared !== vocab) {
     throw new SamplingLabError('logits', `the model returned ${vocab} logits per row, but its config.json says vocab_size ${declared}`);
   }
-  const data = float32Rows(logits);
-  return data.subarray(data.length - vocab);
+  return float32Rows(logits);
+}
+
+function checkedRow(model: PreTrainedModel, logits: Tensor): Float32Array {
+  const rows = checkedRows(model, logits);
+  return rows.subarray(rows.length - logits.dims.at(-1)!);
 }
 
 export interface GenerateOptions extends Omit<SampleTokenOptions, 'step'> {
@@ -212,6 +239,20 @@ export interface LoadModelOptions {
   progress?: (info: { status: string; file?: string; loaded?: number; total?: number; progress?: number }) => void;
 }
 
+/** A model and its tokenizer from the Hugging Face hub, e.g. 'onnx-community/Qwen3-0.6B-ONNX'. */
+export async function loadHubModel(repository: string, options: LoadModelOptions = {}): Promise<LoadedModel> {
+  env.allowRemoteModels = true;
+  try {
+    const tokenizer = await AutoTokenizer.from_pretrained(repository, { progress_callback: options.progress as never });
+    const model = await AutoModelForCausalLM.from_pretrained(repository, {
+      dtype: options.dtype as never, device: options.device as never, progress_callback: options.progress as never,
+    });
+    return { model, tokenizer };
+  } catch (error) {
+    throw new SamplingLabError('model', `cannot load ${repository}: ${(error as Error).message}`);
+  }
+}
+
 /**
  * A model and its tokenizer from a local folder (config.json, tokenizer files, onnx/): a file
  * path in Node, a URL path such as '/models/tiny-qwen3' in the browser. Nothing is fetched from
@@ -225,7 +266,7 @@ export async function loadLocalModel(folder: string, options: LoadModelOptions =
   env.allowLocalModels = true;
   env.localModelPath = root;
   try {
-    const tokenizer = await AutoTokenizer.from_pretrained(name);
+    const tokenizer = await AutoTokenizer.from_pretrained(name, { progress_callback: options.progress as never });
     const model = await AutoModelForCausalLM.from_pretrained(name, {
       dtype: options.dtype as never, device: options.device as never, progress_callback: options.progress as never,
     });

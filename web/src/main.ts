@@ -1,6 +1,7 @@
 // The demo page: the chapter's sections, each with its widget; the page text follows <html lang>.
 import 'sampling-lab/define';
 import { PAGE_TEXT } from './page-text';
+import { mountRealModel } from './real-model';
 import './style.css';
 
 function translatePage(): void {
@@ -17,3 +18,5 @@ document.querySelector('.lang-switch')?.addEventListener('click', () => {
 });
 new MutationObserver(translatePage).observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
 translatePage();
+const realModel = document.querySelector<HTMLElement>('.real-model');
+if (realModel) mountRealModel(realModel);

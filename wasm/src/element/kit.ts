@@ -77,6 +77,7 @@ export interface WidgetSetup<R> {
   /** Whatever else follows the language. */
   relabel?(): void;
   destroy?(): void;
+  loadLogits?(logits: Float32Array, label: string): void;
 }
 
 export interface ExperimentWidgetSpec<R> {
@@ -227,6 +228,7 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
   void run();
   return {
     relabel,
+    loadLogits: setup.loadLogits,
     destroy: () => {
       latest++;
       inFlight?.abort();

@@ -10,6 +10,7 @@ import type { Widget, WidgetContext } from './widgets/types.js';
 
 export class SamplingLabElement extends HTMLElement {
   #widget?: Widget;
+  #started?: Promise<void>;
   #visibility?: IntersectionObserver;
   #stopWatching?: () => void;
   #sliders: { slider: Slider; initial: number }[] = [];
@@ -21,7 +22,7 @@ export class SamplingLabElement extends HTMLElement {
     this.#visibility = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) {
         this.#visibility?.disconnect();
-        void this.#start();
+        this.#started ??= this.#start();
       }
     }, { rootMargin: '200px' });
     this.#visibility.observe(this);
@@ -33,6 +34,7 @@ export class SamplingLabElement extends HTMLElement {
     this.#stopWatching?.();
     this.#widget?.destroy();
     this.#widget = undefined;
+    this.#started = undefined;
     this.#sliders = [];
   }
 
@@ -42,6 +44,18 @@ export class SamplingLabElement extends HTMLElement {
       s.set(initial);
       s.input.dispatchEvent(new Event('input'));
     }
+  }
+
+  /**
+   * Loads logits from elsewhere, e.g. a model's distribution at one position, into a widget that
+   * draws distributions (filters, temperature); builds the widget first if it has not started.
+   */
+  async loadLogits(logits: Float32Array, label: string): Promise<void> {
+    this.#visibility?.disconnect();
+    this.#started ??= this.#start();
+    await this.#started;
+    if (!this.#widget?.loadLogits) throw new Error(`the ${this.#experiment} widget shows no logits`);
+    this.#widget.loadLogits(logits, label);
   }
 
   get #experiment(): string {

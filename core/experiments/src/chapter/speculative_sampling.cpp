@@ -1,5 +1,8 @@
 // Speculative sampling: acceptance = Σ min(p, q) = 1 − TV, the output distributed as p, tokens
 // per verification; the top-k exercise and its pitfall.
+#include <algorithm>
+#include <cmath>
+
 #include "../registry.hpp"
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/samplers.hpp"
@@ -81,6 +84,38 @@ Json speculative(Params& params, const Progress& progress) {
                               {"simulated", tokens / double(chains)}, {"verifications", chains}}}};
 }
 
+// The chapter's real-model check, per position of a passage: Σ min(p, q) and 1 − TV between the
+// target's and the draft's next-token distributions, summarised as the chapter prints them.
+Json acceptance(Params& params, const Progress&) {
+  std::vector<double> accept = params.numbers("accept");
+  const std::vector<double> tv = params.numbers("tv");
+  const auto bins = std::size_t(params.integer("bins"));
+  if (tv.size() != accept.size()) return reject(params, {"tv", "tv must have one value per position, as accept does"});
+  double sum = 0.0, sum_one_minus_tv = 0.0, largest_gap = 0.0;
+  for (std::size_t i = 0; i < accept.size(); ++i) {
+    sum += accept[i];
+    sum_one_minus_tv += 1.0 - tv[i];
+    largest_gap = std::max(largest_gap, std::abs(accept[i] - (1.0 - tv[i])));
+  }
+  std::vector<std::size_t> counts(bins, 0);
+  for (const double a : accept) ++counts[std::min(bins - 1, std::size_t(a * double(bins)))];
+  std::vector<double> edges(bins + 1);
+  for (std::size_t b = 0; b <= bins; ++b) edges[b] = double(b) / double(bins);
+  const double n = double(accept.size());
+  // The median as torch.median returns it: the lower of the two middle values.
+  const auto middle = accept.begin() + std::ptrdiff_t((accept.size() - 1) / 2);
+  std::nth_element(accept.begin(), middle, accept.end());
+  const double median = *middle;
+  return {{"positions", accept.size()},
+          {"mean", sum / n},
+          {"median", median},
+          {"min", *std::min_element(accept.begin(), accept.end())},
+          {"max", *std::max_element(accept.begin(), accept.end())},
+          {"meanOneMinusTV", sum_one_minus_tv / n},
+          {"maxDifference", largest_gap},
+          {"histogram", {{"edges", edges}, {"counts", counts}}}};
+}
+
 }  // namespace
 
 std::vector<Experiment> speculative_experiments() {
@@ -96,6 +131,13 @@ std::vector<Experiment> speculative_experiments() {
          {"topK", integer(0, closed(0, double(kMaxVocabulary))), "Truncate p and q to their top k first (exercise 1); 0 = off"},
          {"mode", choice({"exact", "pitfall"}), "pitfall: verify against the untruncated q"}}},
        speculative},
+      {{"acceptance",
+        "Acceptance of a draft model per position of a passage: mean, median and minimum of "
+        "sum min(p, q), the mean of 1 - TV beside it, their largest difference, a histogram",
+        {{"accept", array(probability(0), {0.9, 0.7, 0.4, 0.03}, 1, 1e6), "sum min(p, q) at each position"},
+         {"tv", array(probability(0), {0.1, 0.3, 0.6, 0.97}, 1, 1e6), "TV(p, q) at the same positions"},
+         {"bins", integer(20, closed(1, 200)), "Histogram bins over [0, 1]"}}},
+       acceptance},
   };
 }
 

@@ -64,7 +64,9 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       fileLabel.append(fileText, fileInput);
       const fileError = element('p', 'sl-error');
       fileError.setAttribute('role', 'alert');
-      filePanel.append(fileLabel, fileError);
+      // Where the shown logits come from: a file's name, or a model's position.
+      const sourceNote = element('p', 'sl-source');
+      filePanel.append(fileLabel, sourceNote, fileError);
 
       const temperature = kit.slider('temperature', { label: (s) => s.temperature, format: (t) => (t === 0 ? `0 (${strings().greedy})` : t.toFixed(2)) });
       const topK = kit.slider('topK', { label: (s) => s.topK, max: 12 });
@@ -138,6 +140,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           // Surface bad logits (NaN, empty) now, with the core's message.
           lab.coverCount(npyRow(parsed, parsed.shape.length === 2 ? 0 : undefined), 0.9);
           file = parsed;
+          sourceNote.textContent = chosen.name;
           fileError.textContent = '';
           position.setRange(0, parsed.shape.length === 2 ? parsed.shape[0] - 1 : 0);
           position.set(0);
@@ -213,6 +216,14 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         },
         relabel: () => { labelPlay(); renderTemperatures(); },
         destroy: stop,
+        loadLogits(logits, label) {
+          file = { shape: [logits.length], data: logits };
+          sourceNote.textContent = label;
+          fileError.textContent = '';
+          position.setRange(0, 0);
+          position.set(0);
+          modeSwitch.select('file');
+        },
       };
     },
   });

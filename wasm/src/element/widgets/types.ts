@@ -17,6 +17,8 @@ export interface Widget {
   /** Re-renders labels and charts after a change of language or colour scheme. */
   relabel(): void;
   destroy(): void;
+  /** Shows logits from elsewhere (a model's position), where the widget draws a distribution. */
+  loadLogits?(logits: Float32Array, label: string): void;
 }
 
 export type WidgetFactory = (context: WidgetContext) => Widget;

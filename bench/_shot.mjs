@@ -1,0 +1,17 @@
+import { chromium } from 'playwright-core';
+const [url, out, width, scheme] = process.argv.slice(2);
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width: Number(width), height: 900 }, colorScheme: scheme ?? 'light' });
+const errors = []; page.on('console', (m) => m.type() === 'error' && errors.push(m.text())); page.on('pageerror', (e) => errors.push(e.message));
+await page.goto(url);
+await page.locator('button.rm-load').click();
+await page.waitForFunction(() => document.querySelectorAll('.rm-results > section').length === 3, null, { timeout: 60000 });
+await page.locator('.rm-speculative button.rm-run').click();
+await page.waitForFunction(() => document.querySelector('.rm-bars'), null, { timeout: 60000 });
+await page.locator('.rm-generate button.rm-go').click();
+await page.waitForTimeout(3000);
+await page.locator('.rm-generated').nth(3).hover();
+await page.waitForTimeout(300);
+await page.locator('#real-model').screenshot({ path: out });
+console.log('errors', errors);
+await browser.close();

@@ -1,0 +1,124 @@
+// The page's real-model section end to end in Chromium against the tiny Qwen3-signature model
+// (?model=/models/tiny-qwen3: fp32 target, q4 draft), every file from 127.0.0.1; its numbers and
+// tokens equal what the same package computes in Node.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { loadSamplingLab, type AcceptanceResult, type Lab } from 'sampling-lab';
+import { REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
+import { generateTokens, loadLocalModel, logitsRows, passageIds, positionLogits, type LoadedModel } from 'sampling-lab/transformers';
+import { launchChromium, watchProblems } from '../support/chromium';
+import { serveDist } from '../support/static-server';
+import { ensureTinyModel, MODELS_DIR } from '../support/tiny-model.js';
+
+const PASSAGE = readFileSync(join(__dirname, '../../web/public/sample-passage.txt'), 'utf8');
+const GENERATION = { temperature: 0.9, topK: 40, topP: 0.9, minP: 0.02, seed: 42 };
+let site: Awaited<ReturnType<typeof serveDist>>;
+let context: BrowserContext;
+let page: Page;
+let problems: string[];
+const requests: string[] = [];
+let lab: Lab;
+let fp32: LoadedModel;
+let acceptanceInNode: AcceptanceResult;
+
+beforeAll(async () => {
+  ensureTinyModel();
+  lab = await loadSamplingLab();
+  fp32 = await loadLocalModel(join(MODELS_DIR, 'tiny-qwen3'), { dtype: 'fp32' });
+  acceptanceInNode = await nodeAcceptance();
+  site = await serveDist('/handbook/sampling/', { '/models/': MODELS_DIR });
+  context = await launchChromium();
+  page = await context.newPage();
+  problems = watchProblems(page);
+  page.on('request', (request) => requests.push(request.url()));
+  await page.goto(`${site.url}?model=/models/tiny-qwen3`);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await site?.close();
+});
+
+it('loads the local model on request and shows the three experiments', async () => {
+  const load = page.locator('button.rm-load');
+  await expect.poll(() => load.textContent()).toMatch(/本地模型/);
+  await expect(page.locator('.rm-source').textContent()).resolves.toMatch(/\/models\/tiny-qwen3/);
+  await load.click();
+  await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(3);
+});
+
+it('the temperature experiment at position 50 equals the Node computation, beside the chapter\'s figures', async () => {
+  const ids = passageIds(fp32.tokenizer, PASSAGE);
+  const expected = lab.runExperiment('temperature', {
+    logits: await positionLogits(fp32.model, ids, 49), temperatures: REAL_MODEL_FIGURES.temperature.rows.map((r) => r.temperature),
+  });
+  const rows = page.locator('.rm-temperature tbody tr');
+  await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(3);
+  const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  expect(cells).toEqual(expected.rows.map((r, i) => [
+    String(r.temperature), r.topProb.toFixed(3), r.tokensForMass.toLocaleString('en'),
+    `${REAL_MODEL_FIGURES.temperature.rows[i].topProb.toFixed(3)} / ${REAL_MODEL_FIGURES.temperature.rows[i].tokensFor90.toLocaleString('en')}`,
+  ]));
+  expect(await page.locator('.rm-token').count()).toBe(400);
+});
+
+it('clicking a token of the passage loads that position into the shape widget', async () => {
+  const shape = page.locator('sampling-lab#shape');
+  await page.locator('.rm-token[data-index="9"]').click();
+  await expect.poll(() => shape.locator('.sl-source').textContent(), { timeout: 10_000 }).toMatch(/第 10 个位置/);
+  const ids = passageIds(fp32.tokenizer, PASSAGE);
+  const expected = lab.coverCount(await positionLogits(fp32.model, ids, 9), 0.9, { temperature: 1 });
+  await expect.poll(() => shape.locator('.sl-temperatures tbody tr:nth-child(2) td:nth-child(3)').textContent()).toBe(expected.toLocaleString());
+});
+
+// Σ min(p, q) and TV per position of the passage, fp32 target against the q4 draft, in Node.
+async function nodeAcceptance(): Promise<AcceptanceResult> {
+  const [ids, draft] = [passageIds(fp32.tokenizer, PASSAGE), await loadLocalModel(join(MODELS_DIR, 'tiny-qwen3'), { dtype: 'q4' })];
+  const accept: number[] = [];
+  const tv: number[] = [];
+  const [target, drafted] = [logitsRows(fp32.model, ids), logitsRows(draft.model, ids)];
+  for (;;) {
+    const [p, q] = [await target.next(), await drafted.next()];
+    if (p.done || q.done) break;
+    const d = lab.distance(lab.distribution(p.value.logits).probs, lab.distribution(q.value.logits).probs);
+    accept.push(d.overlap);
+    tv.push(d.tv);
+  }
+  return lab.runExperiment('acceptance', { accept, tv });
+}
+
+it('the acceptance experiment over 400 positions equals Σ min(p, q) computed in Node', async () => {
+  const expected = acceptanceInNode;
+  await page.locator('.rm-speculative button.rm-run').click();
+  const rows = page.locator('.rm-acceptance table.rm-table:not(.rm-visually-hidden) tbody tr');
+  await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(5);
+  const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.children[1].textContent));
+  expect(shown.slice(0, 4)).toEqual([expected.mean, expected.median, expected.min, expected.meanOneMinusTV].map((x) => x.toFixed(2)));
+  expect(await page.locator('.rm-bar').count()).toBe(20);
+});
+
+it('generates the same tokens in Chromium as generateTokens in Node, and explains each step', async () => {
+  const section = page.locator('.rm-generate');
+  const prompt = await section.locator('textarea').inputValue();
+  for (const [name, value] of Object.entries(GENERATION)) {
+    await section.locator(`#rm-${name}`).fill(String(value));
+  }
+  await section.locator('button.rm-go').click();
+  await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 20_000 }).toBe(false);
+  const shown = await section.locator('.rm-generated').allTextContents();
+  const expected: string[] = [];
+  for await (const step of generateTokens(fp32.model, fp32.tokenizer, prompt, { lab, ...GENERATION, maxNewTokens: 48 })) expected.push(step.text);
+  expect(shown.length).toBeGreaterThan(0);
+  expect(shown).toEqual(expected);
+  await section.locator('.rm-generated').nth(2).hover();
+  await expect.poll(() => section.locator('.rm-step tbody tr').count()).toBe(8);
+  await expect(section.locator('.rm-cuts').textContent()).resolves.toMatch(/top-k.*top-p.*min-p/);
+});
+
+it('made no request beyond 127.0.0.1 and logged no error', () => {
+  expect(requests.length).toBeGreaterThan(0);
+  expect(requests.filter((url) => !url.startsWith('http://127.0.0.1:') && !url.startsWith('blob:') && !url.startsWith('data:'))).toEqual([]);
+  expect(problems).toEqual([]);
+});
