@@ -1,11 +1,12 @@
 // README.md's commands work as written: its npm usage block runs as a module, and every
 // `npx sampling-lab …` line runs in this checkout (with a logits.npy beside it).
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { npy } from '../support/npy';
+import { ensureTinyModel } from '../support/tiny-model.js';
 
 const run = promisify(execFile);
 const root = join(__dirname, '../..');
@@ -33,6 +34,10 @@ for (const line of cliLines) {
     // A 2-D logits file of 64 positions, as the README's --logits line reads.
     const rows = new Float32Array(64 * 1000).map((_, i) => Math.sin(i) * 4);
     writeFileSync(join(workspace, 'logits.npy'), npy([64, 1000], rows));
+    // The --model line reads a downloaded model folder and a passage: the tiny model, which has the
+    // same files and graph, stands in for the download.
+    if (!existsSync(join(workspace, 'Qwen3-0.6B-ONNX'))) symlinkSync(ensureTinyModel(), join(workspace, 'Qwen3-0.6B-ONNX'));
+    copyFileSync(join(root, 'web/public/sample-passage.txt'), join(workspace, 'passage.txt'));
     const { stdout } = await run('sh', ['-c', line], { cwd: workspace });
     expect(stdout.length).toBeGreaterThan(0);
   });

@@ -102,6 +102,27 @@ describe('createLogitsProcessor and generateTokens', () => {
     }
   });
 
+  it('tokens that transformers\' own processors set to −∞ are never drawn', async () => {
+    const processor = createLogitsProcessor(lab, { temperature: 2, seed: 3 });
+    const allowed = new Set([7, 151_000, 99_999]);
+    for (let step = 0; step < 50; step++) {
+      const data = new Float32Array(151936).fill(-Infinity);
+      for (const id of allowed) data[id] = -5 + id / 1e5;
+      const logits = new Tensor('float32', data, [1, 151936]);
+      processor([Array.from({ length: step + 1 }, () => 1n)], logits);
+      const kept = [...data.keys()].filter((i) => data[i] !== -Infinity);
+      expect(kept).toHaveLength(1);
+      expect(allowed.has(kept[0])).toBe(true);
+    }
+    const encoded = fp32.tokenizer(PROMPT);
+    const eos = 151645;
+    const generated = await fp32.model.generate({
+      ...encoded, max_new_tokens: 8, min_new_tokens: 8, suppress_tokens: [eos], do_sample: false,
+      logits_processor: [createLogitsProcessor(lab, { temperature: 1.5, seed: 9 })],
+    }) as Tensor;
+    expect(Array.from(generated.data as BigInt64Array).slice(encoded.input_ids.dims[1]).map(Number)).not.toContain(eos);
+  });
+
   it('the same seed gives the same tokens, another seed other tokens', async () => {
     const options = { temperature: 1, topP: 0.95, seed: 11 };
     const first = await manualTokens(options);

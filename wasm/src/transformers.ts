@@ -8,6 +8,8 @@ import type { FilterOptions, Lab, SampleTokenOptions } from './lab.js';
 
 export type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 
+const LOWEST_FLOAT32 = -3.4028234663852886e38;
+
 /** transformers.js's logits processor shape: token ids so far per row, and the step's logits. */
 export type LogitsProcessorFunction = (inputIds: bigint[][], logits: Tensor) => Tensor;
 
@@ -40,6 +42,9 @@ export function createLogitsProcessor(lab: Lab, options: Omit<SampleTokenOptions
     const data = logits.data as Float32Array;
     for (let row = 0; row < rows; row++) {
       const view = data.subarray(row * vocab, (row + 1) * vocab);
+      // Tokens that transformers' own processors banned (−∞: min_new_tokens, suppress_tokens,
+      // bad_words_ids) become the lowest finite logit, whose weight is exactly 0: never drawn.
+      for (let i = view.indexOf(-Infinity); i !== -1; i = view.indexOf(-Infinity, i + 1)) view[i] = LOWEST_FLOAT32;
       const ids = inputIds[row];
       const token = lab.sampleToken(view, {
         ...options,
