@@ -75,7 +75,7 @@ it('a missing file, a directory and a bad position are one-line errors too', asy
   writeFileSync(join(dir, 'rows.npy'), good);
   const failure = await run(process.execPath, [CLI, 'filters', '--logits', join(dir, 'rows.npy'), '--position', '5']).then(() => null, (e) => e);
   expect(failure.code).toBe(2);
-  expect(failure.stderr).toMatch(/position 5 is outside \[0, 2\)/);
+  expect(failure.stderr).toMatch(/--position 5 is beyond its 2 rows/);
 });
 
 it('survives its regression inputs and 2 seconds of mutation fuzzing (npm run fuzz runs it longer)', () => {

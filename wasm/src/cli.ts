@@ -47,7 +47,11 @@ const isArray = (spec: ValueSpec): boolean => spec.kind === 'array' || (spec.kin
 
 async function readNpyRow(file: string, position: number | undefined, name: string): Promise<Float32Array | Float64Array> {
   try {
-    return npyRow(parseNpy(new Uint8Array(await readFile(file))), position === undefined ? undefined : position - 1);
+    const array = parseNpy(new Uint8Array(await readFile(file)));
+    if (position !== undefined && array.shape.length === 2 && position > array.shape[0]) {
+      throw new Error(`--position ${position} is beyond its ${array.shape[0]} rows (positions count from 1)`);
+    }
+    return npyRow(array, position === undefined ? undefined : position - 1);
   } catch (error) {
     throw new SamplingLabError(name, `${file}: ${(error as Error).message}`);
   }
