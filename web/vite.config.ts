@@ -1,12 +1,14 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { pageShell } from './page-shell';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const embedPages = Object.fromEntries(readdirSync(`${root}/embed`).map((file) => [`embed/${file.replace(/\.html$/, '')}`, `${root}/embed/${file}`]));
 
 export default defineConfig({
   root,
+  plugins: [pageShell()],
   // Relative asset URLs: the built page works from any static host and any sub-path.
   base: './',
   // Pre-bundling would rewrite the package's .wasm URL; serve it as it is.

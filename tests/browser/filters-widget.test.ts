@@ -17,7 +17,7 @@ afterAll(async () => { await harness?.close(); });
 const readout = (name: string) => page.locator(`sampling-lab [data-readout="${name}"] dd`).innerText();
 
 it('shows the handbook widget in Chinese with 12 labelled bars', async () => {
-  expect(await page.locator('html').getAttribute('lang')).toBe('zh');
+  expect(await page.locator('html').getAttribute('lang')).toBe('zh-CN');
   expect(await page.locator('#shape .sl-bars text.label').allTextContents()).toEqual(
     ['的', '是', '了', '在', '和', '有', '人', '我', '他', '这', '中', '大']);
   expect(await page.getByLabel('温度 T').inputValue()).toBe('1');

@@ -1,22 +1,53 @@
-// The demo page: the chapter's sections, each with its widget; the page text follows <html lang>.
+// The demo page: the chapter's sections, each with its widget. The text is in the HTML in Chinese
+// (written at build time) and follows <html lang>; ?lang=en or the toggle switches it, and the
+// choice is kept in the address and in local storage.
+import 'katex/dist/katex.min.css';
 import 'sampling-lab/define';
 import { PAGE_TEXT } from './page-text';
 import { mountRealModel } from './real-model';
 import './style.css';
 
+const STORAGE_KEY = 'sampling-lab:lang';
+const html = document.documentElement;
+type Language = 'zh-CN' | 'en';
+
+function remembered(): string | null {
+  try {
+    return localStorage.getItem(STORAGE_KEY);
+  } catch {
+    return null;  // storage blocked: the address still carries the choice
+  }
+}
+
+function chosenLanguage(): Language {
+  const asked = new URLSearchParams(location.search).get('lang') ?? remembered() ?? html.lang;
+  return asked.toLowerCase().startsWith('en') ? 'en' : 'zh-CN';
+}
+
+function setLanguage(language: Language): void {
+  html.lang = language;
+  const url = new URL(location.href);
+  if (language === 'en') url.searchParams.set('lang', 'en');
+  else url.searchParams.delete('lang');
+  history.replaceState(history.state, '', url);
+  try {
+    localStorage.setItem(STORAGE_KEY, language);
+  } catch {
+    // storage blocked: nothing to keep
+  }
+}
+
 function translatePage(): void {
-  const text = document.documentElement.lang.startsWith('en') ? PAGE_TEXT.en : PAGE_TEXT.zh;
+  const text = html.lang.startsWith('en') ? PAGE_TEXT.en : PAGE_TEXT.zh;
   for (const node of document.querySelectorAll<HTMLElement>('[data-i18n]')) {
     node.textContent = text[node.dataset.i18n as keyof typeof text];
   }
   document.title = `Sampling Lab · ${text.pageTitle}`;
 }
 
-document.querySelector('.lang-switch')?.addEventListener('click', () => {
-  const html = document.documentElement;
-  html.lang = html.lang.startsWith('en') ? 'zh' : 'en';
-});
-new MutationObserver(translatePage).observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
-translatePage();
+document.querySelector('.lang-switch')?.addEventListener('click', () => setLanguage(html.lang.startsWith('en') ? 'zh-CN' : 'en'));
+new MutationObserver(translatePage).observe(html, { attributes: true, attributeFilter: ['lang'] });
+if (chosenLanguage() !== html.lang) html.lang = chosenLanguage();
+else translatePage();
 const realModel = document.querySelector<HTMLElement>('.real-model');
 if (realModel) mountRealModel(realModel);

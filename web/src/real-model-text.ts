@@ -1,6 +1,5 @@
 // Text of the real-model section, in the page's two languages.
 const zh = {
-  intro: '章节的第一个实验和投机采样实验都跑在真实模型上。点下面的按钮，把 Qwen3-0.6B 下载到浏览器里，在同一段文本上复现章节的数字；模型只在你同意后下载，之后存在浏览器缓存里，第二次打开立即可用。每个 token 都由 Sampling Lab 选出。',
   source: (size: string, variant: string, where: string) => `来源：Hugging Face 仓库 ${where}，${variant}，约 ${size}。`,
   localSource: (folder: string) => `来源：本地模型文件夹 ${folder}（不访问网络）。`,
   load: '下载并运行模型',
@@ -42,7 +41,6 @@ const zh = {
 type Text = typeof zh;
 
 const en: Text = {
-  intro: 'The chapter\'s first experiment and its speculative-sampling experiment run on a real model. The button below downloads Qwen3-0.6B into your browser and reproduces the chapter\'s numbers on the same passage. Nothing is downloaded until you ask; afterwards the browser\'s cache keeps it, so a second visit starts at once. Every token is chosen by Sampling Lab.',
   source: (size, variant, where) => `Source: the Hugging Face repository ${where}, ${variant}, about ${size}.`,
   localSource: (folder) => `Source: the local model folder ${folder} (no network).`,
   load: 'Download and run the model',

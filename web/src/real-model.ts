@@ -82,7 +82,6 @@ export function mountRealModel(root: HTMLElement): void {
   let primary: LoadedModel | undefined;
   let rerender: (() => void) | undefined;
 
-  const intro = node('p');
   const source = node('p', 'rm-source');
   const memory = node('p', 'rm-note');
   const loadButton = node('button', 'rm-load');
@@ -95,11 +94,10 @@ export function mountRealModel(root: HTMLElement): void {
   const status = node('p', 'rm-status');
   status.setAttribute('aria-live', 'polite');
   const results = node('div', 'rm-results');
-  root.replaceChildren(intro, source, memory, loadButton, bar, barLabel, error, status, results);
+  root.replaceChildren(source, memory, loadButton, bar, barLabel, error, status, results);
 
   function label(): void {
     const t = realModelText();
-    intro.textContent = t.intro;
     if (plan) {
       source.textContent = plan.local ? t.localSource(plan.local) : t.source(plan.sizes[plan.primary], `${plan.primary} (${plan.device === 'webgpu' ? 'WebGPU' : 'WebAssembly'})`, `huggingface.co/${HUB_REPOSITORY}`);
       loadButton.textContent = plan.local ? t.loadLocal : t.load;

@@ -204,6 +204,7 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
       failure.textContent = '';
       body.classList.remove('sl-stale');
       last = { result, params };
+      drawnWidth = root.clientWidth;
       setup.render(result);
       context.emit(params, result);
     } catch (error) {
@@ -224,6 +225,16 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
     if (last) setup.render(last.result);
   }
 
+  // Charts draw in CSS pixels of their width: a new width redraws them.
+  let drawnWidth = 0;
+  const resize = new ResizeObserver(() => {
+    const width = root.clientWidth;
+    if (!last || Math.abs(width - drawnWidth) < 8) return;
+    drawnWidth = width;
+    setup.render(last.result);
+  });
+  resize.observe(root);
+
   relabel();
   void run();
   return {
@@ -234,6 +245,7 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
       inFlight?.abort();
       cancelAnimationFrame(frame);
       clearTimeout(timer);
+      resize.disconnect();
       setup.destroy?.();
       for (const chart of charts) chart.destroy();
     },

@@ -1,6 +1,6 @@
 // Labelled SVG bars of a small distribution: the tempered distribution as outlines, the kept,
 // renormalised one filled, sampled frequencies as marks; a hidden table carries the numbers.
-import { element, fillTable, svg } from '../dom.js';
+import { chartSize, element, fillTable, svg } from '../dom.js';
 import type { Chart } from '../kit.js';
 
 export interface BarChartData {
@@ -13,7 +13,7 @@ export interface BarChartData {
   columns: { token: string; tempered: string; kept: string; sampled: string };
 }
 
-const [WIDTH, HEIGHT, TOP, BOTTOM] = [600, 220, 18, 26];
+const [BASE_HEIGHT, TOP, BOTTOM] = [220, 18, 26];
 
 export class BarChart implements Chart {
   #box: HTMLElement;
@@ -26,9 +26,11 @@ export class BarChart implements Chart {
 
   draw({ labels, tempered, kept, summary, empirical, columns }: BarChartData): void {
     if (!this.#svg) {
-      this.#svg = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'sl-bars', role: 'img' });
+      this.#svg = svg('svg', { class: 'sl-bars', role: 'img' });
       this.#box.replaceChildren(this.#svg, this.#table);
     }
+    const { width: WIDTH, height: HEIGHT } = chartSize(this.#box, BASE_HEIGHT);
+    this.#svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
     this.#svg.setAttribute('aria-label', summary);
     const slot = WIDTH / tempered.length;
     const scale = (HEIGHT - TOP - BOTTOM) / Math.max(...tempered, ...kept, ...(empirical ?? []), 1e-9);

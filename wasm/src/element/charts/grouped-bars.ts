@@ -1,6 +1,6 @@
 // Grouped SVG bars: several series per category against a reference drawn as an outline, with a
 // legend and a hidden table for screen readers.
-import { element, fillLegend, fillTable, svg } from '../dom.js';
+import { chartSize, element, fillLegend, fillTable, svg } from '../dom.js';
 import type { Chart } from '../kit.js';
 
 export interface GroupedBarsData {
@@ -10,7 +10,7 @@ export interface GroupedBarsData {
   summary: string;
 }
 
-const [WIDTH, HEIGHT, TOP, BOTTOM] = [600, 220, 12, 24];
+const [BASE_HEIGHT, TOP, BOTTOM] = [220, 12, 24];
 
 export class GroupedBars implements Chart {
   #box: HTMLElement;
@@ -24,9 +24,11 @@ export class GroupedBars implements Chart {
 
   draw(data: GroupedBarsData): void {
     if (!this.#svg) {
-      this.#svg = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'sl-bars', role: 'img' });
+      this.#svg = svg('svg', { class: 'sl-bars', role: 'img' });
       this.#box.replaceChildren(this.#svg, this.#legend, this.#table);
     }
+    const { width: WIDTH, height: HEIGHT } = chartSize(this.#box, BASE_HEIGHT);
+    this.#svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
     const slot = WIDTH / data.categories.length;
     const barWidth = (slot * 0.8) / data.series.length;
     const max = Math.max(...data.reference.values, ...data.series.flatMap((s) => s.values));

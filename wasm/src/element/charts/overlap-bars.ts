@@ -1,6 +1,6 @@
 // Two distributions side by side per token, with their overlap min(p, q) outlined and the
 // residual max(0, p − q) marked: speculative sampling's acceptance and correction at a glance.
-import { element, fillLegend, fillTable, svg } from '../dom.js';
+import { chartSize, element, fillLegend, fillTable, svg } from '../dom.js';
 import type { Chart } from '../kit.js';
 
 export interface OverlapData {
@@ -11,7 +11,7 @@ export interface OverlapData {
   summary: string;
 }
 
-const [WIDTH, HEIGHT, TOP, BOTTOM] = [600, 200, 10, 20];
+const [BASE_HEIGHT, TOP, BOTTOM] = [200, 10, 20];
 
 export class OverlapBars implements Chart {
   #box: HTMLElement;
@@ -25,9 +25,11 @@ export class OverlapBars implements Chart {
 
   draw({ categories, p, q, labels, summary }: OverlapData): void {
     if (!this.#svg) {
-      this.#svg = svg('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'sl-bars sl-overlap', role: 'img' });
+      this.#svg = svg('svg', { class: 'sl-bars sl-overlap', role: 'img' });
       this.#box.replaceChildren(this.#svg, this.#legend, this.#table);
     }
+    const { width: WIDTH, height: HEIGHT } = chartSize(this.#box, BASE_HEIGHT);
+    this.#svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
     this.#svg.setAttribute('aria-label', summary);
     const slot = WIDTH / p.length;
     const scale = (HEIGHT - TOP - BOTTOM) / Math.max(...p, ...q);

@@ -1,6 +1,6 @@
 // A two-step sequence tree: conditional probabilities on the edges, each leaf's sequence
 // probability, and the greedy, most probable and beam paths marked.
-import { element, fillLegend, svg } from '../dom.js';
+import { chartSize, element, fillLegend, svg } from '../dom.js';
 import type { Chart } from '../kit.js';
 
 export interface TreeData {
@@ -14,6 +14,8 @@ export interface TreeData {
   summary: string;
 }
 
+const BASE_HEIGHT = 240;
+
 export class SequenceTree implements Chart {
   #box: HTMLElement;
   #svg?: SVGSVGElement;
@@ -25,18 +27,22 @@ export class SequenceTree implements Chart {
 
   draw({ edges, leaves, paths, rootLabels, summary }: TreeData): void {
     if (!this.#svg) {
-      this.#svg = svg('svg', { viewBox: '0 0 600 240', class: 'sl-tree-svg', role: 'img' });
+      this.#svg = svg('svg', { class: 'sl-tree-svg', role: 'img' });
       this.#box.replaceChildren(this.#svg, this.#legend);
     }
+    const { width, height } = chartSize(this.#box, BASE_HEIGHT);
+    this.#svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
     this.#svg.setAttribute('aria-label', summary);
     const onPath = (prefix: number[]) => paths.filter((p) => prefix.every((t, i) => p.path[i] === t)).map((p) => p.className);
-    const [x0, x1, x2] = [60, 260, 460];
-    const firstY = [60, 180];
-    const leafY = [30, 90, 150, 210];
+    // Leaves' labels need about 100 px to the right of the last column.
+    const [x0, x1, x2] = [24, Math.round(width * 0.36), Math.round(Math.min(width * 0.72, width - 110))];
+    const row = height / 8;
+    const firstY = [2 * row, 6 * row];
+    const leafY = [row, 3 * row, 5 * row, 7 * row];
     const nodes: SVGElement[] = [];
     for (let a = 0; a < 2; a++) {
-      nodes.push(svg('line', { x1: x0, y1: 120, x2: x1, y2: firstY[a], class: ['edge', ...onPath([a])].join(' ') }),
-        svg('text', { x: (x0 + x1) / 2, y: (120 + firstY[a]) / 2 - 8, class: 'prob' }, edges[a].toFixed(2)),
+      nodes.push(svg('line', { x1: x0, y1: height / 2, x2: x1, y2: firstY[a], class: ['edge', ...onPath([a])].join(' ') }),
+        svg('text', { x: (x0 + x1) / 2, y: (height / 2 + firstY[a]) / 2 - 8, class: 'prob' }, edges[a].toFixed(2)),
         svg('text', { x: x1, y: firstY[a] - 10, class: 'node' }, rootLabels[a]));
       for (let b = 0; b < 2; b++) {
         const y = leafY[2 * a + b];

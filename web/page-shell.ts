@@ -1,0 +1,39 @@
+// Build-time page shell: the page's Chinese text written into the HTML (readable before, and
+// without, JavaScript; no layout shift when it arrives), the table of contents from the section
+// headings, and every formula rendered by KaTeX (HTML plus MathML) so it looks the same on every
+// system and in both languages.
+import katex from 'katex';
+import type { Plugin } from 'vite';
+import { PAGE_TEXT } from './src/page-text';
+
+type Key = keyof typeof PAGE_TEXT.zh;
+
+function unescape(html: string): string {
+  return html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+}
+
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function pageShell(): Plugin {
+  return {
+    name: 'page-shell',
+    transformIndexHtml(html) {
+      const headings = [...html.matchAll(/<section[^>]*>\s*<h2 id="([\w-]+)" data-i18n="(\w+)">/g)];
+      const contents = `<ol>${headings.map(([, id, key]) => `<li><a href="#${id}" data-i18n="${key}"></a></li>`).join('')}</ol>`;
+      return html
+        .replace(/(<nav class="toc"[^>]*>[\s\S]*?<\/h2>)/, `$1${contents}`)
+        .replace(/(<(\w+)[^>]*data-i18n="(\w+)"[^>]*>)(<\/\2>)/g, (_, open: string, _tag, key: Key, close: string) => {
+          const text = PAGE_TEXT.zh[key];
+          if (text === undefined) throw new Error(`page-text has no '${key}'`);
+          return open + escape(text) + close;
+        })
+        .replace(/<p class="formula" data-tex="([^"]*)"><\/p>/g, (_, tex: string) => {
+          const source = unescape(tex);
+          const rendered = katex.renderToString(source, { displayMode: true, output: 'htmlAndMathml', throwOnError: true });
+          return `<div class="formula">${rendered}</div>`;
+        });
+    },
+  };
+}
