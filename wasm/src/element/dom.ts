@@ -48,6 +48,8 @@ export function fillTable(table: HTMLTableElement, data: TableData): HTMLTableEl
       const isHeader = typeof cell === 'object' ? cell.header : data.rowHeaders && i === 0;
       const node = element(isHeader ? 'th' : 'td', undefined, typeof cell === 'object' ? cell.text : String(cell));
       if (isHeader) (node as HTMLTableCellElement).scope = 'row';
+      // The column's title, which narrow layouts show beside each value (stacked cards).
+      if (data.head[i]) node.dataset.label = data.head[i];
       tr.append(node);
     });
     body.append(tr);

@@ -47,6 +47,7 @@ sampling-lab {${LIGHT}}
   :root:not([data-md-color-scheme]):not(.dark):not(.light) sampling-lab {${DARK}}
 }
 sampling-lab button {
+  min-height: 44px;
   font: inherit;
   color: var(--sl-text);
   background: var(--sl-surface);
@@ -84,7 +85,7 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-sliders { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: .5rem 1.5rem; margin: 1rem 0; }
 .sl-slider { display: grid; grid-template-columns: 1fr auto; align-items: center; gap: 0 .5rem; }
 .sl-slider label { grid-column: 1 / -1; font-size: .9rem; color: var(--sl-muted); }
-.sl-slider input { width: 100%; accent-color: var(--sl-accent); }
+.sl-slider input { width: 100%; height: 44px; margin: 0; accent-color: var(--sl-accent); }
 .sl-slider output { font-variant-numeric: tabular-nums; min-width: 4.5em; text-align: right; }
 
 .sl-readouts { display: grid; grid-template-columns: repeat(auto-fit, minmax(130px, 1fr)); gap: .5rem; margin: 0; }
@@ -107,7 +108,21 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-table th:first-child, .sl-table td:first-child { text-align: left; }
 .sl-progress-box { min-height: 1.2rem; }
 .sl-progress { width: 100%; accent-color: var(--sl-accent); }
-.sl-table { display: block; overflow-x: auto; }
+sampling-lab { container-type: inline-size; }
+/* Narrow widgets: each table row becomes a card of label–value lines, nothing scrolls sideways. */
+@container (max-width: 480px) {
+  .sl-table:not(.sl-visually-hidden), .sl-table:not(.sl-visually-hidden) tbody,
+  .sl-table:not(.sl-visually-hidden) tr { display: block; }
+  .sl-table:not(.sl-visually-hidden) thead { display: none; }
+  .sl-table:not(.sl-visually-hidden) tr { border: 1px solid var(--sl-grid); border-radius: 8px; margin: .5rem 0; padding: .25rem .5rem; background: var(--sl-bg); }
+  .sl-table:not(.sl-visually-hidden) th, .sl-table:not(.sl-visually-hidden) td {
+    display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: .15rem 0; text-align: right;
+  }
+  .sl-table:not(.sl-visually-hidden) td[data-label]::before, .sl-table:not(.sl-visually-hidden) th[data-label]::before {
+    content: attr(data-label); color: var(--sl-muted); text-align: left;
+  }
+  .sl-table:not(.sl-visually-hidden) caption { display: block; text-align: left; }
+}
 .sl-footer { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .5rem; }
 .sl-embed-code { flex-basis: 100%; width: 100%; font: 12px/1.4 ui-monospace, monospace; color: var(--sl-text); background: var(--sl-surface); border: 1px solid var(--sl-grid); border-radius: 6px; }
 .sl-error { color: var(--sl-bad); margin: 0; }
