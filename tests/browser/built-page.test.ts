@@ -88,10 +88,13 @@ it('samples N tokens over the bars and offers its embed code', async () => {
   const host = page.locator('#shape');
   await host.getByRole('button', { name: /采样 1,000 次/ }).click();
   await expect.poll(() => host.locator('line.empirical').count()).toBe(12);
+  await host.getByLabel('温度 T').fill('0.7');
   await host.getByRole('button', { name: '复制嵌入代码' }).click();
   const code = await host.locator('textarea.sl-embed-code').inputValue();
-  expect(code).toContain(`${site.url}embed/filters.html`);
+  expect(code).toContain(`${site.url}embed/filters.html?temperature=0.7&amp;lang=zh-CN&amp;theme=light`);
   expect(code).toContain('sampling-lab:height');
+  await expect.poll(() => host.locator('.sl-copied').textContent()).toMatch(/已复制|已选中/);
+  await host.getByRole('button', { name: '重置' }).click();
 });
 
 it('takes kebab-case attributes and emits change events', async () => {

@@ -74,14 +74,23 @@ it('embed.js alone upgrades placeholders on a foreign page', async () => {
   await page.close();
 });
 
-it('an iframe embed reports its height to the parent', async () => {
+it('an iframe embed reports the widget\'s own height, shrinking too, on an opaque themed page', async () => {
   const page = await open(`${site.url}embed/filters.html`);
+  // The host sizes the iframe from the messages, as the copied embed code does; it starts far too tall.
   await page.setContent(`<!doctype html><html><head><link rel="icon" href="data:,"></head><body>
-    <script>window.heights = []; addEventListener('message', (e) => { if (e.data && e.data.type === 'sampling-lab:height') window.heights.push(e.data.height); });</script>
-    <iframe src="${site.url}embed/sample-size.html?lang=en" style="width:100%;border:0"></iframe></body></html>`);
-  await expect.poll(() => page.evaluate(() => Math.max(0, ...(window as unknown as { heights: number[] }).heights)), { timeout: 20_000 }).toBeGreaterThan(150);
+    <script>window.heights = []; addEventListener('message', (e) => { if (e.data && e.data.type === 'sampling-lab:height') {
+      window.heights.push(e.data.height); document.querySelector('iframe').style.height = e.data.height + 'px'; } });</script>
+    <iframe src="${site.url}embed/sample-size.html?lang=en&theme=dark" style="width:100%;height:3000px;border:0"></iframe></body></html>`);
   const frame = page.frameLocator('iframe');
   await expect.poll(() => frame.locator('[data-readout="n"] dt').innerText(), { timeout: 20_000 }).toBe('Samples per configuration');
+  const widgetHeight = await frame.locator('sampling-lab').evaluate((el) => Math.ceil(el.getBoundingClientRect().height));
+  await expect.poll(() => page.evaluate(() => (window as unknown as { heights: number[] }).heights.at(-1))).toBe(widgetHeight);
+  expect(widgetHeight).toBeLessThan(1000);
+  expect(await page.locator('iframe').evaluate((el) => el.getBoundingClientRect().height)).toBe(widgetHeight);
+  // Opaque and themed: a dark iframe on a light host keeps its own background; the widget's font.
+  const [background, font] = await frame.locator('body').evaluate((el) => [getComputedStyle(el.ownerDocument.documentElement).backgroundColor, getComputedStyle(el).fontFamily]);
+  expect(background).toBe('rgb(20, 23, 29)');
+  expect(font).toMatch(/system-ui/);
   await page.close();
 });
 

@@ -3,6 +3,8 @@ const zh = {
   loading: '正在加载 WebAssembly…',
   reset: '重置',
   copyEmbed: '复制嵌入代码',
+  embedCopied: '已复制：带当前设置、语言和配色的 iframe 代码。',
+  embedSelected: '代码已选中，按 Ctrl+C（或 ⌘C）复制。',
   embedCode: '嵌入代码',
   loadFailed: '加载失败：',
   unknownExperiment: '未知实验：',
@@ -129,6 +131,8 @@ const en: Strings = {
   loading: 'Loading WebAssembly…',
   reset: 'Reset',
   copyEmbed: 'Copy embed code',
+  embedCopied: 'Copied: the iframe code with the current settings, language and theme.',
+  embedSelected: 'The code is selected: press Ctrl+C (or ⌘C) to copy it.',
   embedCode: 'Embed code',
   loadFailed: 'Failed to load: ',
   unknownExperiment: 'Unknown experiment: ',
@@ -261,6 +265,10 @@ export function localiseError(error: { argument: string; message: string }): str
 
 export function strings(): Strings {
   return document.documentElement.lang.toLowerCase().startsWith('en') ? en : zh;
+}
+/** Whether the widget shows its dark colours: the host's scheme, else the system's. */
+export function isDark(widget: Element): boolean {
+  return getComputedStyle(widget).colorScheme.includes('dark');
 }
 
 /** Calls back when <html lang> or the host's colour scheme changes. */

@@ -2,7 +2,7 @@
 // shared WebAssembly instance and builds itself only once it first scrolls into view.
 import { button, slider, type Slider, type SliderSpec } from './controls.js';
 import { element } from './dom.js';
-import { onHostChange, strings } from './i18n.js';
+import { isDark, onHostChange, strings } from './i18n.js';
 import { sharedLab } from './lab.js';
 import { installStyles } from './styles.js';
 import { WIDGETS } from './widgets/index.js';
@@ -127,25 +127,35 @@ export class SamplingLabElement extends HTMLElement {
   #footer(): HTMLElement {
     const footer = element('div', 'sl-footer');
     const reset = button('sl-reset', () => this.reset());
-    const copy = button('sl-copy-embed', () => void this.#showEmbedCode(code));
+    const copy = button('sl-copy-embed', () => void this.#showEmbedCode(code, confirmation));
+    const confirmation = element('span', 'sl-copied');
+    confirmation.setAttribute('role', 'status');
     const code = element('textarea', 'sl-embed-code');
     code.readOnly = true;
     code.hidden = true;
     code.rows = 4;
-    footer.append(reset, copy, code);
+    footer.append(reset, copy, confirmation, code);
     return footer;
   }
 
   // An iframe of this widget's page under embed/, plus the listener that sizes it.
-  async #showEmbedCode(code: HTMLTextAreaElement): Promise<void> {
+  // An iframe of this widget's page under embed/ with the current settings, language and theme,
+  // plus the listener that sizes it; copied to the clipboard, with a word that it was.
+  async #showEmbedCode(code: HTMLTextAreaElement, confirmation: HTMLElement): Promise<void> {
     const base = this.getAttribute('embed-base') ?? new URL('embed/', document.baseURI).href;
-    const src = new URL(`${this.#experiment}.html`, base.endsWith('/') ? base : `${base}/`).href;
-    code.value = `<iframe src="${src}" title="Sampling Lab: ${this.#experiment}" loading="lazy" style="width:100%;border:0"></iframe>\n`
+    const src = new URL(`${this.#experiment}.html`, base.endsWith('/') ? base : `${base}/`);
+    for (const { slider: s, initial } of this.#sliders) {
+      if (s.value() !== initial) src.searchParams.set(s.input.name, String(s.value()));
+    }
+    src.searchParams.set('lang', document.documentElement.lang.toLowerCase().startsWith('en') ? 'en' : 'zh-CN');
+    src.searchParams.set('theme', isDark(this) ? 'dark' : 'light');
+    code.value = `<iframe src="${src.href.replace(/&/g, '&amp;')}" title="Sampling Lab: ${this.#experiment}" loading="lazy" style="width:100%;border:0"></iframe>\n`
       + '<script>addEventListener("message",e=>{if(e.data&&e.data.type==="sampling-lab:height")'
       + 'for(const f of document.querySelectorAll("iframe"))if(f.contentWindow===e.source)f.style.height=e.data.height+"px"})</script>';
     code.hidden = false;
     code.select();
-    await navigator.clipboard?.writeText(code.value).catch(() => undefined);
+    const copied = await (navigator.clipboard?.writeText(code.value).then(() => true, () => false) ?? Promise.resolve(false));
+    confirmation.textContent = copied ? strings().embedCopied : strings().embedSelected;
   }
 
   #labelFooter(): void {
