@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium, watchProblems } from '../support/chromium';
+import { axeViolations } from '../support/axe';
 import { serveDist } from '../support/static-server';
 
 const ARTIFACTS = join(__dirname, '../../test-results');
@@ -158,6 +159,7 @@ it('works at 1280, 360 and 390 px wide, in light and dark, and saves screenshots
     expect(background === 'rgb(246, 247, 249)').toBe(scheme === 'light');
     await view.screenshot({ path: join(ARTIFACTS, `page-${width}.png`), fullPage: true });
     if (width === 360) {
+      expect(await axeViolations(view)).toEqual([]);
       // A common phone width too, from the same page: the layout must reflow without a reload.
       await view.setViewportSize({ width: 390, height: 900 });
       await view.waitForTimeout(300);
@@ -180,6 +182,10 @@ it('gives every chart an accessible description and a hidden data table', async 
   const tables = page.locator('sampling-lab .sl-chart table.sl-visually-hidden');
   await expect.poll(() => tables.count(), { timeout: 8_000 }).toBeGreaterThanOrEqual(6);
   for (const table of await tables.all()) expect(await table.locator('tr').count()).toBeGreaterThan(1);
+});
+
+it('has no axe-core violation (WCAG 2.1 A and AA, best practices) once every widget has drawn', async () => {
+  expect(await axeViolations(page)).toEqual([]);
 });
 
 it('logged no console error and no failed request', () => {

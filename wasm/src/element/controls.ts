@@ -61,14 +61,22 @@ export function button(className: string, onClick: () => void): HTMLButtonElemen
 }
 
 export interface Readouts {
-  root: HTMLDListElement;
+  root: HTMLElement;
   set(name: string, term: string, value: string): void;
 }
 
-/** A live-region list of labelled numbers, one per name. */
+/** A list of labelled numbers, one per name, announced once they settle. */
+// Readouts change many times a second while a slider moves or a sweep plays: screen readers hear
+// them once things settle, in one sentence.
+const ANNOUNCE_AFTER_MS = 1000;
+
 export function readouts(names: readonly string[]): Readouts {
-  const root = element('dl', 'sl-readouts');
-  root.setAttribute('aria-live', 'polite');
+  const root = element('div', 'sl-readouts-box');
+  const list = element('dl', 'sl-readouts');
+  const announcer = element('p', 'sl-visually-hidden');
+  announcer.setAttribute('role', 'status');
+  root.append(list, announcer);
+  let timer = 0;
   const items = new Map<string, { term: HTMLElement; value: HTMLElement }>();
   for (const name of names) {
     const item = element('div', 'sl-readout');
@@ -76,7 +84,7 @@ export function readouts(names: readonly string[]): Readouts {
     const term = element('dt');
     const value = element('dd');
     item.append(term, value);
-    root.append(item);
+    list.append(item);
     items.set(name, { term, value });
   }
   return {
@@ -85,6 +93,11 @@ export function readouts(names: readonly string[]): Readouts {
       const item = items.get(name)!;
       item.term.textContent = term;
       item.value.textContent = value;
+      clearTimeout(timer);
+      timer = window.setTimeout(() => {
+        announcer.textContent = [...items.values()].filter((i) => !i.term.parentElement!.hidden && i.value.textContent)
+          .map((i) => `${i.term.textContent} ${i.value.textContent}`).join('; ');
+      }, ANNOUNCE_AFTER_MS);
     },
   };
 }

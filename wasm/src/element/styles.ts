@@ -9,14 +9,14 @@ const LIGHT = `
   --sl-muted: #5b6475;
   --sl-grid: #dfe3ea;
   --sl-kept: #2563eb;
-  --sl-cut: #a3a9b5;
+  --sl-cut: #7b8290;
   --sl-accent: #2563eb;
   --sl-series-1: #2563eb;
-  --sl-series-2: #d97706;
+  --sl-series-2: #b45309;
   --sl-series-3: #059669;
   --sl-series-4: #9333ea;
   --sl-bad: #dc2626;
-  --sl-greedy: #d97706;
+  --sl-greedy: #b45309;
   --sl-best: #059669;
   color-scheme: light;`;
 
@@ -27,7 +27,7 @@ const DARK = `
   --sl-muted: #a3abbb;
   --sl-grid: #2f3541;
   --sl-kept: #6ea0ff;
-  --sl-cut: #5d6575;
+  --sl-cut: #8a93a5;
   --sl-accent: #6ea0ff;
   --sl-series-1: #6ea0ff;
   --sl-series-2: #f0a64a;
@@ -81,6 +81,7 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-bars text { fill: var(--sl-text); font-size: 13px; text-anchor: middle; }
 .sl-bars text.value { fill: var(--sl-muted); font-size: 11px; }
 .sl-chart .uplot { font-family: inherit; color: var(--sl-text); }
+.sl-chart .u-legend .u-series:focus-visible { outline: 2px solid var(--sl-accent); }
 
 .sl-sliders { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: .5rem 1.5rem; margin: 1rem 0; }
 .sl-slider { display: grid; grid-template-columns: 1fr auto; align-items: center; gap: 0 .5rem; }
@@ -125,6 +126,13 @@ sampling-lab { container-type: inline-size; }
 }
 .sl-footer { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .5rem; }
 .sl-embed-code { flex-basis: 100%; width: 100%; font: 12px/1.4 ui-monospace, monospace; color: var(--sl-text); background: var(--sl-surface); border: 1px solid var(--sl-grid); border-radius: 6px; }
+.sl-drop {
+  position: relative; display: flex; align-items: center; justify-content: center; min-height: 88px; padding: 1rem;
+  border: 2px dashed var(--sl-muted); border-radius: 8px; color: var(--sl-text); text-align: center; cursor: pointer;
+}
+.sl-drop:focus-within { outline: 2px solid var(--sl-accent); outline-offset: 2px; }
+.sl-source { color: var(--sl-muted); margin: .5rem 0 0; }
+.sl-source:empty { display: none; }
 .sl-error { color: var(--sl-bad); margin: 0; }
 .sl-error:empty { display: none; }
 
@@ -139,11 +147,11 @@ sampling-lab { container-type: inline-size; }
 .sl-swatch.greedy { background: var(--sl-greedy); }
 .sl-swatch.best { background: var(--sl-best); }
 .sl-swatch.beam { background: var(--sl-kept); }
-.sl-overlap rect.target { fill: var(--sl-series-1); opacity: .35; }
-.sl-overlap rect.draft { fill: var(--sl-series-2); opacity: .35; }
+.sl-overlap rect.target { fill: var(--sl-series-1); }
+.sl-overlap rect.draft { fill: var(--sl-series-2); }
 .sl-overlap rect.overlap { fill: none; stroke: var(--sl-text); stroke-width: 2; }
-.sl-swatch.target { background: var(--sl-series-1); opacity: .5; }
-.sl-swatch.draft { background: var(--sl-series-2); opacity: .5; }
+.sl-swatch.target { background: var(--sl-series-1); }
+.sl-swatch.draft { background: var(--sl-series-2); }
 .sl-swatch.overlap { border: 2px solid var(--sl-text); }
 .sl-toggle { display: inline-flex; align-items: center; gap: .35rem; font-size: .9rem; }
 .sl-toggle input { accent-color: var(--sl-accent); }

@@ -5,6 +5,8 @@ import type { Chart } from '../kit.js';
 
 export interface GroupedBarsData {
   categories: string[];
+  /** What the categories are, e.g. "token": the first column of the hidden table. */
+  categoryLabel: string;
   reference: { label: string; values: readonly number[] };
   series: { label: string; color: string; values: readonly number[] }[];
   summary: string;
@@ -55,7 +57,7 @@ export class GroupedBars implements Chart {
     ]);
     fillTable(this.#table, {
       caption: data.summary,
-      head: ['', data.reference.label, ...data.series.map((s) => s.label)],
+      head: [data.categoryLabel, data.reference.label, ...data.series.map((s) => s.label)],
       rows: data.categories.map((c, i) => [c, data.reference.values[i].toFixed(4), ...data.series.map((s) => s.values[i].toFixed(4))]),
       rowHeaders: true,
     });

@@ -42,11 +42,10 @@ export class LineChart implements Chart {
 
   draw(spec: LineChartSpec, data: uPlot.AlignedData, summary: string): void {
     const box = this.#box;
-    box.setAttribute('role', 'img');
-    box.setAttribute('aria-label', summary);
     const key = JSON.stringify([spec.xLabel, spec.yLabel, spec.series.map((s) => s.label), spec.xRange]);
     if (this.#plot && key === this.#key) {
       this.#plot.setData(data);
+      this.#describe(summary);
       this.#fillTable(spec, data, summary);
       return;
     }
@@ -85,6 +84,8 @@ export class LineChart implements Chart {
         })),
       ],
     }, data, box);
+    this.#describe(summary);
+    this.#focusableLegend();
     this.#resize = new ResizeObserver(() => this.#plot?.setSize({ width: width(), height }));
     this.#resize.observe(box);
     box.append(this.#table);
@@ -102,6 +103,30 @@ export class LineChart implements Chart {
   destroy(): void {
     this.reset();
     this.#table.remove();
+  }
+
+  // The plot area is the image; the legend beside it holds buttons, so it stays outside.
+  #describe(summary: string): void {
+    const plotArea = this.#plot?.root.querySelector('.u-wrap');
+    plotArea?.setAttribute('role', 'img');
+    plotArea?.setAttribute('aria-label', summary);
+  }
+
+  // uPlot's legend rows toggle their series on click; the keyboard gets the same, as buttons.
+  #focusableLegend(): void {
+    for (const row of this.#box.querySelectorAll<HTMLElement>('.u-legend .u-series')) {
+      if (!row.textContent?.trim()) continue;
+      const state = () => row.setAttribute('aria-pressed', String(!row.classList.contains('u-off')));
+      row.tabIndex = 0;
+      row.setAttribute('role', 'button');
+      state();
+      row.addEventListener('click', () => queueMicrotask(state));
+      row.addEventListener('keydown', (event) => {
+        if (event.key !== 'Enter' && event.key !== ' ') return;
+        event.preventDefault();
+        row.querySelector<HTMLElement>('.u-label')?.click();
+      });
+    }
   }
 
   // The data behind the chart for screen readers, thinned to TABLE_ROWS evenly spaced rows.

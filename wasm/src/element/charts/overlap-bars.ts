@@ -7,7 +7,7 @@ export interface OverlapData {
   categories: readonly string[];
   p: readonly number[];
   q: readonly number[];
-  labels: { p: string; q: string; overlap: string };
+  labels: { category: string; p: string; q: string; overlap: string };
   summary: string;
 }
 
@@ -48,7 +48,7 @@ export class OverlapBars implements Chart {
     ]);
     fillTable(this.#table, {
       caption: summary,
-      head: ['', labels.p, labels.q, labels.overlap],
+      head: [labels.category, labels.p, labels.q, labels.overlap],
       rows: categories.map((c, i) => [c, p[i].toFixed(4), q[i].toFixed(4), Math.min(p[i], q[i]).toFixed(4)]),
       rowHeaders: true,
     });

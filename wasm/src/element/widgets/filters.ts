@@ -55,7 +55,9 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       kit.toolbar.append(modeSwitch.root, playButton, sampleButton);
 
       const filePanel = element('div', 'sl-file');
-      const fileInput = element('input');
+      // The browser's own file button speaks the browser's language: a drop zone in the page's
+      // language stands in for it, with the input still there for the keyboard.
+      const fileInput = element('input', 'sl-visually-hidden');
       fileInput.type = 'file';
       fileInput.accept = '.npy';
       const fileLabel = element('label', 'sl-drop');

@@ -39,6 +39,7 @@ export function samplersWidget(context: WidgetContext): Widget {
           const names = result.methods.map((m) => s.methodNames[m.name]);
           chart.draw({
             categories: p.map((_, i) => `x${i + 1}`),
+            categoryLabel: s.token,
             reference: { label: 'p', values: p },
             series: result.methods.map((m, i) => ({ label: names[i], color: METHOD_COLORS[i], values: m.frequencies })),
             summary: s.samplersSummary(result.n),

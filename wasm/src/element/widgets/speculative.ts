@@ -48,7 +48,7 @@ export function speculativeWidget(context: WidgetContext): Widget {
           const categories = r.target.map((_, i) => `x${i + 1}`);
           overlap.draw({
             categories, p: r.target, q: r.draft, summary: s.overlapSummary(r.acceptance.theory),
-            labels: { p: `p ${s.targetModel}`, q: `q ${s.draftModel}`, overlap: s.overlap },
+            labels: { category: s.token, p: `p ${s.targetModel}`, q: `q ${s.draftModel}`, overlap: s.overlap },
           });
           numbers.set('acceptance', s.acceptanceTheory, r.acceptance.theory.toFixed(3));
           numbers.set('simulated-acceptance', s.acceptanceSimulated, `${r.acceptance.empirical.toFixed(3)} ± ${(2 * r.acceptance.standardError).toFixed(3)}`);
@@ -57,6 +57,7 @@ export function speculativeWidget(context: WidgetContext): Widget {
           numbers.set('tokens-simulated', s.tokensSimulated, r.expectedTokens.simulated.toFixed(2));
           output.draw({
             categories,
+            categoryLabel: s.token,
             reference: { label: s.targetReference, values: r.target },
             series: [{ label: s.outputFrequencies, color: r.output.chiSquare.pValue < 1e-6 ? '--sl-bad' : '--sl-series-1', values: r.output.frequencies }],
             summary: s.outputSummary,
