@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium, watchProblems } from '../support/chromium';
+import { formatFigure, HANDBOOK_FIGURES } from 'sampling-lab/handbook';
 import { axeViolations } from '../support/axe';
 import { serveDist } from '../support/static-server';
 
@@ -182,6 +183,22 @@ it('gives every chart an accessible description and a hidden data table', async 
   const tables = page.locator('sampling-lab .sl-chart table.sl-visually-hidden');
   await expect.poll(() => tables.count(), { timeout: 8_000 }).toBeGreaterThanOrEqual(6);
   for (const table of await tables.all()) expect(await table.locator('tr').count()).toBeGreaterThan(1);
+});
+
+it('shows every figure the handbook prints beside its live value, with the standard error where chance enters', async () => {
+  for (const host of await page.locator('sampling-lab').all()) await host.scrollIntoViewIfNeeded();
+  const rows = page.locator('main > section > sampling-lab .sl-handbook tbody tr');
+  await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(HANDBOOK_FIGURES.length);
+  const shown = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? '')));
+  const printed = shown.map((cells) => cells[1]);
+  for (const figure of HANDBOOK_FIGURES) {
+    const text = (Array.isArray(figure.printed) ? figure.printed : [figure.printed]).map((x) => formatFigure(x, figure.digits)).join(', ');
+    expect(printed, figure.id).toContain(text);
+  }
+  const chance = shown.filter((cells) => cells[3].includes('标准误'));
+  expect(chance).toHaveLength(HANDBOOK_FIGURES.filter((f) => f.standardError).length);
+  expect(shown.filter((cells) => cells[3] === '相同')).toHaveLength(HANDBOOK_FIGURES.filter((f) => !f.standardError).length);
+  await expect(page.locator('sampling-lab#importance .sl-handbook-note').textContent()).resolves.toMatch(/PyTorch.*Philox/);
 });
 
 it('has no axe-core violation (WCAG 2.1 A and AA, best practices) once every widget has drawn', async () => {

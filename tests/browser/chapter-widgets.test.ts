@@ -35,7 +35,7 @@ it('sequence: editing P(b1 | B) moves the best path to greedy\'s', async () => {
 it('sequence: random models report greedy misses and the closing beam width', async () => {
   const host = widget('sequence');
   await host.getByRole('button', { name: '随机模型' }).click();
-  await expect.poll(() => host.locator('.sl-table tbody tr').count(), { timeout: 20_000 }).toBeGreaterThan(2);
+  await expect.poll(() => host.locator('.sl-body .sl-table tbody tr').count(), { timeout: 20_000 }).toBeGreaterThan(2);
   expect(parseFloat(await readout(host, 'greedy-miss'))).toBeGreaterThan(0);
   const before = await readout(host, 'greedy-miss');
   await host.getByLabel('分布尖锐程度').fill('4');
@@ -65,9 +65,9 @@ it('speculative: top-2 keeps the output exact; the pitfall is rejected by chi-sq
 it('importance: ESS falls with the shift; TIS trades bias for spread', async () => {
   const host = widget('importance');
   await host.scrollIntoViewIfNeeded();
-  await expect.poll(() => host.locator('.sl-table tbody tr').count(), { timeout: 20_000 }).toBe(4);
+  await expect.poll(() => host.locator('.sl-body .sl-table tbody tr').count(), { timeout: 20_000 }).toBe(4);
   expect(await readout(host, 'true-mean')).toBe('6.20');
-  const cells = async (row: number) => (await host.locator('.sl-table tbody tr').nth(row).locator('td').allInnerTexts()).map(Number);
+  const cells = async (row: number) => (await host.locator('.sl-body .sl-table tbody tr').nth(row).locator('td').allInnerTexts()).map(Number);
   const [plainBias, plainStd] = await cells(0);
   const [tisBias, tisStd] = await cells(1);
   expect(tisStd).toBeLessThan(plainStd);

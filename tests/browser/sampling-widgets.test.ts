@@ -16,11 +16,11 @@ afterAll(async () => { await harness?.close(); });
 
 const samplers = () => page.locator('sampling-lab[experiment="samplers"]');
 const mcError = () => page.locator('sampling-lab[experiment="mc-error"]');
-const tableText = (host: ReturnType<typeof samplers>) => host.locator('.sl-table tbody').innerText();
+const tableText = (host: ReturnType<typeof samplers>) => host.locator('.sl-body .sl-table tbody').innerText();
 
 it('samplers: four methods with frequencies, deviation, chi-square p-value and time', async () => {
   await samplers().scrollIntoViewIfNeeded();
-  const rows = samplers().locator('.sl-table tbody tr');
+  const rows = samplers().locator('.sl-body .sl-table tbody tr');
   await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(4);
   expect(await rows.locator('th').allInnerTexts()).toEqual(['逆 CDF', 'Gumbel-max', '指数竞赛', '别名法']);
   for (const row of await rows.all()) {
@@ -44,7 +44,7 @@ it('samplers: the n slider and a new seed change the results', async () => {
 
 it('mc-error: measured std follows sqrt(p(1-p)/n) within 5 %', async () => {
   await mcError().scrollIntoViewIfNeeded();
-  const rows = mcError().locator('.sl-table tbody tr');
+  const rows = mcError().locator('.sl-body .sl-table tbody tr');
   await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(7); // n = 10 … 10,000
   for (const row of await rows.all()) {
     const ratio = Number((await row.locator('td').allInnerTexts())[3]);

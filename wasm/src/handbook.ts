@@ -32,6 +32,13 @@ const bernoulliSE = (p: readonly number[], n: number) => p.map((pi) => Math.sqrt
 // Standard error of a sample standard deviation over r repeats: σ / √(2(r − 1)).
 const stdSE = (std: number, repeats: number) => std / Math.sqrt(2 * (repeats - 1));
 
+/** A figure as the page prints it: its digits (0.441, 1,000), readable when small (3.1e-4). */
+export function formatFigure(x: number, digits: number): string {
+  if (x !== 0 && Math.abs(x) < 1e-3) return x.toExponential(1);
+  // Negative digits round to tens, hundreds…: 1,152 printed to −1 digits is 1,150.
+  return digits <= 0 ? (Math.round(x / 10 ** -digits) * 10 ** -digits).toLocaleString('en') : x.toFixed(digits);
+}
+
 function figure<N extends ExperimentName>(f: HandbookFigure<N>): HandbookFigure {
   return f as unknown as HandbookFigure;
 }

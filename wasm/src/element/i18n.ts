@@ -117,6 +117,17 @@ const zh = {
   interval95: '95% 区间（Wilson）',
   tokenLabels: ['的', '是', '了', '在', '和', '有', '人', '我', '他', '这', '中', '大'],
   // Errors a reader can cause, by the argument the core names; others fall back to invalidArgument.
+  handbookTitle: '手册 / handbook：印出的数字与这里的值',
+  handbookFigure: '数字',
+  handbookPrinted: '手册',
+  handbookLive: '这里',
+  handbookAgreement: '一致吗',
+  handbookSame: '相同',
+  handbookDiffers: '不同',
+  handbookWithin: (z: number) => (z <= 3 ? `差 ${z.toFixed(1)} 个标准误，在随机误差内` : `差 ${z.toFixed(1)} 个标准误`),
+  handbookChanceNote: '带 ± 的是蒙特卡洛结果（± 一个标准误）：手册用 PyTorch 的随机数生成器，这里用 Philox，所以抽到的样本不同、数字也略有不同；差距在两三个标准误以内就是一致的。没有 ± 的数字是确定的，应当逐位相同。',
+  handbookExactNote: '这些数字是确定的计算，应当与手册逐位相同。',
+  figureLabel: (id: string) => figureLabel(id, 'zh'),
   errors: {
     p2: 'p₂ 必须与 p₁ 不同：两个比例相同，差距为 0，多少样本都分辨不出。',
     logits: '这组 logits 无法使用：',
@@ -244,6 +255,17 @@ const en: Strings = {
   standardErrorLabel: 'Standard error',
   interval95: '95% interval (Wilson)',
   tokenLabels: ['the', 'a', 'of', 'to', 'and', 'in', 'is', 'it', 'he', 'this', 'on', 'big'],
+  handbookTitle: 'Handbook / 手册: the printed figures and the values here',
+  handbookFigure: 'figure',
+  handbookPrinted: 'handbook',
+  handbookLive: 'here',
+  handbookAgreement: 'agree?',
+  handbookSame: 'same',
+  handbookDiffers: 'differs',
+  handbookWithin: (z: number) => (z <= 3 ? `${z.toFixed(1)} standard errors apart: within chance` : `${z.toFixed(1)} standard errors apart`),
+  handbookChanceNote: 'Figures with ± are Monte-Carlo results (± one standard error): the handbook drew with PyTorch\'s random generator and this page with Philox, so the samples differ and so do the numbers, slightly; within two or three standard errors they agree. Figures without ± are exact computations and should match digit for digit.',
+  handbookExactNote: 'These figures are exact computations and should match the handbook digit for digit.',
+  figureLabel: (id: string) => figureLabel(id, 'en'),
   errors: {
     p2: 'p₂ must differ from p₁: with equal proportions the difference is 0, and no sample size can detect it.',
     logits: 'These logits cannot be used: ',
@@ -281,4 +303,50 @@ export function onHostChange(callback: () => void): () => void {
     observer.disconnect();
     scheme.removeEventListener('change', callback);
   };
+}
+
+const METHODS = { inverseCdf: ['逆 CDF', 'inverse CDF'], gumbelMax: ['Gumbel-max', 'Gumbel-max'], exponentialRace: ['指数竞赛', 'exponential race'] };
+
+/** A handbook figure's name (its id is in wasm/src/handbook.ts), in the page's language. */
+function figureLabel(id: string, language: 'zh' | 'en'): string {
+  const zh = language === 'zh';
+  const fixed: Record<string, [string, string]> = {
+    'decoding.probs': ['解码一章的示例：8 个 logits 的概率', 'decoding chapter example: probabilities of 8 logits'],
+    'decoding.topK3': ['top-k = 3 保留的个数', 'kept by top-k = 3'],
+    'decoding.topP0.8': ['top-p = 0.8 保留的个数', 'kept by top-p = 0.8'],
+    'decoding.minP0.1': ['min-p = 0.1 保留的个数', 'kept by min-p = 0.1'],
+    'decoding.T0.5.topP0.8': ['T = 0.5 后 top-p = 0.8 保留的个数', 'kept by T = 0.5, then top-p = 0.8'],
+    'decoding.exercise.topP0.75': ['练习：[0.5, 0.2, 0.15, 0.1, 0.05] 上 top-p = 0.75 保留', 'exercise: top-p = 0.75 on [0.5, 0.2, 0.15, 0.1, 0.05] keeps'],
+    'decoding.exercise.topP0.5': ['练习：同一分布上 top-p = 0.5 保留', 'exercise: top-p = 0.5 on the same keeps'],
+    'decoding.penalties': ['存在惩罚 0.5、频率惩罚 0.2，已生成 [1, 1, 3]：logit 的变化', 'presence 0.5, frequency 0.2 on generated [1, 1, 3]: logit shifts'],
+    'eval-error.standardError': ['200 道题、70% 正确率的标准误', 'standard error at 200 questions, 70 % correct'],
+    'sequence.best': ['概率最大的序列 (B, b1)', 'most probable sequence (B, b1)'],
+    'sequence.greedy': ['贪心得到的序列 (A, a1)', 'greedy sequence (A, a1)'],
+    'speculative.acceptance': ['接受率 Σ min(p, q)', 'acceptance Σ min(p, q)'],
+    'speculative.acceptance.simulated': ['接受率，200,000 次模拟', 'acceptance, 200,000 simulated'],
+    'speculative.output': ['输出的频率', 'output frequencies'],
+    'speculative.tokens': ['每次验证的期望 token 数（α = 0.7, γ = 4）', 'expected tokens per verification (α = 0.7, γ = 4)'],
+    'importance.trueMean': ['真实均值 E_p[x]', 'true mean E_p[x]'],
+    'sample-size.means': ['练习 2：每个配置需要的样本数', 'exercise 2: samples per configuration'],
+  };
+  if (fixed[id]) return fixed[id][zh ? 0 : 1];
+  const sampler = /^samplers\.(\w+)\.(frequencies|maxDeviation)$/.exec(id);
+  if (sampler) {
+    const name = METHODS[sampler[1] as keyof typeof METHODS][zh ? 0 : 1];
+    return sampler[2] === 'frequencies' ? (zh ? `${name}的频率（n = 200,000）` : `${name} frequencies (n = 200,000)`)
+      : (zh ? `${name}与 p 的最大偏差` : `${name} largest deviation from p`);
+  }
+  const mc = /^mc-error\.n(\d+)\.(theory|std)$/.exec(id);
+  if (mc) {
+    const n = Number(mc[1]).toLocaleString('en');
+    return mc[2] === 'theory' ? (zh ? `n = ${n}：理论标准差 √(p(1−p)/n)` : `n = ${n}: theoretical std √(p(1−p)/n)`)
+      : (zh ? `n = ${n}：2,000 次重复的实测标准差` : `n = ${n}: measured std over 2,000 repeats`);
+  }
+  const importance = /^importance\.shift(\d+)\.(estimate|ess|clipped)$/.exec(id);
+  if (importance) {
+    const shift = importance[1];
+    const what = { estimate: ['普通 IS 估计', 'plain IS estimate'], ess: ['ESS', 'ESS'], clipped: ['截断（c = 2）估计', 'clipped (c = 2) estimate'] }[importance[2] as 'estimate'];
+    return zh ? `q 偏移 ${shift}：${what[0]}` : `q shifted by ${shift}: ${what[1]}`;
+  }
+  return id;
 }

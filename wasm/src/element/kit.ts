@@ -10,6 +10,7 @@ import { button, readouts, segmented, toggle, type Readouts, type Segmented, typ
 import { element } from './dom.js';
 import { localiseError, strings, type Strings } from './i18n.js';
 import type { Widget, WidgetContext } from './widgets/types.js';
+import { handbookPanel } from './handbook-panel.js';
 import { runInWorker } from './worker-client.js';
 
 type Params = Record<string, unknown>;
@@ -105,7 +106,8 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
   failure.setAttribute('role', 'alert');
   status.append(bar, failure);
   const body = element('div', 'sl-body');
-  root.append(toolbar, controls, status, body);
+  const handbook = handbookPanel(spec.experiment);
+  root.append(toolbar, controls, status, body, ...(handbook ? [handbook.root] : []));
   host.replaceChildren(root);
 
   const labels: [{ textContent: string | null }, Label][] = [];
@@ -221,6 +223,7 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
     for (const relabelControl of relabelControls) relabelControl(s);
     for (const [node, label] of labels) node.textContent = label(s);
     setup.relabel?.();
+    handbook?.relabel();
     for (const chart of charts) chart.reset();
     if (last) setup.render(last.result);
   }
@@ -246,6 +249,7 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
       cancelAnimationFrame(frame);
       clearTimeout(timer);
       resize.disconnect();
+      handbook?.destroy();
       setup.destroy?.();
       for (const chart of charts) chart.destroy();
     },

@@ -133,6 +133,10 @@ sampling-lab { container-type: inline-size; }
 .sl-drop:focus-within { outline: 2px solid var(--sl-accent); outline-offset: 2px; }
 .sl-source { color: var(--sl-muted); margin: .5rem 0 0; }
 .sl-source:empty { display: none; }
+.sl-handbook { margin-top: 1rem; border-top: 1px solid var(--sl-grid); padding-top: .5rem; }
+.sl-handbook-title { font-size: 1rem; margin: .25rem 0; }
+.sl-handbook-note { color: var(--sl-muted); font-size: .85rem; margin: .25rem 0 0; }
+.sl-handbook-table td:last-child { color: var(--sl-muted); }
 .sl-error { color: var(--sl-bad); margin: 0; }
 .sl-error:empty { display: none; }
 

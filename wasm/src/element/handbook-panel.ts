@@ -1,0 +1,80 @@
+// Below a widget: every figure the handbook prints for its experiment, beside the live value the
+// same core computes for the handbook's own inputs. Monte-Carlo figures come with their standard
+// error and a word on why they differ (another random generator), so a reader can see the
+// printed value lies within the spread.
+import { formatFigure as formatValue, HANDBOOK_FIGURES, type HandbookFigure } from '../handbook.js';
+import { element, fillTable } from './dom.js';
+import { strings } from './i18n.js';
+import { runInWorker } from './worker-client.js';
+
+const list = (x: number | number[]) => (Array.isArray(x) ? x : [x]);
+
+// One run per experiment and parameters, shared by every figure (and widget) that needs it.
+const runs = new Map<string, Promise<unknown>>();
+function run(figure: HandbookFigure): Promise<unknown> {
+  const key = JSON.stringify([figure.experiment, figure.params]);
+  if (!runs.has(key)) runs.set(key, runInWorker({ kind: 'experiment', name: figure.experiment, params: figure.params as Record<string, unknown> }, () => undefined));
+  return runs.get(key)!;
+}
+
+interface Row {
+  figure: HandbookFigure;
+  live: number[];
+  standardError?: number[];
+}
+
+export interface HandbookPanel {
+  root: HTMLElement;
+  relabel(): void;
+  destroy(): void;
+}
+
+export function handbookPanel(experiment: string): HandbookPanel | undefined {
+  const figures = HANDBOOK_FIGURES.filter((f) => f.experiment === experiment);
+  if (!figures.length) return undefined;
+  const root = element('section', 'sl-handbook');
+  const title = element('h3', 'sl-handbook-title');
+  const table = element('table', 'sl-table sl-handbook-table');
+  const note = element('p', 'sl-handbook-note');
+  root.append(title, table, note);
+  let rows: Row[] = [];
+  let alive = true;
+
+  void Promise.all(figures.map(async (figure) => {
+    const result = await run(figure);
+    return { figure, live: list(figure.live(result as never)), standardError: figure.standardError && list(figure.standardError(result as never)) };
+  })).then((computed) => {
+    if (!alive) return;
+    rows = computed;
+    relabel();
+  }, () => undefined);
+
+  function relabel(): void {
+    const s = strings();
+    title.textContent = s.handbookTitle;
+    const chance = rows.some((r) => r.standardError);
+    note.textContent = chance ? s.handbookChanceNote : s.handbookExactNote;
+    fillTable(table, {
+      head: [s.handbookFigure, s.handbookPrinted, s.handbookLive, s.handbookAgreement],
+      rows: rows.map(({ figure, live, standardError }) => {
+        const printed = list(figure.printed);
+        const shown = live.map((x) => formatValue(x, figure.digits)).join(', ');
+        if (!standardError) {
+          const same = live.every((x, i) => formatValue(x, figure.digits) === formatValue(printed[i], figure.digits));
+          return [s.figureLabel(figure.id), printed.map((x) => formatValue(x, figure.digits)).join(', '), shown, same ? s.handbookSame : s.handbookDiffers];
+        }
+        // The largest distance of a printed entry from its live value, in standard errors.
+        const z = Math.max(...printed.map((p, i) => {
+          const gap = Math.abs(p - live[i]);
+          const se = standardError[Math.min(i, standardError.length - 1)];
+          return se > 0 ? gap / se : gap === 0 ? 0 : Infinity;
+        }));
+        const spread = standardError.length === 1 ? ` ± ${formatValue(standardError[0], figure.digits + 1)}` : '';
+        return [s.figureLabel(figure.id), printed.map((x) => formatValue(x, figure.digits)).join(', '), shown + spread, s.handbookWithin(z)];
+      }),
+      rowHeaders: true,
+    });
+  }
+  relabel();
+  return { root, relabel, destroy: () => { alive = false; } };
+}
