@@ -141,6 +141,23 @@ class Engine {
     return out;
   }
 
+  val stages() {
+    const std::vector<float>& logits = *current_;
+    if (auto error = sampling_lab::check_logits(logits, "logits")) return error_value(*error);
+    auto options = row_options(0, 1, logits.size());
+    if (auto* error = std::get_if<ArgumentError>(&options)) return error_value(*error);
+    val list = val::array();
+    for (const auto& stage : sampling_lab::filter_stages(logits, std::get<sampling_lab::SamplingOptions>(options), filter_workspace_)) {
+      val item = val::object();
+      item.set("filter", std::string(stage.filter));
+      item.set("kept", double(stage.kept));
+      list.call<void>("push", item);
+    }
+    val out = val::object();
+    out.set("stages", list);
+    return out;
+  }
+
   val sample_token() {
     const std::vector<float>& logits = *current_;
     if (auto error = sampling_lab::check_logits(logits, "logits")) return error_value(*error);
@@ -387,6 +404,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("coverCount", &Engine::cover_count)
       .function("distance", &Engine::distance)
       .function("range", &Engine::range)
+      .function("stages", &Engine::stages)
       .function("ranking", &Engine::ranking)
       .function("syntheticLogits", &Engine::synthetic_logits);
   emscripten::function("runExperiment", &run_experiment);

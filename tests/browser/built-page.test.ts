@@ -89,7 +89,13 @@ it('keeps slider values in the address, restores them, and resets', async () => 
 it('samples N tokens over the bars and offers its embed code', async () => {
   const host = page.locator('#shape');
   await host.getByRole('button', { name: /采样 1,000 次/ }).click();
-  await expect.poll(() => host.locator('line.empirical').count()).toBe(12);
+  // The draws arrive in batches, dots with whiskers and a running count, until all 1,000 are in.
+  await expect.poll(() => host.locator('.sl-legend').innerText()).toMatch(/已抽 1,000 次/);
+  expect(await host.locator('circle.sampled').count()).toBe(12);
+  expect(await host.locator('line.whisker').count()).toBe(12);
+  const [fill, radius] = await host.locator('circle.sampled').first().evaluate((el) => [getComputedStyle(el).fill, Number(el.getAttribute('r'))]);
+  expect(fill).not.toMatch(/none|rgba\(0, 0, 0, 0\)/);
+  expect(radius).toBeGreaterThanOrEqual(3);
   await host.getByLabel('温度 T').fill('0.7');
   await host.getByRole('button', { name: '复制嵌入代码' }).click();
   const code = await host.locator('textarea.sl-embed-code').inputValue();

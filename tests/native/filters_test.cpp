@@ -174,6 +174,30 @@ TEST(Filters, EpsilonCutsOnTheDistributionLeftByTheStagesBefore) {
   EXPECT_EQ(sl::filter_distribution(tied, options, probs, workspace).kept, 2u);
 }
 
+TEST(Filters, StagesAreTheCumulativeKeptCountsInChainOrder) {
+  const auto logits = reference::random_logits(151936, 77, 2.5);
+  sl::FilterWorkspace workspace;
+  std::vector<float> probs(logits.size());
+  sl::SamplingOptions options;
+  options.temperature = 0.8;
+  options.top_k = 500;
+  options.min_p = 0.01;
+  options.epsilon_cutoff = 3e-4;
+  const auto stages = sl::filter_stages(logits, options, workspace);
+  ASSERT_EQ(stages.size(), 3u);
+  EXPECT_EQ(stages[0].filter, "topK");
+  EXPECT_EQ(stages[0].kept, 500u);
+  EXPECT_EQ(stages[1].filter, "minP");
+  sl::SamplingOptions through_min_p = options;
+  through_min_p.epsilon_cutoff = 0.0;
+  EXPECT_EQ(stages[1].kept, sl::filter_distribution(logits, through_min_p, probs, workspace).kept);
+  EXPECT_EQ(stages[2].filter, "epsilonCutoff");
+  EXPECT_EQ(stages[2].kept, sl::filter_distribution(logits, options, probs, workspace).kept);
+  EXPECT_LE(stages[2].kept, stages[1].kept);
+  EXPECT_LT(stages[1].kept, stages[0].kept);
+  EXPECT_TRUE(sl::filter_stages(logits, sl::SamplingOptions{}, workspace).empty());
+}
+
 TEST(Validation, OptionsNameTheArgument) {
   const auto bad = [](sl::SamplingOptions p) { return sl::check_options(p, 8)->argument; };
   EXPECT_EQ(bad(params(-1, 0, 1, 0)), "temperature");

@@ -1,5 +1,6 @@
 // Result shapes of the core's experiments (core/experiments/src/chapter/). Their parameter
 // types are generated from the core's schemas (generated/types.ts).
+import type { FilterStage } from './sampling-lab-core.js';
 import type { ExperimentName, ExperimentParams } from './generated/types.js';
 
 export type { ExperimentName, ExperimentParams } from './generated/types.js';
@@ -10,6 +11,8 @@ export interface FiltersResult {
   probs: number[];
   /** The distribution before truncation (penalties and temperature only). */
   tempered: number[];
+  /** Where each active truncating filter cut the ranking, cumulatively in chain order. */
+  stages: FilterStage[];
   kept: number;
   keptMass: number;
   entropyBits: number;

@@ -1,10 +1,11 @@
-import type { CoreEngine, CoreEnum, CoreError, CoreModule } from './sampling-lab-core.js';
+import type { CoreEngine, CoreEnum, CoreError, CoreModule, FilterStage } from './sampling-lab-core.js';
 import { SamplingLabError } from './errors.js';
 import type { ExperimentName, ExperimentTypes } from './experiments.js';
 import type { FilterOptions, RandomKeyOptions } from './generated/types.js';
 import type { ExperimentInfo, IntegerArray, NumericArray, OptionSpec } from './schema.js';
 
 export type { FilterOptions, RandomKeyOptions } from './generated/types.js';
+export type { FilterStage } from './sampling-lab-core.js';
 
 export interface DistributionResult {
   /** The filtered, renormalised distribution (a copy owned by the caller). */
@@ -143,6 +144,16 @@ export class Lab {
     this.#writeOptions([options], FILTER_GROUPS);
     const result = unwrap(this.#engine.distribution());
     return { ...result, probs: result.probs.slice() };
+  }
+
+  /**
+   * Where each active truncating filter cuts the ranking: tokens kept after it and the filters
+   * before it, in chain order. A token of rank r is cut by the first stage with kept ≤ r.
+   */
+  stages(logits: NumericArray, options: FilterOptions = {}): FilterStage[] {
+    this.#input(logits, 'logits');
+    this.#writeOptions([options], FILTER_GROUPS);
+    return unwrap(this.#engine.stages()).stages;
   }
 
   /**

@@ -11,6 +11,11 @@ export interface CoreError {
 /** An embind enum value. */
 export interface CoreEnum { readonly value: number }
 
+export interface FilterStage {
+  filter: 'topK' | 'topP' | 'minP' | 'epsilonCutoff';
+  kept: number;
+}
+
 export interface CoreEngine {
   /** A view of `length` floats in an input slot, or an error naming `name` if that is too many. */
   floats(slot: CoreEnum, length: number, name: string): CoreError | Float32Array;
@@ -29,6 +34,7 @@ export interface CoreEngine {
   coverCount(mass: number, temperature: number, isProbs: boolean): CoreError | { count: number };
   distance(): CoreError | { tv: number; kl: number; overlap: number };
   range(): CoreError | { min: number; max: number };
+  stages(): CoreError | { stages: FilterStage[] };
   ranking(): CoreError | { order: Uint32Array };
   syntheticLogits(vocabSize: number, seed: number): CoreError | { logits: Float32Array };
 }

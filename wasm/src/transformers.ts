@@ -4,7 +4,7 @@
 import { AutoModelForCausalLM, AutoTokenizer, env, Tensor } from '@huggingface/transformers';
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { SamplingLabError } from './errors.js';
-import type { FilterOptions, Lab, SampleTokenOptions } from './lab.js';
+import type { FilterOptions, FilterStage, Lab, SampleTokenOptions } from './lab.js';
 
 export type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 
@@ -148,11 +148,8 @@ export interface GeneratedToken {
   kept: number;
   top: Candidate[];
   /** Tokens kept after each active filter, in chain order: where each one cut the ranking. */
-  cuts: { filter: string; kept: number }[];
+  cuts: FilterStage[];
 }
-
-const CHAIN = ['topK', 'topP', 'minP', 'epsilonCutoff'] as const;
-const OFF: Record<(typeof CHAIN)[number], number> = { topK: 0, topP: 1, minP: 0, epsilonCutoff: 0 };
 
 /**
  * Generates from `prompt` one token per iteration with the model's KV cache, every token chosen
@@ -207,13 +204,7 @@ function nextCache(output: Record<string, unknown>, previous?: Record<string, Te
 function describeStep(lab: Lab, tokenizer: PreTrainedTokenizer, logits: Float32Array, options: FilterOptions,
                       token: number, topCandidates: number): Omit<GeneratedToken, 'token' | 'text'> {
   const sampled = lab.distribution(logits, options);
-  const cuts: GeneratedToken['cuts'] = [];
-  const chain: FilterOptions = { ...options, ...OFF };
-  for (const filter of CHAIN) {
-    if ((options[filter] ?? OFF[filter]) === OFF[filter]) continue;
-    Object.assign(chain, { [filter]: options[filter] });
-    cuts.push({ filter, kept: lab.distribution(logits, chain).kept });
-  }
+  const cuts = lab.stages(logits, options);
   const top: Candidate[] = [];
   if (topCandidates > 0) {
     const { temperature = 1, repetitionPenalty, presencePenalty, frequencyPenalty, generatedIds } = options;

@@ -73,4 +73,41 @@ FilterResult filter_distribution(std::span<const float> input_logits, const Samp
   return {kept.ids.size(), kept_mass, entropy_nats / std::numbers::ln2, 1.0 / kept.kept_weight};
 }
 
+namespace {
+
+// The truncating filters in chain order: whether one is on, and the option turning it on.
+struct Truncation {
+  std::string_view name;
+  bool (*on)(const SamplingOptions&);
+  void (*take)(SamplingOptions& into, const SamplingOptions& from);
+};
+
+constexpr Truncation kTruncations[] = {
+    {"topK", [](const SamplingOptions& o) { return o.top_k > 0; }, [](SamplingOptions& i, const SamplingOptions& f) { i.top_k = f.top_k; }},
+    {"topP", [](const SamplingOptions& o) { return o.top_p < 1.0; }, [](SamplingOptions& i, const SamplingOptions& f) { i.top_p = f.top_p; }},
+    {"minP", [](const SamplingOptions& o) { return o.min_p > 0.0; }, [](SamplingOptions& i, const SamplingOptions& f) { i.min_p = f.min_p; }},
+    {"epsilonCutoff", [](const SamplingOptions& o) { return o.epsilon_cutoff > 0.0; },
+     [](SamplingOptions& i, const SamplingOptions& f) { i.epsilon_cutoff = f.epsilon_cutoff; }},
+};
+
+}  // namespace
+
+std::vector<FilterStage> filter_stages(std::span<const float> input_logits, const SamplingOptions& options,
+                                       FilterWorkspace& workspace) {
+  const auto logits = penalised(input_logits, options, workspace.penalties);
+  SamplingOptions cumulative = options;
+  cumulative.top_k = 0;
+  cumulative.top_p = 1.0;
+  cumulative.min_p = 0.0;
+  cumulative.epsilon_cutoff = 0.0;
+  std::vector<FilterStage> stages;
+  for (const auto& truncation : kTruncations) {
+    if (!truncation.on(options)) continue;
+    truncation.take(cumulative, options);
+    const std::size_t kept = options.temperature == 0.0 ? 1 : detail::select_kept(logits, cumulative, workspace).ids.size();
+    stages.push_back({truncation.name, kept});
+  }
+  return stages;
+}
+
 }  // namespace sampling_lab

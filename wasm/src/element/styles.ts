@@ -76,7 +76,19 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-bars { width: 100%; height: auto; display: block; }
 .sl-bars rect.kept { fill: var(--sl-kept); }
 .sl-bars rect.tempered { fill: none; stroke: var(--sl-muted); stroke-width: 1.5; stroke-dasharray: 3 2; }
-.sl-bars line.empirical { stroke: var(--sl-text); stroke-width: 3; }
+.sl-bars circle.sampled { fill: var(--sl-text); stroke: var(--sl-surface); stroke-width: 1.5; }
+.sl-bars line.whisker { stroke: var(--sl-text); stroke-width: 2; }
+.sl-bars polyline.cumulative { fill: none; stroke: var(--sl-series-2); stroke-width: 2; }
+.sl-bars line.level { stroke: var(--sl-muted); stroke-width: 1.5; stroke-dasharray: 5 4; }
+.sl-bars line.top-p { stroke: var(--sl-series-2); }
+.sl-bars text.level-label { fill: var(--sl-muted); font-size: 11px; text-anchor: end; }
+.sl-bars text.level-label.start { text-anchor: start; }
+.sl-bars text.axis { fill: var(--sl-series-2); font-size: 11px; text-anchor: start; }
+.sl-bars text.cut-by { fill: var(--sl-muted); font-size: 11px; }
+.sl-bars text.value.cut { text-decoration: line-through; }
+.sl-swatch.tempered { border: 1.5px dashed var(--sl-muted); }
+.sl-swatch.cumulative { height: 2px; vertical-align: .25em; background: var(--sl-series-2); }
+.sl-swatch.sampled { border-radius: 50%; background: var(--sl-text); }
 .sl-stale { opacity: .45; }
 .sl-bars text { fill: var(--sl-text); font-size: 13px; text-anchor: middle; }
 .sl-bars text.value { fill: var(--sl-muted); font-size: 11px; }
@@ -92,6 +104,8 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-readouts { display: grid; grid-template-columns: repeat(auto-fit, minmax(130px, 1fr)); gap: .5rem; margin: 0; }
 .sl-readout { background: var(--sl-bg); border-radius: 8px; padding: .4rem .6rem; }
 .sl-readout dt { font-size: .8rem; color: var(--sl-muted); }
+.sl-readout[data-readout="cuts"] { grid-column: 1 / -1; }
+.sl-readout[data-readout="cuts"] dd { font-size: 1rem; }
 .sl-readout dd { margin: 0; font-size: 1.15rem; font-variant-numeric: tabular-nums; }
 
 .sl-visually-hidden {

@@ -30,7 +30,12 @@ Json filters(Params& params, const Progress&) {
   CoverWorkspace cover_workspace;
   const FilterResult result = filter_distribution(logits, options, probs, filter_workspace);
   tempered_distribution(logits, options, tempered, filter_workspace.penalties);
+  Json stages = Json::array();
+  for (const auto& stage : filter_stages(logits, options, filter_workspace)) {
+    stages.push_back({{"filter", stage.filter}, {"kept", stage.kept}});
+  }
   return {{"probs", probs},
+          {"stages", stages},
           {"tempered", tempered},
           {"kept", result.kept},
           {"keptMass", result.kept_mass},

@@ -1,8 +1,10 @@
 #pragma once
 // Logit processors in the decoding chapter's order:
-// penalties -> temperature -> top-k -> top-p -> min-p, then renormalise.
+// penalties -> temperature -> top-k -> top-p -> min-p -> ε, then renormalise.
 #include <cstddef>
 #include <span>
+#include <string_view>
+#include <vector>
 
 #include "sampling_lab/options.hpp"
 #include "sampling_lab/workspace.hpp"
@@ -34,5 +36,17 @@ void tempered_distribution(std::span<const float> logits, const SamplingOptions&
 // distribution), min-p keeps p_i >= min_p * p_max. Expects checked inputs.
 FilterResult filter_distribution(std::span<const float> logits, const SamplingOptions& options,
                                  std::span<float> probs, FilterWorkspace& workspace);
+
+// One truncating filter of the chain and the tokens left once it and those before it have cut.
+struct FilterStage {
+  std::string_view filter;  // the option's public name: "topK", "topP", "minP", "epsilonCutoff"
+  std::size_t kept;
+};
+
+// Where each active truncating filter cuts the ranking, cumulatively in chain order (top-k,
+// top-p, min-p, ε): a token of rank r is cut by the first stage whose `kept` is at most r.
+// Expects checked inputs.
+std::vector<FilterStage> filter_stages(std::span<const float> logits, const SamplingOptions& options,
+                                       FilterWorkspace& workspace);
 
 }  // namespace sampling_lab

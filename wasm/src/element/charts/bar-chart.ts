@@ -1,56 +1,117 @@
-// Labelled SVG bars of a small distribution: the tempered distribution as outlines, the kept,
-// renormalised one filled, sampled frequencies as marks; a hidden table carries the numbers.
-import { chartSize, element, fillTable, svg } from '../dom.js';
+// Labelled SVG bars of a small distribution in rank order: the tempered distribution as outlines
+// (before truncation), the kept, renormalised one filled (after), the cumulative mass of the
+// tempered one against the top-p level, the min-p line, the top-k boundary, the filter that cut
+// each token, and sampled frequencies as dots with ±2 standard-error whiskers. A hidden table
+// carries the numbers.
+import type { FilterStage } from '../../sampling-lab-core.js';
+import { chartSize, element, fillLegend, fillTable, svg } from '../dom.js';
 import type { Chart } from '../kit.js';
 
 export interface BarChartData {
   labels: readonly string[];
   tempered: readonly number[];
   kept: readonly number[];
+  /** Where each active filter cut the ranking (bars are in rank order). */
+  stages: readonly FilterStage[];
+  topP: number;
+  minP: number;
+  topK: number;
   summary: string;
-  /** Sampled frequencies, drawn as marks. */
-  empirical?: readonly number[];
-  columns: { token: string; tempered: string; kept: string; sampled: string };
+  /** Sampled frequencies after n draws, drawn as dots with ±2 SE whiskers. */
+  sampled?: { frequencies: readonly number[]; n: number };
+  text: {
+    token: string; tempered: string; kept: string; sampled: string; cumulative: string;
+    cutBy: Record<FilterStage['filter'], string>; topP: string; minP: string; topK: string;
+  };
 }
 
-const [BASE_HEIGHT, TOP, BOTTOM] = [220, 18, 26];
+const [BASE_HEIGHT, TOP, BOTTOM, RIGHT] = [240, 22, 44, 34];
+const SHORT: Record<FilterStage['filter'], string> = { topK: 'k', topP: 'p', minP: 'm', epsilonCutoff: 'ε' };
 
 export class BarChart implements Chart {
   #box: HTMLElement;
   #svg?: SVGSVGElement;
+  #legend = element('div', 'sl-legend');
   #table = element('table', 'sl-visually-hidden');
 
   constructor(box: HTMLElement) {
     this.#box = box;
   }
 
-  draw({ labels, tempered, kept, summary, empirical, columns }: BarChartData): void {
+  draw(data: BarChartData): void {
+    const { labels, tempered, kept, stages, sampled, text } = data;
     if (!this.#svg) {
       this.#svg = svg('svg', { class: 'sl-bars', role: 'img' });
-      this.#box.replaceChildren(this.#svg, this.#table);
+      this.#box.replaceChildren(this.#svg, this.#legend, this.#table);
     }
-    const { width: WIDTH, height: HEIGHT } = chartSize(this.#box, BASE_HEIGHT);
-    this.#svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
-    this.#svg.setAttribute('aria-label', summary);
-    const slot = WIDTH / tempered.length;
-    const scale = (HEIGHT - TOP - BOTTOM) / Math.max(...tempered, ...kept, ...(empirical ?? []), 1e-9);
-    const y = (p: number) => HEIGHT - BOTTOM - p * scale;
+    const { width, height } = chartSize(this.#box, BASE_HEIGHT);
+    this.#svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+    this.#svg.setAttribute('aria-label', data.summary);
+    const plotWidth = width - RIGHT;
+    const slot = plotWidth / tempered.length;
+    const narrow = slot < 44;
+    const whisker = (p: number, f: number) => 2 * Math.sqrt(Math.max(p * (1 - p), f * (1 - f)) / sampled!.n);
+    const highest = Math.max(...tempered, ...kept, ...(sampled ? sampled.frequencies.map((f, i) => f + whisker(kept[i], f)) : []), 1e-9);
+    const bottom = height - BOTTOM;
+    const scale = (bottom - TOP) / highest;
+    const y = (p: number) => bottom - p * scale;
+    // The cumulative mass has its own axis on the right: 0 at the bottom, 1 at the top.
+    const yCumulative = (c: number) => bottom - c * (bottom - TOP);
+    const cutBy = (rank: number) => stages.find((s) => s.kept <= rank)?.filter;
     const nodes: SVGElement[] = [];
+
+    let cumulative = 0;
+    const cumulativePoints: string[] = [`0,${yCumulative(0)}`];
     tempered.forEach((p, i) => {
       const x = i * slot + slot * 0.15;
-      const width = slot * 0.7;
-      nodes.push(svg('rect', { x, y: y(p), width, height: Math.max(p * scale, 0.5), class: 'tempered' }));
-      if (kept[i] > 0) nodes.push(svg('rect', { x, y: y(kept[i]), width, height: kept[i] * scale, class: 'kept' }));
+      const barWidth = slot * 0.7;
+      nodes.push(svg('rect', { x, y: y(p), width: barWidth, height: Math.max(p * scale, 0.5), class: 'tempered' }));
+      if (kept[i] > 0) nodes.push(svg('rect', { x, y: y(kept[i]), width: barWidth, height: kept[i] * scale, class: 'kept' }));
       const shown = kept[i] > 0 ? kept[i] : p;
-      nodes.push(svg('text', { x: x + width / 2, y: y(Math.max(shown, p)) - 4, class: 'value' }, formatShort(shown)));
-      nodes.push(svg('text', { x: x + width / 2, y: HEIGHT - 8, class: 'label' }, labels[i]));
-      if (empirical) nodes.push(svg('line', { x1: x - 2, x2: x + width + 2, y1: y(empirical[i]), y2: y(empirical[i]), class: 'empirical' }));
+      // Narrow slots keep the kept tokens' values and shorten the filter names to their letter.
+      if (!narrow || kept[i] > 0) {
+        nodes.push(svg('text', { x: x + barWidth / 2, y: y(Math.max(shown, p)) - 4, class: kept[i] > 0 ? 'value' : 'value cut' }, formatShort(shown)));
+      }
+      nodes.push(svg('text', { x: x + barWidth / 2, y: bottom + 16, class: 'label' }, labels[i]));
+      const filter = kept[i] > 0 ? undefined : cutBy(i);
+      if (filter) nodes.push(svg('text', { x: x + barWidth / 2, y: bottom + 32, class: 'cut-by' }, narrow ? SHORT[filter] : text.cutBy[filter]));
+      if (sampled) {
+        const f = sampled.frequencies[i];
+        const spread = whisker(kept[i], f);
+        nodes.push(svg('line', { x1: x + barWidth / 2, x2: x + barWidth / 2, y1: y(Math.max(0, f - spread)), y2: y(f + spread), class: 'whisker' }),
+          svg('circle', { cx: x + barWidth / 2, cy: y(f), r: 4, class: 'sampled' }));
+      }
+      cumulative += p;
+      cumulativePoints.push(`${(i + 1) * slot},${yCumulative(Math.min(cumulative, 1))}`);
     });
+    nodes.push(svg('polyline', { points: cumulativePoints.join(' '), class: 'cumulative' }));
+    // The right axis of the cumulative mass, and the levels and boundaries the filters use.
+    for (const c of [0, 0.5, 1]) nodes.push(svg('text', { x: plotWidth + 4, y: yCumulative(c) + 4, class: 'axis' }, String(c)));
+    if (data.topP < 1) {
+      nodes.push(svg('line', { x1: 0, x2: plotWidth, y1: yCumulative(data.topP), y2: yCumulative(data.topP), class: 'level top-p' }),
+        svg('text', { x: plotWidth - 4, y: yCumulative(data.topP) - 4, class: 'level-label' }, `${text.topP} ${data.topP}`));
+    }
+    if (data.minP > 0) {
+      const line = data.minP * Math.max(...tempered);
+      nodes.push(svg('line', { x1: 0, x2: plotWidth, y1: y(line), y2: y(line), class: 'level min-p' }),
+        svg('text', { x: plotWidth - 4, y: y(line) - 4, class: 'level-label' }, `${text.minP} ${data.minP}`));
+    }
+    if (data.topK > 0 && data.topK < tempered.length) {
+      const x = data.topK * slot;
+      nodes.push(svg('line', { x1: x, x2: x, y1: TOP - 12, y2: bottom, class: 'level top-k' }),
+        svg('text', { x: x + 4, y: TOP - 2, class: 'level-label start' }, `${text.topK} ${data.topK}`));
+    }
     this.#svg.replaceChildren(...nodes);
+    fillLegend(this.#legend, [
+      { label: text.tempered, swatch: 'tempered' },
+      { label: text.kept, swatch: '--sl-kept' },
+      { label: text.cumulative, swatch: 'cumulative' },
+      ...(sampled ? [{ label: text.sampled, swatch: 'sampled' }] : []),
+    ]);
     fillTable(this.#table, {
-      caption: summary,
-      head: [columns.token, columns.tempered, columns.kept, ...(empirical ? [columns.sampled] : [])],
-      rows: labels.map((label, i) => [label, tempered[i].toFixed(4), kept[i].toFixed(4), ...(empirical ? [empirical[i].toFixed(4)] : [])]),
+      caption: data.summary,
+      head: [text.token, text.tempered, text.kept, ...(sampled ? [text.sampled] : [])],
+      rows: labels.map((label, i) => [label, tempered[i].toFixed(4), kept[i].toFixed(4), ...(sampled ? [sampled.frequencies[i].toFixed(4)] : [])]),
       rowHeaders: true,
     });
   }

@@ -14,6 +14,7 @@ import type { Widget, WidgetContext } from './types.js';
 // The handbook's softmax widget logits (labels come from i18n).
 const HANDBOOK_LOGITS = [4.2, 3.6, 3.1, 2.4, 2.0, 1.6, 1.1, 0.6, 0.1, -0.4, -1.0, -1.8];
 const SAMPLE_DRAWS = 1000;
+const SAMPLE_BATCH = 50;
 type Mode = 'handbook' | 'synthetic' | 'file';
 
 /** The filters experiment's result, with vocabulary-sized arrays kept typed. */
@@ -27,10 +28,14 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
   // The distribution being shaped, with its ranking for the log-rank chart.
   let source: { logits: Float32Array | number[]; ranking?: Uint32Array } = { logits: HANDBOOK_LOGITS };
   let file: NpyArray | undefined;
+  // The logits came from a real model's position (the page's real-model section), not a stand-in.
+  let fromModel = false;
   let temperatures: TemperatureResult | undefined;
-  let empirical: number[] | undefined;
+  // Draws so far, shown as they arrive: counts per token and how many.
+  let sampled: { counts: number[]; n: number } | undefined;
   let seed = 0;
   let playing = 0;
+  let sampling = 0;
 
   return experimentWidget<Shape>(context, {
     experiment: 'filters',
@@ -42,6 +47,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       return {
         ...filtered,
         tempered: lab.distribution(logits, { temperature: options.temperature }).probs,
+        stages: lab.stages(logits, options),
         tokensFor90: lab.coverCount(logits, 0.9, { temperature: options.temperature }),
       };
     },
@@ -75,20 +81,20 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       const topP = kit.slider('topP', { label: (s) => s.topP, value: 0.9, format: (p) => p.toFixed(2) });
       const minP = kit.slider('minP', { label: (s) => s.minP, format: (p) => p.toFixed(2) });
       const position = kit.slider('position', { label: (s) => s.position, min: 0, max: 0, step: 1, value: 0, onInput: () => loadRow() });
-      const clearSamples = () => { empirical = undefined; kit.update(); };
-      for (const control of [temperature, topK, topP, minP]) control.input.addEventListener('input', () => { empirical = undefined; });
+      const clearSamples = () => { stopSampling(); kit.update(); };
+      for (const control of [temperature, topK, topP, minP]) control.input.addEventListener('input', () => stopSampling());
       kit.controls.append(temperature.root, topK.root, topP.root, minP.root, position.root);
 
       const chartBox = element('div', 'sl-chart');
       const bars = kit.chart(new BarChart(chartBox));
       const rankChart = kit.chart(new RankChart(chartBox));
-      const numbers = kit.readouts(['entropy', 'kept', 'kept-mass', 'top-prob', 'tokens-for-90']);
+      const numbers = kit.readouts(['entropy', 'kept', 'kept-mass', 'top-prob', 'tokens-for-90', 'cuts']);
       const table = element('table', 'sl-table sl-temperatures');
       kit.body.append(filePanel, chartBox, numbers.root, table);
 
       function setMode(next: Mode): void {
         mode = next;
-        empirical = undefined;
+        stopSampling();
         if (mode === 'handbook') source = { logits: HANDBOOK_LOGITS };
         if (mode === 'synthetic') {
           const logits = lab.syntheticLogits();
@@ -123,7 +129,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         if (!temperatures) return;
         const s = strings();
         fillTable(table, {
-          caption: s.temperatureCaption(temperatures.vocabSize),
+          caption: s.temperatureCaption(temperatures.vocabSize) + (mode === 'file' && fromModel ? '' : s.standIn),
           head: ['T', s.topProb, s.tokensFor90, s.entropy],
           rows: temperatures.rows.map((r) => [r.temperature, r.topProb.toFixed(3), r.tokensForMass.toLocaleString(), r.entropyBits.toFixed(2)]),
         });
@@ -142,6 +148,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           // Surface bad logits (NaN, empty) now, with the core's message.
           lab.coverCount(npyRow(parsed, parsed.shape.length === 2 ? 0 : undefined), 0.9);
           file = parsed;
+          fromModel = false;
           sourceNote.textContent = chosen.name;
           fileError.textContent = '';
           position.setRange(0, parsed.shape.length === 2 ? parsed.shape[0] - 1 : 0);
@@ -159,14 +166,25 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         if (dropped) void loadFile(dropped);
       });
 
-      // Draws from the filtered distribution, shown as marks over the bars.
+      // Draws from the filtered distribution, a batch per frame, so the dots can be seen settling
+      // towards the bars; each has its ±2 standard-error whisker.
       function sample(): void {
+        stopSampling();
         const probs = lab.distribution(source.logits, options()).probs;
-        const draws = lab.sample(probs, { isProbs: true, n: SAMPLE_DRAWS, seed: seed++, method: 'alias' });
-        const counts = new Array<number>(probs.length).fill(0);
-        for (const d of draws) counts[d]++;
-        empirical = counts.map((c) => c / SAMPLE_DRAWS);
-        kit.update();
+        sampled = { counts: new Array<number>(probs.length).fill(0), n: 0 };
+        const batch = () => {
+          for (const d of lab.sample(probs, { isProbs: true, n: SAMPLE_BATCH, seed: seed++, method: 'alias' })) sampled!.counts[d]++;
+          sampled!.n += SAMPLE_BATCH;
+          kit.update();
+          sampling = sampled!.n < SAMPLE_DRAWS ? requestAnimationFrame(batch) : 0;
+        };
+        batch();
+      }
+
+      function stopSampling(): void {
+        cancelAnimationFrame(sampling);
+        sampling = 0;
+        sampled = undefined;
       }
 
       function play(): void {
@@ -179,6 +197,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       }
 
       function stop(): void {
+        stopSampling();
         clearInterval(playing);
         playing = 0;
         labelPlay();
@@ -201,24 +220,33 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           const s = strings();
           const summary = s.chartSummary(result.kept, source.logits.length);
           if (mode === 'handbook') {
+            const chosen = options();
             bars.draw({
-              labels: s.tokenLabels, tempered: Array.from(result.tempered), kept: Array.from(result.probs), summary, empirical,
-              columns: { token: s.token, tempered: s.beforeTruncation, kept: s.afterTruncation, sampled: s.sampledFrequency },
+              labels: s.tokenLabels, tempered: Array.from(result.tempered), kept: Array.from(result.probs), stages: result.stages,
+              topP: chosen.topP, minP: chosen.minP, topK: chosen.topK, summary,
+              sampled: sampled && { frequencies: sampled.counts.map((c) => c / sampled!.n), n: sampled.n },
+              text: {
+                token: s.token, tempered: s.beforeTruncation, kept: s.afterTruncation, cumulative: s.cumulativeMass,
+                sampled: sampled ? s.sampledCount(sampled.n) : '', cutBy: s.cutBy, topP: 'top-p', minP: 'min-p', topK: 'top-k',
+              },
             });
           } else {
             rankChart.draw(source.ranking!, result.tempered as Float32Array, result.kept, {
               rank: s.rank, probability: s.probability, kept: s.keptSeries, cut: s.cutSeries, summary,
             });
           }
-          numbers.set('entropy', s.entropy, `${result.entropyBits.toFixed(2)} ${s.bits}`);
+          numbers.set('entropy', s.entropyAfter, `${result.entropyBits.toFixed(2)} ${s.bits}`);
           numbers.set('kept', s.kept, `${result.kept.toLocaleString()} ${s.keptUnit}`.trim());
-          numbers.set('kept-mass', s.keptMass, percent(result.keptMass));
-          numbers.set('top-prob', s.topProb, percent(result.topProb));
-          numbers.set('tokens-for-90', s.tokensFor90, `${result.tokensFor90.toLocaleString()} ${s.tokensUnit}`.trim());
+          numbers.set('kept-mass', s.keptMassBefore, percent(result.keptMass));
+          numbers.set('top-prob', s.topProbAfter, percent(result.topProb));
+          numbers.set('tokens-for-90', s.tokensFor90Before, `${result.tokensFor90.toLocaleString()} ${s.tokensUnit}`.trim());
+          numbers.set('cuts', s.cutsTitle, result.stages.length
+            ? result.stages.map((stage) => s.cutAfter(s.cutBy[stage.filter], stage.kept)).join(' → ') : s.noCut);
         },
         relabel: () => { labelPlay(); renderTemperatures(); },
         destroy: stop,
         loadLogits(logits, label) {
+          fromModel = true;
           file = { shape: [logits.length], data: logits };
           sourceNote.textContent = label;
           fileError.textContent = '';

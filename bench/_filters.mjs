@@ -1,0 +1,10 @@
+import { chromium } from 'playwright-core';
+const [out, width, lang] = [process.argv[2], Number(process.argv[3] ?? 1280), process.argv[4] ?? 'zh'];
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width, height: 900 } });
+await page.goto(`http://127.0.0.1:8765/?lang=${lang}&shape.top-k=4&shape.min-p=0.05#shape-title`);
+await page.waitForTimeout(1500);
+await page.locator('#shape .sl-sample').click();
+await page.waitForTimeout(1500);
+await page.locator('#shape').screenshot({ path: out });
+await browser.close();
