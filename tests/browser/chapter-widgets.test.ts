@@ -62,18 +62,25 @@ it('speculative: top-2 keeps the output exact; the pitfall is rejected by chi-sq
   await expect.poll(() => readout(host, 'acceptance'), { timeout: 20_000 }).not.toBe('0.875');
 });
 
-it('importance: ESS falls with the shift; TIS trades bias for spread', async () => {
+it('importance: shifts 0, 1 and 3 side by side on one axis; ESS falls with the shift; TIS trades bias for spread', async () => {
   const host = widget('importance');
   await host.scrollIntoViewIfNeeded();
-  await expect.poll(() => host.locator('.sl-body .sl-table tbody tr').count(), { timeout: 20_000 }).toBe(4);
+  const rows = host.locator('.sl-body .sl-table tbody tr');
+  await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(12); // 3 shifts × 4 estimators
   expect(await readout(host, 'true-mean')).toBe('6.20');
-  const cells = async (row: number) => (await host.locator('.sl-body .sl-table tbody tr').nth(row).locator('td').allInnerTexts()).map(Number);
-  const [plainBias, plainStd] = await cells(0);
-  const [tisBias, tisStd] = await cells(1);
+  expect(await host.locator('.sl-panel').count()).toBe(3);
+  const ess = (await readout(host, 'ess')).split('(')[0].split('/').map(Number);
+  expect(ess[0]).toBe(1000);
+  expect(ess[1]).toBeLessThan(ess[0]);
+  expect(ess[2]).toBeLessThan(ess[1]);
+  const cells = async (row: number) => (await rows.nth(row).locator('td').allInnerTexts()).slice(2).map(Number);
+  // Shift 3: rows 8 … 11 are plain IS, TIS, MIS, self-normalised.
+  const [plainBias, plainStd] = await cells(8);
+  const [tisBias, tisStd, tisMse] = await cells(9);
+  const [, , selfMse] = await cells(11);
   expect(tisStd).toBeLessThan(plainStd);
   expect(Math.abs(tisBias)).toBeGreaterThan(Math.abs(plainBias));
-  await host.getByLabel('q 相对 p 的偏移').fill('0');
-  await expect.poll(() => readout(host, 'ess'), { timeout: 20_000 }).toBe('1000 / 1000');
+  expect(selfMse).toBeLessThan(tisMse);
 });
 
 it('sample-size: exercise 2 gives 1,152 per configuration and the sliders move it', async () => {

@@ -18,18 +18,19 @@ const samplers = () => page.locator('sampling-lab[experiment="samplers"]');
 const mcError = () => page.locator('sampling-lab[experiment="mc-error"]');
 const tableText = (host: ReturnType<typeof samplers>) => host.locator('.sl-body .sl-table tbody').innerText();
 
-it('samplers: four methods with frequencies, deviation, chi-square p-value and time', async () => {
+it('samplers: four methods\' deviations from p against the ±2 SE band, largest deviation and chi-square p-value', async () => {
   await samplers().scrollIntoViewIfNeeded();
   const rows = samplers().locator('.sl-body .sl-table tbody tr');
   await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(4);
   expect(await rows.locator('th').allInnerTexts()).toEqual(['逆 CDF', 'Gumbel-max', '指数竞赛', '别名法']);
   for (const row of await rows.all()) {
-    const [deviation, pValue, nanos] = (await row.locator('td').allInnerTexts()).map(Number);
+    const [deviation, pValue] = (await row.locator('td').allInnerTexts()).map(Number);
     expect(deviation).toBeLessThan(0.01);
     expect(pValue).toBeGreaterThan(1e-6);
-    expect(nanos).toBeGreaterThan(0);
   }
-  expect(await samplers().locator('.sl-bars rect').count()).toBe(25); // 5 categories × (4 methods + p)
+  expect(await samplers().locator('.sl-deviation rect.band').count()).toBe(5);
+  expect(await samplers().locator('.sl-deviation circle.dot').count()).toBe(20); // 5 categories × 4 methods
+  await expect(samplers().locator('.sl-note').innerText()).resolves.toMatch(/0\.05/);
 });
 
 it('samplers: the n slider and a new seed change the results', async () => {

@@ -35,9 +35,13 @@ export interface ChiSquare {
 
 export interface SamplersResult {
   n: number;
+  /** √(p(1 − p)/n) per category: the spread of a correct sampler's frequencies. */
+  standardErrors: number[];
   methods: {
     name: 'inverse-cdf' | 'gumbel-max' | 'exponential-race' | 'alias';
     frequencies: number[];
+    /** frequency − p per category. */
+    deviations: number[];
     maxDeviation: number;
     chiSquare: ChiSquare;
     nanosPerSample: number;

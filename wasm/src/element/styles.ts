@@ -89,6 +89,15 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-swatch.tempered { border: 1.5px dashed var(--sl-muted); }
 .sl-swatch.cumulative { height: 2px; vertical-align: .25em; background: var(--sl-series-2); }
 .sl-swatch.sampled { border-radius: 50%; background: var(--sl-text); }
+.sl-deviation rect.band { fill: var(--sl-grid); stroke: var(--sl-muted); stroke-dasharray: 3 3; }
+.sl-deviation line.zero { stroke: var(--sl-muted); stroke-width: 1; }
+.sl-deviation circle.dot { stroke: var(--sl-surface); stroke-width: 1; }
+.sl-deviation text.axis-left { fill: var(--sl-muted); font-size: 11px; text-anchor: end; }
+.sl-swatch.band { background: var(--sl-grid); border: 1px dashed var(--sl-muted); }
+.sl-note { color: var(--sl-muted); font-size: .9rem; margin: .5rem 0 0; }
+.sl-small-multiples { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: .5rem 1rem; }
+.sl-panel { margin: 0; min-width: 0; }
+.sl-panel figcaption { font-size: .9rem; color: var(--sl-muted); }
 .sl-stale { opacity: .45; }
 .sl-bars text { fill: var(--sl-text); font-size: 13px; text-anchor: middle; }
 .sl-bars text.value { fill: var(--sl-muted); font-size: 11px; }

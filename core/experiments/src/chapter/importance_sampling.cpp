@@ -38,13 +38,9 @@ Json spread_json(std::span<const double> estimates, double truth) {
   return {{"mean", mean}, {"bias", mean - truth}, {"std", sample_std(estimates)}, {"mse", mse / double(estimates.size())}};
 }
 
-// Counts of each estimator's estimates on `bins` shared bins spanning them and the true mean.
-Json histogram_json(const std::vector<std::vector<double>>& estimates, double truth, std::size_t bins) {
-  double lo = truth, hi = truth;
-  for (const auto& list : estimates) {
-    lo = std::min(lo, *std::min_element(list.begin(), list.end()));
-    hi = std::max(hi, *std::max_element(list.begin(), list.end()));
-  }
+// Counts of each estimator's estimates on `bins` bins over [lo, hi], shared by every shift so
+// that their histograms can stand side by side on one axis.
+Json histogram_json(const std::vector<std::vector<double>>& estimates, double lo, double hi, std::size_t bins) {
   const double width = hi > lo ? (hi - lo) / double(bins) : 1.0;
   std::vector<double> edges(bins + 1);
   for (std::size_t b = 0; b <= bins; ++b) edges[b] = lo + width * double(b);
@@ -79,6 +75,9 @@ Json importance(Params& params, const Progress& progress) {
   SamplerWorkspace workspace;
   std::vector<std::int32_t> draws(static_cast<std::size_t>(n));
   Json rows = Json::array();
+  // Every shift's estimates, for histograms on one shared axis that includes the true mean.
+  std::vector<std::vector<std::vector<double>>> all_estimates;
+  double lo = true_mean, hi = true_mean;
   for (std::size_t s = 0; s < shifts.size(); ++s) {
     std::vector<double> shifted(10);
     for (std::size_t i = 0; i < 10; ++i) shifted[i] = base[i] - shifts[s] * ramp[i];
@@ -103,13 +102,18 @@ Json importance(Params& params, const Progress& progress) {
     if (repeats > 1) {
       row["estimators"] = Json::object();
       for (std::size_t e = 0; e < 4; ++e) row["estimators"][kEstimators[e]] = spread_json(estimates[e], true_mean);
-      row["histogram"] = histogram_json(estimates, true_mean, bins);
       row["essMean"] = std::accumulate(ess.begin(), ess.end(), 0.0) / double(ess.size());
       row["essStd"] = sample_std(ess);
+      for (const auto& list : estimates) {
+        lo = std::min(lo, *std::min_element(list.begin(), list.end()));
+        hi = std::max(hi, *std::max_element(list.begin(), list.end()));
+      }
+      all_estimates.push_back(std::move(estimates));
     }
     rows.push_back(std::move(row));
     if (!keep_going(progress, double(s + 1) / double(shifts.size()))) return cancelled(params);
   }
+  for (std::size_t s = 0; s < all_estimates.size(); ++s) rows[s]["histogram"] = histogram_json(all_estimates[s], lo, hi, bins);
   return {{"trueMean", true_mean}, {"p", p}, {"n", n}, {"clip", clip}, {"repeats", repeats}, {"rows", rows}};
 }
 

@@ -35,13 +35,19 @@ Json samplers(Params& params, const Progress& progress) {
     const auto observed = counts(draws, p.size());
     const auto frequency = frequencies(observed);
     const auto fit = chi_square(observed, p);
+    std::vector<double> deviations(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) deviations[i] = frequency[i] - double(p[i]);
     methods.push_back({{"name", method_name(method)},
                        {"frequencies", frequency},
+                       {"deviations", deviations},
                        {"maxDeviation", max_deviation(frequency, p)},
                        {"chiSquare", {{"statistic", fit.statistic}, {"dof", fit.dof}, {"pValue", fit.p_value}}},
                        {"nanosPerSample", elapsed.count() / double(n)}});
   }
-  return {{"n", n}, {"methods", methods}};
+  // A frequency's standard error under p: the spread chance alone gives each deviation.
+  std::vector<double> standard_errors(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) standard_errors[i] = standard_error(p[i], double(n));
+  return {{"n", n}, {"standardErrors", standard_errors}, {"methods", methods}};
 }
 
 }  // namespace
