@@ -99,6 +99,8 @@ export interface SpeculativeResult {
   draft: number[];
   /** norm(max(0, p − q)): where a rejection resamples from. */
   residual: number[];
+  /** The draft moved towards p in 11 steps: 1 − TV against the simulated acceptance. */
+  sweep: { closeness: number; oneMinusTV: number; simulated: number }[];
   acceptance: { empirical: number; theory: number; oneMinusTV: number; standardError: number };
   output: { frequencies: number[]; chiSquare: ChiSquare };
   expectedTokens: { alpha: number; gamma: number; formula: number; simulated: number; verifications: number };

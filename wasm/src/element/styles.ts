@@ -180,6 +180,8 @@ sampling-lab { container-type: inline-size; }
 .sl-swatch.target { background: var(--sl-series-1); }
 .sl-swatch.draft { background: var(--sl-series-2); }
 .sl-swatch.overlap { border: 2px solid var(--sl-text); }
+.sl-overlap rect.residual { fill: var(--sl-bad); }
+.sl-swatch.residual { background: var(--sl-bad); }
 .sl-toggle { display: inline-flex; align-items: center; gap: .35rem; font-size: .9rem; }
 .sl-toggle input { accent-color: var(--sl-accent); }
 `;

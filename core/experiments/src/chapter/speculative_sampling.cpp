@@ -19,15 +19,23 @@ constexpr double kMaxScannedTokens = 2e8;
 Json speculative(Params& params, const Progress& progress) {
   const bool exact = params.choice("mode") == "exact";
   const std::vector<float> p_full = params.floats("p");
-  const std::vector<float> q_full = params.given("q") ? params.floats("q")
-                                                      : std::vector<float>(p_full.size(), 1.0f / float(p_full.size()));
+  const std::vector<float> q_given = params.given("q") ? params.floats("q")
+                                                       : std::vector<float>(p_full.size(), 1.0f / float(p_full.size()));
+  const double closeness = params.number("closeness");
   const std::int64_t n = params.integer("n");
   const std::uint64_t seed = params.seed("seed");
   const auto g = std::size_t(params.integer("gamma"));
   const auto top_k = std::size_t(params.integer("topK"));
   if (auto error = check_probabilities(p_full, "p")) return reject(params, *error);
-  if (auto error = check_probabilities(q_full, "q")) return reject(params, *error);
-  if (q_full.size() != p_full.size()) return reject(params, {"q", "q must have as many entries as p"});
+  if (auto error = check_probabilities(q_given, "q")) return reject(params, *error);
+  if (q_given.size() != p_full.size()) return reject(params, {"q", "q must have as many entries as p"});
+  // The draft moved towards the target: (1 − λ) q + λ p, a draft that gets better continuously.
+  const auto mix = [&](double lambda) {
+    std::vector<float> mixed(p_full.size());
+    for (std::size_t i = 0; i < mixed.size(); ++i) mixed[i] = float((1.0 - lambda) * q_given[i] + lambda * p_full[i]);
+    return mixed;
+  };
+  const std::vector<float> q_full = mix(closeness);
   const std::size_t v = p_full.size();
   if (double(n) * double(v) > kMaxScannedTokens) return reject(params, {"n", "n × len(p) must be at most 2e8"});
 
@@ -64,6 +72,22 @@ Json speculative(Params& params, const Progress& progress) {
     tokens += double(verify_chain(p, q, chain_drafts, rng).accepted + 1);
     if (c % 16384 == 0 && !keep_going(progress, 0.5 + 0.5 * double(c) / double(chains))) return cancelled(params);
   }
+  // Acceptance against 1 − TV as the draft closes in on p: simulated points on the diagonal.
+  constexpr int kSweepPoints = 11;
+  const std::size_t sweep_draws = std::min<std::size_t>(std::size_t(n), 20000);
+  Json sweep = Json::array();
+  for (int k = 0; k < kSweepPoints; ++k) {
+    const double lambda = double(k) / double(kSweepPoints - 1);
+    std::vector<float> q_sweep(v);
+    truncate_top_k(mix(lambda), top_k, q_sweep);
+    std::vector<std::int32_t> sweep_drafts(sweep_draws);
+    sample_probs(q_sweep, SamplingMethod::kInverseCdf, {seed, (std::uint64_t{1} << 40) + std::uint64_t(k)}, sweep_drafts, workspace);  // apart from the chains' streams
+    std::size_t sweep_accepted = 0;
+    for (const std::int32_t d : sweep_drafts) sweep_accepted += verify(p, q_sweep, d, rng).accepted;
+    sweep.push_back({{"closeness", lambda},
+                     {"oneMinusTV", 1.0 - distances(p, q_sweep).tv},
+                     {"simulated", double(sweep_accepted) / double(sweep_draws)}});
+  }
   std::vector<float> residual(v);
   double residual_mass = 0.0;
   for (std::size_t i = 0; i < v; ++i) residual_mass += residual[i] = std::max(0.0f, p[i] - q[i]);
@@ -73,6 +97,7 @@ Json speculative(Params& params, const Progress& progress) {
           {"target", p},
           {"draft", q},
           {"residual", residual},
+          {"sweep", sweep},
           {"acceptance", {{"empirical", empirical},
                           {"theory", theory},
                           {"oneMinusTV", 1.0 - distances(p, q).tv},
@@ -129,7 +154,8 @@ std::vector<Experiment> speculative_experiments() {
          {"seed", seed(), "Philox seed"},
          {"gamma", integer(4, closed(1, 64)), "Draft tokens per verification γ", {1, 8, 1}},
          {"topK", integer(0, closed(0, double(kMaxVocabulary))), "Truncate p and q to their top k first (exercise 1); 0 = off"},
-         {"mode", choice({"exact", "pitfall"}), "pitfall: verify against the untruncated q"}}},
+         {"mode", choice({"exact", "pitfall"}), "pitfall: verify against the untruncated q"},
+         {"closeness", number(0, closed(0, 1)), "Draft moved towards the target: (1 - closeness) q + closeness p", {0, 1, 0.05}}}},
        speculative},
       {{"acceptance",
         "Acceptance of a draft model per position of a passage: mean, median and minimum of "

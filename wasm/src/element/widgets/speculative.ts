@@ -1,7 +1,10 @@
 // Speculative sampling: target p and draft q with their overlap min(p, q) outlined (the
-// acceptance), the simulated output against p, and tokens per verification against γ.
+// acceptance) and the residual max(0, p − q) a rejection resamples from, a slider that moves the
+// draft towards the target, acceptance against 1 − TV as it does, the simulated output against p,
+// and tokens per verification against γ.
 import type { SpeculativeResult } from '../../index.js';
 import { GroupedBars } from '../charts/grouped-bars.js';
+import { LineChart } from '../charts/line-chart.js';
 import { OverlapBars } from '../charts/overlap-bars.js';
 import { element } from '../dom.js';
 import { strings } from '../i18n.js';
@@ -28,19 +31,23 @@ export function speculativeWidget(context: WidgetContext): Widget {
       const pitfall = kit.toggle('pitfall', (s) => s.pitfall);
       kit.toolbar.append(presets.root, topK.root, pitfall.root);
       const gamma = kit.slider('gamma', { label: (s) => s.draftTokens });
-      kit.controls.append(gamma.root);
+      const closeness = kit.slider('closeness', { label: (s) => s.closeness, format: (v) => v.toFixed(2) });
+      kit.controls.append(closeness.root, gamma.root);
+      const sweepBox = element('div', 'sl-chart');
+      const sweep = kit.chart(new LineChart(sweepBox));
       const overlapBox = element('div', 'sl-chart');
       const overlap = kit.chart(new OverlapBars(overlapBox));
       const numbers = kit.readouts(['acceptance', 'simulated-acceptance', 'chi-square', 'tokens-formula', 'tokens-simulated']);
       const outputBox = element('div', 'sl-chart');
       const output = kit.chart(new GroupedBars(outputBox));
-      kit.body.append(overlapBox, numbers.root, outputBox);
+      kit.body.append(overlapBox, numbers.root, sweepBox, outputBox);
       return {
         params() {
           pitfall.input.disabled = !topK.checked();
           return {
             p: kit.param('p').default, q: [...PRESETS[presets.value()]], gamma: gamma.value(),
             topK: topK.checked() ? EXERCISE_TOP_K : 0, mode: topK.checked() && pitfall.checked() ? 'pitfall' : 'exact',
+            closeness: closeness.value(),
           };
         },
         render(r) {
@@ -48,13 +55,18 @@ export function speculativeWidget(context: WidgetContext): Widget {
           const categories = r.target.map((_, i) => `x${i + 1}`);
           overlap.draw({
             categories, p: r.target, q: r.draft, summary: s.overlapSummary(r.acceptance.theory),
-            labels: { category: s.token, p: `p ${s.targetModel}`, q: `q ${s.draftModel}`, overlap: s.overlap },
+            labels: { category: s.token, p: `p ${s.targetModel}`, q: `q ${s.draftModel}`, overlap: s.overlap, residual: s.residual },
           });
           numbers.set('acceptance', s.acceptanceTheory, r.acceptance.theory.toFixed(3));
           numbers.set('simulated-acceptance', s.acceptanceSimulated, `${r.acceptance.empirical.toFixed(3)} ± ${(2 * r.acceptance.standardError).toFixed(3)}`);
           numbers.set('chi-square', s.chiSquareP, r.output.chiSquare.pValue.toPrecision(3));
           numbers.set('tokens-formula', s.tokensFormula, r.expectedTokens.formula.toFixed(2));
           numbers.set('tokens-simulated', s.tokensSimulated, r.expectedTokens.simulated.toFixed(2));
+          sweep.draw({
+            xLabel: '1 − TV(p, q)', yLabel: s.acceptanceRate, height: 200, xRange: [0, 1], yRange: () => [0, 1],
+            series: [{ label: s.theoryDiagonal, color: '--sl-muted', dash: [6, 4] }, { label: s.simulatedAcceptance, color: '--sl-series-1', points: true }],
+          }, [r.sweep.map((point) => point.oneMinusTV), r.sweep.map((point) => point.oneMinusTV), r.sweep.map((point) => point.simulated)],
+          s.sweepSummary);
           output.draw({
             categories,
             categoryLabel: s.token,
