@@ -164,10 +164,12 @@ sampling-lab { container-type: inline-size; }
 .sl-error:empty { display: none; }
 
 .sl-tree-svg { width: 100%; height: auto; display: block; }
-.sl-tree-svg .edge { stroke: var(--sl-grid); stroke-width: 3; }
-.sl-tree-svg .edge.beam { stroke: var(--sl-kept); stroke-width: 5; stroke-dasharray: 2 6; }
-.sl-tree-svg .edge.greedy { stroke: var(--sl-greedy); stroke-width: 5; }
-.sl-tree-svg .edge.best { stroke: var(--sl-best); stroke-width: 5; }
+.sl-tree-svg .edge { stroke: var(--sl-cut); stroke-width: 2; }
+.sl-tree-svg .edge.beam { stroke: var(--sl-kept); stroke-width: 4; stroke-dasharray: 6 4; }
+.sl-tree-svg .edge.beam-wide { stroke: var(--sl-series-4); stroke-width: 4; stroke-dasharray: 2 4; }
+.sl-swatch.beam-wide { background: var(--sl-series-4); }
+.sl-tree-svg .edge.greedy { stroke: var(--sl-greedy); stroke-width: 4; }
+.sl-tree-svg .edge.best { stroke: var(--sl-best); stroke-width: 4; }
 .sl-tree-svg text { fill: var(--sl-text); font-size: 15px; }
 .sl-tree-svg text.prob { fill: var(--sl-muted); font-size: 13px; text-anchor: middle; }
 .sl-tree-svg text.node { text-anchor: middle; font-weight: 600; }

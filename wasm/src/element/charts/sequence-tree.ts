@@ -1,20 +1,23 @@
-// A two-step sequence tree: conditional probabilities on the edges, each leaf's sequence
-// probability, and the greedy, most probable and beam paths marked.
+// A binary sequence tree of any small depth: conditional probabilities on the edges, each leaf's
+// sequence probability, and the greedy, beam and most probable paths each drawn in its own
+// colour and lane, so that paths sharing an edge all stay visible.
 import { chartSize, element, fillLegend, svg } from '../dom.js';
 import type { Chart } from '../kit.js';
 
 export interface TreeData {
-  /** P(first token) for the two roots' children, then P(second | first), breadth-first. */
-  edges: readonly number[];
-  /** Leaf label and sequence probability, in the order A a1, A a2, B b1, B b2. */
-  leaves: readonly { label: string; prob: number }[];
-  /** Paths as token lists; an edge is on a path when the path starts with the edge's prefix. */
+  depth: number;
+  /** P(first child) of every inner node, breadth-first (the second child has the rest). */
+  firstChild: readonly number[];
+  /** Sequence probability of every leaf, in breadth-first order. */
+  leaves: readonly number[];
+  /** The label of a path's last token (paths are lists of 0/1 choices from the root). */
+  token(path: readonly number[]): string;
   paths: readonly { path: readonly number[]; className: string; label: string }[];
-  rootLabels: readonly string[];
   summary: string;
 }
 
 const BASE_HEIGHT = 240;
+const LANE = 4;
 
 export class SequenceTree implements Chart {
   #box: HTMLElement;
@@ -25,35 +28,54 @@ export class SequenceTree implements Chart {
     this.#box = box;
   }
 
-  draw({ edges, leaves, paths, rootLabels, summary }: TreeData): void {
+  draw(data: TreeData): void {
     if (!this.#svg) {
       this.#svg = svg('svg', { class: 'sl-tree-svg', role: 'img' });
       this.#box.replaceChildren(this.#svg, this.#legend);
     }
-    const { width, height } = chartSize(this.#box, BASE_HEIGHT);
+    const leafCount = 2 ** data.depth;
+    const { width } = chartSize(this.#box, BASE_HEIGHT);
+    const height = Math.max(BASE_HEIGHT, leafCount * 34);
     this.#svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-    this.#svg.setAttribute('aria-label', summary);
-    const onPath = (prefix: number[]) => paths.filter((p) => prefix.every((t, i) => p.path[i] === t)).map((p) => p.className);
-    // Leaves' labels need about 100 px to the right of the last column.
-    const [x0, x1, x2] = [24, Math.round(width * 0.36), Math.round(Math.min(width * 0.72, width - 110))];
-    const row = height / 8;
-    const firstY = [2 * row, 6 * row];
-    const leafY = [row, 3 * row, 5 * row, 7 * row];
-    const nodes: SVGElement[] = [];
-    for (let a = 0; a < 2; a++) {
-      nodes.push(svg('line', { x1: x0, y1: height / 2, x2: x1, y2: firstY[a], class: ['edge', ...onPath([a])].join(' ') }),
-        svg('text', { x: (x0 + x1) / 2, y: (height / 2 + firstY[a]) / 2 - 8, class: 'prob' }, edges[a].toFixed(2)),
-        svg('text', { x: x1, y: firstY[a] - 10, class: 'node' }, rootLabels[a]));
-      for (let b = 0; b < 2; b++) {
-        const y = leafY[2 * a + b];
-        const leaf = leaves[2 * a + b];
-        nodes.push(svg('line', { x1, y1: firstY[a], x2, y2: y, class: ['edge', ...onPath([a, b])].join(' ') }),
-          svg('text', { x: (x1 + x2) / 2, y: (firstY[a] + y) / 2 - 6, class: 'prob' }, edges[2 + 2 * a + b].toFixed(2)),
-          svg('text', { x: x2 + 8, y: y + 5, class: 'leaf' }, `${leaf.label}  ${leaf.prob.toFixed(2)}`));
+    this.#svg.setAttribute('aria-label', data.summary);
+    // Columns from the root to the leaves; leaves' labels need about 110 px on the right.
+    const right = Math.max(width * 0.55, width - 120);
+    const x = (level: number) => 24 + ((right - 24) * level) / data.depth;
+    // A node at `level`, index `i` (breadth-first within its level) sits at the middle of its leaves.
+    const y = (level: number, i: number) => {
+      const span = 2 ** (data.depth - level);
+      return ((i * span + span / 2) / leafCount) * (height - 20) + 10;
+    };
+    const edges: SVGElement[] = [];
+    const paths: SVGElement[] = [];
+    const labels: SVGElement[] = [];
+    for (let level = 0; level < data.depth; level++) {
+      for (let i = 0; i < 2 ** level; i++) {
+        const node = 2 ** level - 1 + i;
+        for (let child = 0; child < 2; child++) {
+          const [x1, y1, x2, y2] = [x(level), y(level, i), x(level + 1), y(level + 1, 2 * i + child)];
+          const p = child === 0 ? data.firstChild[node] : 1 - data.firstChild[node];
+          edges.push(svg('line', { x1, y1, x2, y2, class: 'edge' }));
+          labels.push(svg('text', { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 6, class: 'prob' }, p.toFixed(2)));
+          // Leaves are named with their whole sequence below; inner nodes by their token.
+          if (level + 1 < data.depth) labels.push(svg('text', { x: x2, y: y2 - 8, class: 'node' }, data.token([...pathOf(i, level), child])));
+          // Each path that takes this edge, in its own lane.
+          data.paths.forEach((path, lane) => {
+            const prefix = prefixIndex(path.path, level);
+            if (prefix !== i || path.path[level] !== child) return;
+            const offset = (lane - (data.paths.length - 1) / 2) * LANE;
+            paths.push(svg('line', { x1, y1: y1 + offset, x2, y2: y2 + offset, class: `edge ${path.className}` }));
+          });
+        }
       }
     }
-    this.#svg.replaceChildren(...nodes);
-    fillLegend(this.#legend, paths.map((p) => ({ label: p.label, swatch: p.className })));
+    data.leaves.forEach((prob, i) => {
+      const path = pathOf(i, data.depth);
+      const tokens = path.map((_, level) => data.token(path.slice(0, level + 1)));
+      labels.push(svg('text', { x: x(data.depth) + 10, y: y(data.depth, i) + 5, class: 'leaf' }, `${tokens.join(' ')}  ${prob.toFixed(3)}`));
+    });
+    this.#svg.replaceChildren(...edges, ...paths, ...labels);
+    fillLegend(this.#legend, data.paths.map((p) => ({ label: p.label, swatch: p.className })));
   }
 
   reset(): void {
@@ -63,4 +85,16 @@ export class SequenceTree implements Chart {
   destroy(): void {
     this.reset();
   }
+}
+
+// The breadth-first index, within its level, of the node a path reaches after `level` steps.
+function prefixIndex(path: readonly number[], level: number): number {
+  let index = 0;
+  for (let step = 0; step < level; step++) index = 2 * index + path[step];
+  return index;
+}
+
+// The choices leading to node `index` (breadth-first within its level) at `level`.
+function pathOf(index: number, level: number): number[] {
+  return Array.from({ length: level }, (_, step) => (index >> (level - 1 - step)) & 1);
 }
