@@ -51,7 +51,13 @@ export interface SamplersResult {
 export interface McErrorResult {
   p: number;
   repeats: number;
-  rows: { n: number; std: number; theory: number }[];
+  rows: {
+    n: number; std: number; theory: number; ratio: number;
+    /** The estimates' 5th, 25th, 50th, 75th and 95th percentiles. */
+    spread: [number, number, number, number, number];
+  }[];
+  /** Least-squares slope of log std against log n: −½ by the 1/√n law (NaN below two rows). */
+  slope: number;
 }
 
 export interface EvalErrorResult {
@@ -60,6 +66,13 @@ export interface EvalErrorResult {
   standardError: number;
   /** Wilson score interval. */
   interval95: [number, number];
+  /** A second model `gap` better on the same questions. */
+  other: { accuracy: number; interval95: [number, number] };
+  differenceStandardError: number;
+  /** The gap in standard errors of the difference. */
+  z: number;
+  /** Questions needed for the gap to reach two standard errors. */
+  questionsForGap: number;
 }
 
 export interface PathResult {

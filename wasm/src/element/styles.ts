@@ -95,6 +95,13 @@ sampling-lab { display: block; min-height: 12rem; }
 .sl-deviation text.axis-left { fill: var(--sl-muted); font-size: 11px; text-anchor: end; }
 .sl-swatch.band { background: var(--sl-grid); border: 1px dashed var(--sl-muted); }
 .sl-note { color: var(--sl-muted); font-size: .9rem; margin: .5rem 0 0; }
+.sl-predict { margin: .5rem 0; }
+.sl-predict summary { cursor: pointer; min-height: 44px; display: flex; align-items: center; color: var(--sl-accent); }
+.sl-verdict { margin: .5rem 0 0; font-weight: 600; }
+.sl-intervals line.interval { stroke-width: 3; }
+.sl-intervals .first { stroke: var(--sl-series-1); fill: var(--sl-series-1); }
+.sl-intervals .second { stroke: var(--sl-series-2); fill: var(--sl-series-2); }
+.sl-intervals text.row-label { fill: var(--sl-text); font-size: 13px; text-anchor: end; }
 .sl-small-multiples { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: .5rem 1rem; }
 .sl-panel { margin: 0; min-width: 0; }
 .sl-panel figcaption { font-size: .9rem; color: var(--sl-muted); }

@@ -1,6 +1,8 @@
 // Monte-Carlo error: the spread of a frequency over repeated runs, and the error bars of an
 // accuracy measured on a finite evaluation set.
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "../registry.hpp"
 #include "sampling_lab/rng.hpp"
@@ -11,6 +13,21 @@ namespace sampling_lab::detail {
 namespace {
 
 constexpr double kMaxDraws = 1e8;
+
+// The slope of y against x by least squares: the exponent of std ∝ n^slope on log-log axes
+// (−½ by the 1/√n law). NaN with fewer than two points.
+double least_squares_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() < 2) return std::nan("");
+  const double n = double(x.size());
+  const double mean_x = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  const double mean_y = std::accumulate(y.begin(), y.end(), 0.0) / n;
+  double covariance = 0.0, variance = 0.0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    covariance += (x[i] - mean_x) * (y[i] - mean_y);
+    variance += (x[i] - mean_x) * (x[i] - mean_x);
+  }
+  return covariance / variance;
+}
 
 // The chapter's Monte-Carlo error experiment.
 Json mc_error(Params& params, const Progress& progress) {
@@ -24,6 +41,7 @@ Json mc_error(Params& params, const Progress& progress) {
 
   std::vector<double> estimates(static_cast<std::size_t>(repeats));
   Json rows = Json::array();
+  std::vector<double> log_n, log_std;
   double done = 0.0;
   for (std::size_t row = 0; row < ns.size(); ++row) {
     const auto n = std::uint64_t(ns[row]);
@@ -35,21 +53,42 @@ Json mc_error(Params& params, const Progress& progress) {
       done += double(n);
       if ((&estimate - estimates.data()) % 64 == 0 && !keep_going(progress, done / draws)) return cancelled(params);
     }
-    rows.push_back({{"n", n}, {"std", sample_std(estimates)}, {"theory", standard_error(p, double(n))}});
+    const double std = sample_std(estimates);
+    const double theory = standard_error(p, double(n));
+    // Where the estimates fell: the 5th, 25th, 50th, 75th and 95th percentiles.
+    std::sort(estimates.begin(), estimates.end());
+    std::vector<double> spread;
+    for (const double q : {0.05, 0.25, 0.5, 0.75, 0.95}) spread.push_back(estimates[std::size_t(q * double(estimates.size() - 1) + 0.5)]);
+    rows.push_back({{"n", n}, {"std", std}, {"theory", theory}, {"ratio", std / theory}, {"spread", spread}});
+    log_n.push_back(std::log(double(n)));
+    log_std.push_back(std::log(std));
   }
-  return {{"p", p}, {"repeats", repeats}, {"rows", rows}};
+  return {{"p", p}, {"repeats", repeats}, {"rows", rows}, {"slope", least_squares_slope(log_n, log_std)}};
 }
 
 // Standard error and Wilson interval of an accuracy measured on a finite evaluation set.
+// A second model `gap` better on the same questions: can this eval set tell them apart?
 Json eval_error(Params& params, const Progress&) {
   constexpr double kZ95 = 1.959963984540054;  // two-sided 95 % normal quantile
   const std::int64_t questions = params.integer("questions");
   const double accuracy = params.number("accuracy");
+  const double gap = params.number("gap");
+  const double other = std::min(1.0, accuracy + gap);
   const auto interval = wilson_interval(accuracy * double(questions), double(questions), kZ95);
+  const auto other_interval = wilson_interval(other * double(questions), double(questions), kZ95);
+  const double se = standard_error(accuracy, double(questions));
+  const double se_other = standard_error(other, double(questions));
+  const double se_difference = std::sqrt(se * se + se_other * se_other);
+  // Questions for the gap to reach two standard errors of the difference: gap = 2·√(2·a(1−a)/n).
+  const double variance = 0.5 * (accuracy * (1 - accuracy) + other * (1 - other));
   return {{"questions", questions},
           {"accuracy", accuracy},
-          {"standardError", standard_error(accuracy, double(questions))},
-          {"interval95", {interval.low, interval.high}}};
+          {"standardError", se},
+          {"interval95", {interval.low, interval.high}},
+          {"other", {{"accuracy", other}, {"interval95", {other_interval.low, other_interval.high}}}},
+          {"differenceStandardError", se_difference},
+          {"z", se_difference > 0 ? (other - accuracy) / se_difference : 0.0},
+          {"questionsForGap", gap > 0 ? std::ceil(8.0 * variance / (gap * gap)) : 0.0}};
 }
 
 }  // namespace
@@ -67,7 +106,8 @@ std::vector<Experiment> monte_carlo_experiments() {
       {{"eval-error",
         "Standard error and Wilson 95% interval of an accuracy measured on a finite eval set",
         {{"questions", integer(200, closed(1, 1e9)), "Questions in the eval set", {50, 5000, 50}},
-         {"accuracy", probability(0.7), "Measured accuracy", {0.5, 0.99, 0.01}}}},
+         {"accuracy", probability(0.7), "Measured accuracy", {0.5, 0.99, 0.01}},
+         {"gap", number(0.02, closed(0, 0.5)), "How much better a second model scores", {0, 0.1, 0.005}}}},
        eval_error},
   };
 }

@@ -1,6 +1,8 @@
-// The 1/√n law: the spread of a Bernoulli frequency over repeated runs against sqrt(p(1−p)/n),
-// on log-log axes, run in the Worker; and the error bars of an eval set.
+// The 1/√n law: where a Bernoulli frequency's estimates fall over repeated runs, and their
+// standard deviation against sqrt(p(1−p)/n) on log-log axes with its fitted −½ slope, run in the
+// Worker; and the error bars of an eval set, with the question whether a 2-point gap shows.
 import type { EvalErrorResult, McErrorResult } from '../../index.js';
+import { IntervalChart } from '../charts/interval-chart.js';
 import { LineChart } from '../charts/line-chart.js';
 import { element, fillTable } from '../dom.js';
 import { strings } from '../i18n.js';
@@ -28,22 +30,43 @@ export function mcErrorWidget(context: WidgetContext): Widget {
       });
       const repeats = kit.slider('repeats', { label: (s) => s.repeats, format: (v) => v.toLocaleString() });
       kit.controls.append(largest.root, repeats.root);
+      const question = element('details', 'sl-predict');
+      const ask = element('summary');
+      kit.label(ask, (s) => s.slopeQuestion);
+      const answer = element('p');
+      question.append(ask, answer);
+      const numbers = kit.readouts(['slope']);
+      const spreadBox = element('div', 'sl-chart');
+      const spreadChart = kit.chart(new LineChart(spreadBox));
       const chartBox = element('div', 'sl-chart');
       const chart = kit.chart(new LineChart(chartBox));
       const table = element('table', 'sl-table');
-      kit.body.append(chartBox, table);
+      kit.body.append(question, spreadBox, numbers.root, chartBox, table);
       return {
         params: () => ({ p: kit.param('p').default, ns: sampleSizes(10 ** largest.value()), repeats: repeats.value() }),
         render(result) {
           const s = strings();
           const rows = result.rows;
+          const n = rows.map((r) => r.n);
+          const quantile = (k: number) => rows.map((r) => r.spread[k]);
+          spreadChart.draw({
+            xLabel: s.drawsPerRun, yLabel: s.estimateOfP, logX: true, height: 220,
+            series: [
+              { label: `${s.middleHalf}: 25%`, color: '--sl-kept' }, { label: '75%', color: '--sl-kept' },
+              { label: `${s.middle90}: 5%`, color: '--sl-muted', dash: [4, 4] }, { label: '95%', color: '--sl-muted', dash: [4, 4] },
+              { label: `p = ${result.p}`, color: '--sl-text', points: true },
+            ],
+          }, [n, quantile(1), quantile(3), quantile(0), quantile(4), rows.map(() => result.p)], s.spreadSummary(result.p, result.repeats));
+          const slope = Number.isFinite(result.slope) ? result.slope.toFixed(3) : '—';
+          numbers.set('slope', s.fittedSlope, `${slope} (${s.theory} −0.5)`);
+          answer.textContent = s.slopeAnswer(slope);
           chart.draw({
             xLabel: s.drawsPerRun, yLabel: s.stdOfEstimate, logX: true, logY: true,
             series: [{ label: s.theoryLine, color: '--sl-cut', dash: [6, 4] }, { label: s.measured, color: '--sl-kept', points: true }],
           }, [rows.map((r) => r.n), rows.map((r) => r.theory), rows.map((r) => r.std)], s.mcErrorSummary(result.p, result.repeats));
           fillTable(table, {
             head: ['n', s.measured, s.theoryLine, s.ratio],
-            rows: rows.map((r) => [r.n.toLocaleString(), r.std.toFixed(4), r.theory.toFixed(4), (r.std / r.theory).toFixed(3)]),
+            rows: rows.map((r) => [r.n.toLocaleString(), r.std.toFixed(4), r.theory.toFixed(4), r.ratio.toFixed(3)]),
           });
         },
       };
@@ -58,15 +81,32 @@ export function evalErrorWidget(context: WidgetContext): Widget {
     setup(kit) {
       const questions = kit.slider('questions', { label: (s) => s.questions });
       const accuracy = kit.slider('accuracy', { label: (s) => s.accuracy, format: (v) => v.toFixed(2) });
-      kit.controls.append(questions.root, accuracy.root);
-      const numbers = kit.readouts(['standard-error', 'interval']);
-      kit.body.append(numbers.root);
+      const gap = kit.slider('gap', { label: (s) => s.gap, format: (v) => `${(100 * v).toFixed(1)} pp` });
+      kit.controls.append(questions.root, accuracy.root, gap.root);
+      const numbers = kit.readouts(['standard-error', 'interval', 'z', 'needed']);
+      const chartBox = element('div', 'sl-chart');
+      const chart = kit.chart(new IntervalChart(chartBox));
+      const verdict = element('p', 'sl-verdict');
+      kit.body.append(chartBox, numbers.root, verdict);
+      const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
       return {
-        params: () => ({ questions: questions.value(), accuracy: accuracy.value() }),
+        params: () => ({ questions: questions.value(), accuracy: accuracy.value(), gap: gap.value() }),
         render(result) {
           const s = strings();
+          chart.draw({
+            rows: [
+              { label: s.modelA, value: result.accuracy, low: result.interval95[0], high: result.interval95[1], className: 'first' },
+              { label: s.modelB, value: result.other.accuracy, low: result.other.interval95[0], high: result.other.interval95[1], className: 'second' },
+            ],
+            format: percent,
+            columns: { label: s.model, value: s.accuracy, interval: s.interval95 },
+            summary: s.intervalsSummary(result.questions),
+          });
           numbers.set('standard-error', s.standardErrorLabel, `${(100 * result.standardError).toFixed(1)} pp`);
-          numbers.set('interval', s.interval95, result.interval95.map((x) => `${(100 * x).toFixed(1)}%`).join(' – '));
+          numbers.set('interval', s.interval95, result.interval95.map(percent).join(' – '));
+          numbers.set('z', s.gapInSe, result.z.toFixed(2));
+          numbers.set('needed', s.questionsForGap, result.questionsForGap.toLocaleString('en'));
+          verdict.textContent = s.gapVerdict(result.z >= 2, result.questions, result.other.accuracy - result.accuracy, result.questionsForGap);
         },
       };
     },
