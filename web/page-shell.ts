@@ -4,6 +4,7 @@
 // system and in both languages.
 import katex from 'katex';
 import type { Plugin } from 'vite';
+import { reservedHeights } from '../wasm/src/element/reserved-heights';
 import { PAGE_TEXT } from './src/page-text';
 
 type Key = keyof typeof PAGE_TEXT.zh;
@@ -23,6 +24,8 @@ export function pageShell(): Plugin {
       const headings = [...html.matchAll(/<section[^>]*>\s*<h2 id="([\w-]+)" data-i18n="(\w+)">/g)];
       const contents = `<ol>${headings.map(([, id, key]) => `<li><a href="#${id}" data-i18n="${key}"></a></li>`).join('')}</ol>`;
       return html
+        // Widgets' heights before their script runs: nothing moves while they load.
+        .replace('</head>', `<style>sampling-lab { display: block; }\n${reservedHeights()}</style>\n</head>`)
         .replace(/(<nav class="toc"[^>]*>[\s\S]*?<\/h2>)/, `$1${contents}`)
         .replace(/(<(\w+)[^>]*data-i18n="(\w+)"[^>]*>)(<\/\2>)/g, (_, open: string, _tag, key: Key, close: string) => {
           const text = PAGE_TEXT.zh[key];

@@ -32,12 +32,16 @@ export interface HandbookPanel {
 export function handbookPanel(experiment: string): HandbookPanel | undefined {
   const figures = HANDBOOK_FIGURES.filter((f) => f.experiment === experiment);
   if (!figures.length) return undefined;
-  const root = element('section', 'sl-handbook');
-  const title = element('h3', 'sl-handbook-title');
+  // Open beside the widget; folded on phones, where its rows become tall cards.
+  const root = element('details', 'sl-handbook');
+  root.open = !matchMedia('(max-width: 480px)').matches;
+  const title = element('summary', 'sl-handbook-title');
   const table = element('table', 'sl-table sl-handbook-table');
   const note = element('p', 'sl-handbook-note');
   root.append(title, table, note);
-  let rows: Row[] = [];
+  // Until the live values arrive, each row shows its printed value and a placeholder: the table
+  // has its final height from the start.
+  let rows: Row[] = figures.map((figure) => ({ figure, live: [] }));
   let alive = true;
 
   void Promise.all(figures.map(async (figure) => {
@@ -52,12 +56,13 @@ export function handbookPanel(experiment: string): HandbookPanel | undefined {
   function relabel(): void {
     const s = strings();
     title.textContent = s.handbookTitle;
-    const chance = rows.some((r) => r.standardError);
+    const chance = figures.some((f) => f.standardError);
     note.textContent = chance ? s.handbookChanceNote : s.handbookExactNote;
     fillTable(table, {
       head: [s.handbookFigure, s.handbookPrinted, s.handbookLive, s.handbookAgreement],
       rows: rows.map(({ figure, live, standardError }) => {
         const printed = list(figure.printed);
+        if (!live.length) return [s.figureLabel(figure.id), printed.map((x) => formatValue(x, figure.digits)).join(', '), '…', '…'];
         const shown = live.map((x) => formatValue(x, figure.digits)).join(', ');
         if (!standardError) {
           const same = live.every((x, i) => formatValue(x, figure.digits) === formatValue(printed[i], figure.digits));

@@ -181,7 +181,10 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
   async function run(): Promise<void> {
     const params = setup.params();
     const id = ++latest;
-    if (!params) return;
+    if (!params) {
+      context.ready();  // nothing to run yet (e.g. no file chosen): show the controls
+      return;
+    }
     try {
       let result: R;
       if (spec.inWorker?.(params)) {
@@ -209,12 +212,17 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
       drawnWidth = root.clientWidth;
       setup.render(result);
       context.emit(params, result);
+      context.ready();
     } catch (error) {
       if (id !== latest) return;
-      if (!(error instanceof SamplingLabError)) throw error;
+      if (!(error instanceof SamplingLabError)) {
+        context.ready();
+        throw error;
+      }
       if (error.argument === 'onProgress') return;  // cancelled by a newer run
       failure.textContent = localiseError(error);
       body.classList.add('sl-stale');
+      context.ready();
     }
   }
 

@@ -71,6 +71,8 @@ export class SamplingLabElement extends HTMLElement {
     try {
       const lab = await sharedLab();
       if (!this.isConnected) return;
+      // Hidden until its first result is drawn: its parts appear at once instead of moving.
+      this.classList.add('sl-starting');
       this.#widget = factory(this.#context(lab));
       this.append(this.#footer());
       this.#labelFooter();
@@ -92,6 +94,7 @@ export class SamplingLabElement extends HTMLElement {
       emit: (params, result) => this.dispatchEvent(new CustomEvent('change', {
         bubbles: true, detail: { experiment: this.#experiment, params, result },
       })),
+      ready: () => this.classList.remove('sl-starting'),
     };
   }
 

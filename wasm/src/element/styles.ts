@@ -1,6 +1,7 @@
 // The widgets' stylesheet, added to the document once. Colours are custom properties on the
 // element, so a host page can restyle them.
 import { UPLOT_CSS } from '../generated/uplot-css.js';
+import { reservedHeights } from './reserved-heights.js';
 
 const LIGHT = `
   --sl-bg: #ffffff;
@@ -60,8 +61,10 @@ sampling-lab button[aria-pressed="true"] { border-color: var(--sl-accent); color
 sampling-lab button:focus-visible, sampling-lab input:focus-visible { outline: 2px solid var(--sl-accent); outline-offset: 2px; }
 sampling-lab, sampling-lab * { box-sizing: border-box; }
 sampling-lab [hidden] { display: none !important; }
+sampling-lab.sl-starting > * { visibility: hidden; }
 sampling-lab { color: var(--sl-text); font-size: 16px; line-height: 1.5; }
 sampling-lab { display: block; min-height: 12rem; }
+${reservedHeights()}
 .sl-widget {
   background: var(--sl-surface);
   border: 1px solid var(--sl-grid);
@@ -164,7 +167,7 @@ sampling-lab { container-type: inline-size; }
 .sl-source { color: var(--sl-muted); margin: .5rem 0 0; }
 .sl-source:empty { display: none; }
 .sl-handbook { margin-top: 1rem; border-top: 1px solid var(--sl-grid); padding-top: .5rem; }
-.sl-handbook-title { font-size: 1rem; margin: .25rem 0; }
+.sl-handbook-title { font-size: 1rem; font-weight: 600; margin: .25rem 0; min-height: 44px; display: flex; align-items: center; cursor: pointer; }
 .sl-handbook-note { color: var(--sl-muted); font-size: .85rem; margin: .25rem 0 0; }
 .sl-handbook-table td:last-child { color: var(--sl-muted); }
 .sl-error { color: var(--sl-bad); margin: 0; }

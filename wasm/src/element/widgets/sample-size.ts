@@ -1,6 +1,7 @@
 // Exercise 2 as a calculator: samples per configuration before a difference exceeds z standard
 // errors, for two means or two proportions.
 import type { SampleSizeResult } from '../../index.js';
+import { element } from '../dom.js';
 import { strings } from '../i18n.js';
 import { experimentWidget } from '../kit.js';
 import type { Widget, WidgetContext } from './types.js';
@@ -24,7 +25,15 @@ export function sampleSizeWidget(context: WidgetContext): Widget {
       const z = kit.slider('z', { label: (s) => s.zStandardErrors, format: one });
       kit.controls.append(delta.root, std.root, p1.root, p2.root, z.root);
       const numbers = kit.readouts(['n', 'standard-error']);
-      kit.body.append(numbers.root);
+      // Two proportions are the eval section's question: how many questions tell 70 % from 72 %.
+      const note = element('p', 'sl-note');
+      const noteText = element('span');
+      kit.label(noteText, (s) => s.evalTieBack);
+      const link = element('a');
+      link.href = '#eval-error';
+      kit.label(link, (s) => s.evalTieBackLink);
+      note.append(noteText, ' ', link);
+      kit.body.append(numbers.root, note);
       function layout(): void {
         const means = mode.value() === 'means';
         delta.root.hidden = !means;

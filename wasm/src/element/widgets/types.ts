@@ -11,6 +11,8 @@ export interface WidgetContext {
   slider(spec: SliderSpec): Slider;
   /** Announces the current parameters and result as a bubbling `change` event. */
   emit(params: object, result: unknown): void;
+  /** The first result (or error) is drawn: the widget may be shown. */
+  ready(): void;
 }
 
 export interface Widget {
