@@ -47,7 +47,9 @@ function translatePage(): void {
 
 document.querySelector('.lang-switch')?.addEventListener('click', () => setLanguage(html.lang.startsWith('en') ? 'zh-CN' : 'en'));
 new MutationObserver(translatePage).observe(html, { attributes: true, attributeFilter: ['lang'] });
-if (chosenLanguage() !== html.lang) html.lang = chosenLanguage();
-else translatePage();
+// The choice from the address or storage, kept in both (the observer translates on a change).
+const language = chosenLanguage();
+if (language === html.lang) translatePage();
+setLanguage(language);
 const realModel = document.querySelector<HTMLElement>('.real-model');
 if (realModel) mountRealModel(realModel);
