@@ -125,10 +125,15 @@ class Engine {
     return out;
   }
 
+  // The current logits checked, and the options written for them as a batch of one row.
+  std::variant<sampling_lab::SamplingOptions, ArgumentError> single_row_options() {
+    if (auto error = sampling_lab::check_logits(*current_, "logits")) return *error;
+    return row_options(0, 1, current_->size());
+  }
+
   val distribution() {
     const std::vector<float>& logits = *current_;
-    if (auto error = sampling_lab::check_logits(logits, "logits")) return error_value(*error);
-    auto options = row_options(0, 1, logits.size());
+    auto options = single_row_options();
     if (auto* error = std::get_if<ArgumentError>(&options)) return error_value(*error);
     output_.resize(logits.size());
     const auto result = sampling_lab::filter_distribution(
@@ -143,8 +148,7 @@ class Engine {
 
   val stages() {
     const std::vector<float>& logits = *current_;
-    if (auto error = sampling_lab::check_logits(logits, "logits")) return error_value(*error);
-    auto options = row_options(0, 1, logits.size());
+    auto options = single_row_options();
     if (auto* error = std::get_if<ArgumentError>(&options)) return error_value(*error);
     val list = val::array();
     for (const auto& stage : sampling_lab::filter_stages(logits, std::get<sampling_lab::SamplingOptions>(options), filter_workspace_)) {
@@ -160,8 +164,7 @@ class Engine {
 
   val sample_token() {
     const std::vector<float>& logits = *current_;
-    if (auto error = sampling_lab::check_logits(logits, "logits")) return error_value(*error);
-    auto options = row_options(0, 1, logits.size());
+    auto options = single_row_options();
     if (auto* error = std::get_if<ArgumentError>(&options)) return error_value(*error);
     val out = val::object();
     out.set("token", sampling_lab::sample_token(logits, std::get<sampling_lab::SamplingOptions>(options),

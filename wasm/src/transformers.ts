@@ -236,17 +236,9 @@ export interface LoadModelOptions {
 }
 
 /** A model and its tokenizer from the Hugging Face hub, e.g. 'onnx-community/Qwen3-0.6B-ONNX'. */
-export async function loadHubModel(repository: string, options: LoadModelOptions = {}): Promise<LoadedModel> {
+export function loadHubModel(repository: string, options: LoadModelOptions = {}): Promise<LoadedModel> {
   env.allowRemoteModels = true;
-  try {
-    const tokenizer = await AutoTokenizer.from_pretrained(repository, { progress_callback: options.progress as never });
-    const model = await AutoModelForCausalLM.from_pretrained(repository, {
-      dtype: options.dtype as never, device: options.device as never, progress_callback: options.progress as never,
-    });
-    return { model, tokenizer };
-  } catch (error) {
-    throw new SamplingLabError('model', `cannot load ${repository}: ${(error as Error).message}`);
-  }
+  return load(repository, options, `cannot load ${repository}`);
 }
 
 /**
@@ -254,20 +246,23 @@ export async function loadHubModel(repository: string, options: LoadModelOptions
  * path in Node, a URL path such as '/models/tiny-qwen3' in the browser. Nothing is fetched from
  * the Hugging Face hub.
  */
-export async function loadLocalModel(folder: string, options: LoadModelOptions = {}): Promise<LoadedModel> {
+export function loadLocalModel(folder: string, options: LoadModelOptions = {}): Promise<LoadedModel> {
   const trimmed = folder.replace(/\/+$/, '');
   const slash = trimmed.lastIndexOf('/');
   const [root, name] = slash < 0 ? ['./', trimmed] : [trimmed.slice(0, slash + 1), trimmed.slice(slash + 1)];
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   env.localModelPath = root;
+  return load(name, options, `cannot load a model from ${folder}`);
+}
+
+async function load(name: string, options: LoadModelOptions, failure: string): Promise<LoadedModel> {
+  const progress_callback = options.progress as never;
   try {
-    const tokenizer = await AutoTokenizer.from_pretrained(name, { progress_callback: options.progress as never });
-    const model = await AutoModelForCausalLM.from_pretrained(name, {
-      dtype: options.dtype as never, device: options.device as never, progress_callback: options.progress as never,
-    });
+    const tokenizer = await AutoTokenizer.from_pretrained(name, { progress_callback });
+    const model = await AutoModelForCausalLM.from_pretrained(name, { dtype: options.dtype as never, device: options.device as never, progress_callback });
     return { model, tokenizer };
   } catch (error) {
-    throw new SamplingLabError('model', `cannot load a model from ${folder}: ${(error as Error).message}`);
+    throw new SamplingLabError('model', `${failure}: ${(error as Error).message}`);
   }
 }

@@ -4,8 +4,8 @@
 // each token, and sampled frequencies as dots with ±2 standard-error whiskers. A hidden table
 // carries the numbers.
 import type { FilterStage } from '../../sampling-lab-core.js';
-import { chartSize, element, fillLegend, fillTable, svg } from '../dom.js';
-import type { Chart } from '../kit.js';
+import { fillLegend, fillTable, svg } from '../dom.js';
+import { SvgChart } from './svg-chart.js';
 
 export interface BarChartData {
   labels: readonly string[];
@@ -28,25 +28,14 @@ export interface BarChartData {
 const [BASE_HEIGHT, TOP, BOTTOM, RIGHT] = [240, 22, 44, 34];
 const SHORT: Record<FilterStage['filter'], string> = { topK: 'k', topP: 'p', minP: 'm', epsilonCutoff: 'ε' };
 
-export class BarChart implements Chart {
-  #box: HTMLElement;
-  #svg?: SVGSVGElement;
-  #legend = element('div', 'sl-legend');
-  #table = element('table', 'sl-visually-hidden');
-
+export class BarChart extends SvgChart {
   constructor(box: HTMLElement) {
-    this.#box = box;
+    super(box, 'sl-bars');
   }
 
   draw(data: BarChartData): void {
     const { labels, tempered, kept, stages, sampled, text } = data;
-    if (!this.#svg) {
-      this.#svg = svg('svg', { class: 'sl-bars', role: 'img' });
-      this.#box.replaceChildren(this.#svg, this.#legend, this.#table);
-    }
-    const { width, height } = chartSize(this.#box, BASE_HEIGHT);
-    this.#svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-    this.#svg.setAttribute('aria-label', data.summary);
+    const { svg: root, width, height } = this.frame(data.summary, BASE_HEIGHT);
     const plotWidth = width - RIGHT;
     const slot = plotWidth / tempered.length;
     const narrow = slot < 44;
@@ -101,14 +90,14 @@ export class BarChart implements Chart {
       nodes.push(svg('line', { x1: x, x2: x, y1: TOP - 12, y2: bottom, class: 'level top-k' }),
         svg('text', { x: x + 4, y: TOP - 2, class: 'level-label start' }, `${text.topK} ${data.topK}`));
     }
-    this.#svg.replaceChildren(...nodes);
-    fillLegend(this.#legend, [
+    root.replaceChildren(...nodes);
+    fillLegend(this.legend, [
       { label: text.tempered, swatch: 'tempered' },
       { label: text.kept, swatch: '--sl-kept' },
       { label: text.cumulative, swatch: 'cumulative' },
       ...(sampled ? [{ label: text.sampled, swatch: 'sampled' }] : []),
     ]);
-    fillTable(this.#table, {
+    fillTable(this.table, {
       caption: data.summary,
       head: [text.token, text.tempered, text.kept, ...(sampled ? [text.sampled] : [])],
       rows: labels.map((label, i) => [label, tempered[i].toFixed(4), kept[i].toFixed(4), ...(sampled ? [sampled.frequencies[i].toFixed(4)] : [])]),
@@ -116,13 +105,6 @@ export class BarChart implements Chart {
     });
   }
 
-  reset(): void {
-    this.#svg = undefined;
-  }
-
-  destroy(): void {
-    this.reset();
-  }
 }
 
 /** 0.44, .062, 3.1e-4: short enough for a bar label, readable when small. */

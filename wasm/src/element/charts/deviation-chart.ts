@@ -1,7 +1,7 @@
 // Frequency − p per category for several series, against the band of ±2 standard errors that
 // chance alone fills: a correct sampler's dots stay inside about 95 % of the time.
-import { chartSize, element, fillLegend, fillTable, svg } from '../dom.js';
-import type { Chart } from '../kit.js';
+import { fillLegend, fillTable, svg } from '../dom.js';
+import { SvgChart } from './svg-chart.js';
 
 export interface DeviationData {
   categories: readonly string[];
@@ -15,24 +15,13 @@ export interface DeviationData {
 
 const [BASE_HEIGHT, TOP, BOTTOM, LEFT] = [220, 12, 26, 56];
 
-export class DeviationChart implements Chart {
-  #box: HTMLElement;
-  #svg?: SVGSVGElement;
-  #legend = element('div', 'sl-legend');
-  #table = element('table', 'sl-visually-hidden');
-
+export class DeviationChart extends SvgChart {
   constructor(box: HTMLElement) {
-    this.#box = box;
+    super(box, 'sl-bars sl-deviation');
   }
 
   draw(data: DeviationData): void {
-    if (!this.#svg) {
-      this.#svg = svg('svg', { class: 'sl-bars sl-deviation', role: 'img' });
-      this.#box.replaceChildren(this.#svg, this.#legend, this.#table);
-    }
-    const { width, height } = chartSize(this.#box, BASE_HEIGHT);
-    this.#svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-    this.#svg.setAttribute('aria-label', data.summary);
+    const { svg: root, width, height } = this.frame(data.summary, BASE_HEIGHT);
     const extent = 1.15 * Math.max(...data.band, ...data.series.flatMap((s) => s.values.map(Math.abs)), 1e-9);
     const middle = (TOP + height - BOTTOM) / 2;
     const y = (v: number) => middle - (v / extent) * (middle - TOP);
@@ -52,9 +41,9 @@ export class DeviationChart implements Chart {
       });
       nodes.push(svg('text', { x: left + slot / 2, y: height - 6, class: 'label' }, category));
     });
-    this.#svg.replaceChildren(...nodes);
-    fillLegend(this.#legend, [{ label: data.bandLabel, swatch: 'band' }, ...data.series.map((s) => ({ label: s.label, swatch: s.color }))]);
-    fillTable(this.#table, {
+    root.replaceChildren(...nodes);
+    fillLegend(this.legend, [{ label: data.bandLabel, swatch: 'band' }, ...data.series.map((s) => ({ label: s.label, swatch: s.color }))]);
+    fillTable(this.table, {
       caption: data.summary,
       head: [data.categoryLabel, data.bandLabel, ...data.series.map((s) => s.label)],
       rows: data.categories.map((c, i) => [c, `±${data.band[i].toFixed(4)}`, ...data.series.map((s) => s.values[i].toFixed(4))]),
@@ -62,13 +51,6 @@ export class DeviationChart implements Chart {
     });
   }
 
-  reset(): void {
-    this.#svg = undefined;
-  }
-
-  destroy(): void {
-    this.reset();
-  }
 }
 
 function formatTick(v: number): string {

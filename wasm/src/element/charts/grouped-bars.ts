@@ -1,7 +1,7 @@
 // Grouped SVG bars: several series per category against a reference drawn as an outline, with a
 // legend and a hidden table for screen readers.
-import { chartSize, element, fillLegend, fillTable, svg } from '../dom.js';
-import type { Chart } from '../kit.js';
+import { fillLegend, fillTable, svg } from '../dom.js';
+import { SvgChart } from './svg-chart.js';
 
 export interface GroupedBarsData {
   categories: string[];
@@ -14,23 +14,13 @@ export interface GroupedBarsData {
 
 const [BASE_HEIGHT, TOP, BOTTOM] = [220, 12, 24];
 
-export class GroupedBars implements Chart {
-  #box: HTMLElement;
-  #svg?: SVGSVGElement;
-  #legend = element('div', 'sl-legend');
-  #table = element('table', 'sl-visually-hidden');
-
+export class GroupedBars extends SvgChart {
   constructor(box: HTMLElement) {
-    this.#box = box;
+    super(box, 'sl-bars');
   }
 
   draw(data: GroupedBarsData): void {
-    if (!this.#svg) {
-      this.#svg = svg('svg', { class: 'sl-bars', role: 'img' });
-      this.#box.replaceChildren(this.#svg, this.#legend, this.#table);
-    }
-    const { width: WIDTH, height: HEIGHT } = chartSize(this.#box, BASE_HEIGHT);
-    this.#svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
+    const { svg: root, width: WIDTH, height: HEIGHT } = this.frame(data.summary, BASE_HEIGHT);
     const slot = WIDTH / data.categories.length;
     const barWidth = (slot * 0.8) / data.series.length;
     const max = Math.max(...data.reference.values, ...data.series.flatMap((s) => s.values));
@@ -49,13 +39,12 @@ export class GroupedBars implements Chart {
       nodes.push(svg('rect', { x: left - 2, y: y(reference), width: slot * 0.8 + 4, height: HEIGHT - BOTTOM - y(reference), class: 'reference' }));
       nodes.push(svg('text', { x: left + slot * 0.4, y: HEIGHT - 6, class: 'label' }, category));
     });
-    this.#svg.replaceChildren(...nodes);
-    this.#svg.setAttribute('aria-label', data.summary);
-    fillLegend(this.#legend, [
+    root.replaceChildren(...nodes);
+    fillLegend(this.legend, [
       { label: data.reference.label, swatch: 'reference' },
       ...data.series.map((s) => ({ label: s.label, swatch: s.color })),
     ]);
-    fillTable(this.#table, {
+    fillTable(this.table, {
       caption: data.summary,
       head: [data.categoryLabel, data.reference.label, ...data.series.map((s) => s.label)],
       rows: data.categories.map((c, i) => [c, data.reference.values[i].toFixed(4), ...data.series.map((s) => s.values[i].toFixed(4))]),
@@ -63,11 +52,4 @@ export class GroupedBars implements Chart {
     });
   }
 
-  reset(): void {
-    this.#svg = undefined;
-  }
-
-  destroy(): void {
-    this.reset();
-  }
 }

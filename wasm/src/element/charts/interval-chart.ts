@@ -1,7 +1,7 @@
 // Horizontal error bars on one axis: an estimate and its interval per row, so that overlapping
 // intervals can be seen overlapping.
-import { chartSize, element, fillTable, svg } from '../dom.js';
-import type { Chart } from '../kit.js';
+import { fillTable, svg } from '../dom.js';
+import { SvgChart } from './svg-chart.js';
 
 export interface IntervalData {
   rows: { label: string; value: number; low: number; high: number; className: string }[];
@@ -12,24 +12,13 @@ export interface IntervalData {
 
 const [ROW, TOP, LEFT, RIGHT] = [44, 16, 96, 24];
 
-export class IntervalChart implements Chart {
-  #box: HTMLElement;
-  #svg?: SVGSVGElement;
-  #table = element('table', 'sl-visually-hidden');
-
+export class IntervalChart extends SvgChart {
   constructor(box: HTMLElement) {
-    this.#box = box;
+    super(box, 'sl-bars sl-intervals');
   }
 
   draw(data: IntervalData): void {
-    if (!this.#svg) {
-      this.#svg = svg('svg', { class: 'sl-bars sl-intervals', role: 'img' });
-      this.#box.replaceChildren(this.#svg, this.#table);
-    }
-    const { width } = chartSize(this.#box, 0);
-    const height = TOP + data.rows.length * ROW + 24;
-    this.#svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-    this.#svg.setAttribute('aria-label', data.summary);
+    const { svg: root, width, height } = this.frame(data.summary, 0, TOP + data.rows.length * ROW + 24);
     const lo = Math.min(...data.rows.map((r) => r.low));
     const hi = Math.max(...data.rows.map((r) => r.high));
     const pad = (hi - lo) * 0.15 || 0.01;
@@ -47,8 +36,8 @@ export class IntervalChart implements Chart {
     for (const v of [from + pad, (from + to) / 2, to - pad]) {
       nodes.push(svg('text', { x: x(v), y: height - 6, class: 'label' }, data.format(v)));
     }
-    this.#svg.replaceChildren(...nodes);
-    fillTable(this.#table, {
+    root.replaceChildren(...nodes);
+    fillTable(this.table, {
       caption: data.summary,
       head: [data.columns.label, data.columns.value, data.columns.interval],
       rows: data.rows.map((r) => [r.label, data.format(r.value), `${data.format(r.low)} – ${data.format(r.high)}`]),
@@ -56,11 +45,4 @@ export class IntervalChart implements Chart {
     });
   }
 
-  reset(): void {
-    this.#svg = undefined;
-  }
-
-  destroy(): void {
-    this.reset();
-  }
 }

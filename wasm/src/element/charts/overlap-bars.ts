@@ -1,8 +1,8 @@
 // Two distributions side by side per token, with their overlap min(p, q) outlined and the
 // residual max(0, p − q) hatched on the target's bars: what an accepted draft covers, and what a
 // rejection resamples from, at a glance.
-import { chartSize, element, fillLegend, fillTable, svg } from '../dom.js';
-import type { Chart } from '../kit.js';
+import { fillLegend, fillTable, svg } from '../dom.js';
+import { SvgChart } from './svg-chart.js';
 
 export interface OverlapData {
   categories: readonly string[];
@@ -14,24 +14,13 @@ export interface OverlapData {
 
 const [BASE_HEIGHT, TOP, BOTTOM] = [200, 10, 20];
 
-export class OverlapBars implements Chart {
-  #box: HTMLElement;
-  #svg?: SVGSVGElement;
-  #legend = element('div', 'sl-legend');
-  #table = element('table', 'sl-visually-hidden');
-
+export class OverlapBars extends SvgChart {
   constructor(box: HTMLElement) {
-    this.#box = box;
+    super(box, 'sl-bars sl-overlap');
   }
 
   draw({ categories, p, q, labels, summary }: OverlapData): void {
-    if (!this.#svg) {
-      this.#svg = svg('svg', { class: 'sl-bars sl-overlap', role: 'img' });
-      this.#box.replaceChildren(this.#svg, this.#legend, this.#table);
-    }
-    const { width: WIDTH, height: HEIGHT } = chartSize(this.#box, BASE_HEIGHT);
-    this.#svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
-    this.#svg.setAttribute('aria-label', summary);
+    const { svg: root, width: WIDTH, height: HEIGHT } = this.frame(summary, BASE_HEIGHT);
     const slot = WIDTH / p.length;
     const scale = (HEIGHT - TOP - BOTTOM) / Math.max(...p, ...q);
     const rect = (x: number, value: number, width: number, className: string) =>
@@ -47,12 +36,12 @@ export class OverlapBars implements Chart {
       nodes.push(rect(left, Math.min(pi, q[i]), slot * 0.7, 'overlap'),
         svg('text', { x: left + slot * 0.35, y: HEIGHT - 4, class: 'label' }, categories[i]));
     });
-    this.#svg.replaceChildren(...nodes);
-    fillLegend(this.#legend, [
+    root.replaceChildren(...nodes);
+    fillLegend(this.legend, [
       { label: labels.p, swatch: 'target' }, { label: labels.q, swatch: 'draft' }, { label: labels.overlap, swatch: 'overlap' },
       { label: labels.residual, swatch: 'residual' },
     ]);
-    fillTable(this.#table, {
+    fillTable(this.table, {
       caption: summary,
       head: [labels.category, labels.p, labels.q, labels.overlap, labels.residual],
       rows: categories.map((c, i) => [c, p[i].toFixed(4), q[i].toFixed(4), Math.min(p[i], q[i]).toFixed(4), Math.max(0, p[i] - q[i]).toFixed(4)]),
@@ -60,11 +49,4 @@ export class OverlapBars implements Chart {
     });
   }
 
-  reset(): void {
-    this.#svg = undefined;
-  }
-
-  destroy(): void {
-    this.reset();
-  }
 }

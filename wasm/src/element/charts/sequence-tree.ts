@@ -1,8 +1,8 @@
 // A binary sequence tree of any small depth: conditional probabilities on the edges, each leaf's
 // sequence probability, and the greedy, beam and most probable paths each drawn in its own
 // colour and lane, so that paths sharing an edge all stay visible.
-import { chartSize, element, fillLegend, svg } from '../dom.js';
-import type { Chart } from '../kit.js';
+import { fillLegend, fillTable, svg } from '../dom.js';
+import { SvgChart } from './svg-chart.js';
 
 export interface TreeData {
   depth: number;
@@ -14,30 +14,20 @@ export interface TreeData {
   token(path: readonly number[]): string;
   paths: readonly { path: readonly number[]; className: string; label: string }[];
   summary: string;
+  columns: { sequence: string; probability: string };
 }
 
 const BASE_HEIGHT = 240;
 const LANE = 4;
 
-export class SequenceTree implements Chart {
-  #box: HTMLElement;
-  #svg?: SVGSVGElement;
-  #legend = element('div', 'sl-legend');
-
+export class SequenceTree extends SvgChart {
   constructor(box: HTMLElement) {
-    this.#box = box;
+    super(box, 'sl-tree-svg');
   }
 
   draw(data: TreeData): void {
-    if (!this.#svg) {
-      this.#svg = svg('svg', { class: 'sl-tree-svg', role: 'img' });
-      this.#box.replaceChildren(this.#svg, this.#legend);
-    }
     const leafCount = 2 ** data.depth;
-    const { width } = chartSize(this.#box, BASE_HEIGHT);
-    const height = Math.max(BASE_HEIGHT, leafCount * 34);
-    this.#svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
-    this.#svg.setAttribute('aria-label', data.summary);
+    const { svg: root, width, height } = this.frame(data.summary, BASE_HEIGHT, Math.max(BASE_HEIGHT, leafCount * 34));
     // Columns from the root to the leaves; leaves' labels need about 110 px on the right.
     const right = Math.max(width * 0.55, width - 120);
     const x = (level: number) => 24 + ((right - 24) * level) / data.depth;
@@ -69,22 +59,23 @@ export class SequenceTree implements Chart {
         }
       }
     }
-    data.leaves.forEach((prob, i) => {
+    const names = data.leaves.map((_, i) => {
       const path = pathOf(i, data.depth);
-      const tokens = path.map((_, level) => data.token(path.slice(0, level + 1)));
-      labels.push(svg('text', { x: x(data.depth) + 10, y: y(data.depth, i) + 5, class: 'leaf' }, `${tokens.join(' ')}  ${prob.toFixed(3)}`));
+      return path.map((_, level) => data.token(path.slice(0, level + 1))).join(' ');
     });
-    this.#svg.replaceChildren(...edges, ...paths, ...labels);
-    fillLegend(this.#legend, data.paths.map((p) => ({ label: p.label, swatch: p.className })));
+    data.leaves.forEach((prob, i) => {
+      labels.push(svg('text', { x: x(data.depth) + 10, y: y(data.depth, i) + 5, class: 'leaf' }, `${names[i]}  ${prob.toFixed(3)}`));
+    });
+    fillTable(this.table, {
+      caption: data.summary,
+      head: [data.columns.sequence, data.columns.probability, ...data.paths.map((p) => p.label)],
+      rows: data.leaves.map((prob, i) => [names[i], prob.toFixed(3), ...data.paths.map((p) => (pathOf(i, data.depth).every((t, l) => p.path[l] === t) ? '✓' : ''))]),
+      rowHeaders: true,
+    });
+    root.replaceChildren(...edges, ...paths, ...labels);
+    fillLegend(this.legend, data.paths.map((p) => ({ label: p.label, swatch: p.className })));
   }
 
-  reset(): void {
-    this.#svg = undefined;
-  }
-
-  destroy(): void {
-    this.reset();
-  }
 }
 
 // The breadth-first index, within its level, of the node a path reaches after `level` steps.

@@ -81,6 +81,7 @@ export function sequenceWidget(context: WidgetContext): Widget {
             { path: r.best.path, className: 'best', label: `${s.bestPath}: ${name(r.best.path)}` },
           ],
           summary: s.treeSummary,
+          columns: { sequence: s.treeSequence, probability: s.treeProbability },
         });
         const describe = (p: { path: number[]; prob: number }) => `(${name(p.path).split(' ').join(', ')}) ${p.prob.toFixed(2)}`;
         treeNumbers.set('best', s.bestPath, describe(r.best));
