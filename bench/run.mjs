@@ -1,13 +1,16 @@
 // `npm run bench`: lab.sampleToken on 151,936 synthetic float32 logits along five filter paths,
 // against a straightforward JavaScript sampler and the native build of the same core (Google
-// Benchmark, AVX and SSE4 builds), all in this one run. Prints the table and writes it into
-// README.md between the bench markers.
+// Benchmark, AVX and SSE4 builds), all in this one run, and its peers (bench/peers/:
+// transformers.js's generate() sampling step, llama.cpp's sampler chain natively and in
+// WebAssembly) on the same logits and paths. Prints the tables and writes them into README.md
+// between the bench markers.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { loadSamplingLab } from 'sampling-lab';
 import { referenceSampleToken } from '../tests/support/reference-sampler.js';
+import { measurePeers, peerLines } from './peers/index.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 // The paths, named once: the native benchmark reads the same file and reports by key.
@@ -89,6 +92,21 @@ const noisePerToken = Object.fromEntries(['gumbel-max', 'exponential-race'].map(
   const t = measure((seed) => lab.sample(resident, { method, n: noiseDraws, seed }), 3, 9);
   return [method, (t.median * 1e3) / (noiseDraws * logits.length)];
 }));
+// Each new stage alone, against the same exp pass; and the stateful sampler's overhead over
+// sampleToken with the same history, step and μ.
+const history = Array.from({ length: 64 }, (_, i) => (i * 7919) % 1000);
+const STAGES = [
+  ['typicalP 0.9', { typicalP: 0.9 }], ['topNSigma 1', { topNSigma: 1 }], ['etaCutoff 3e-4', { etaCutoff: 3e-4 }],
+  ['epsilonCutoff 3e-4', { epsilonCutoff: 3e-4 }], ['xtc 1 / 0.1', { xtc: { probability: 1, threshold: 0.1 } }],
+  ['mirostat 2', { mirostat: { version: 2 } }], ['mirostat 1', { mirostat: { version: 1 } }],
+  ['dry 0.8, 64 ids', { dry: { multiplier: 0.8 }, generatedIds: history }], ['logitBias, 2 ids', { logitBias: { 5: 2, 9: -3 } }],
+];
+const stageTimes = STAGES.map(([label, options]) => [label, measure((step) => lab.sampleToken(resident, { ...options, seed: 1, step }), 100, 9)]);
+const statefulOptions = { temperature: 0.8, topP: 0.9, repetitionPenalty: 1.1, penaltyLastN: 64, dry: { multiplier: 0.8, penaltyLastN: 64 }, seed: 1 };
+const sampler = lab.createSampler({ ...statefulOptions, generatedIds: history });
+const stateful = measure(() => sampler.sample(resident), 100, 9);
+const stateless = measure((step) => lab.sampleToken(resident, { ...statefulOptions, generatedIds: history, step }), 100, 9);
+const peers = await measurePeers({ root, lab, logits, paths: PATHS, measure });
 const size = packageSize();
 
 const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
@@ -104,7 +122,11 @@ const lines = [
   `Greedy (g) against one min/max pass (\`lab.range\`, ${f(maxPass.median)} µs): ${(byKey('g').wasm.median / maxPass.median).toFixed(2)}× (target ≤ 1.2×).`,
   `Noise per vocabulary token in WASM (\`lab.sample\`, ${noiseDraws} draws): Gumbel-max ${noisePerToken['gumbel-max'].toFixed(2)} ns, exponential race ${noisePerToken['exponential-race'].toFixed(2)} ns (target ≤ 4 ns).`,
   `\`samplers\` experiment at n = 200,000 in WASM: ${samplersMs.toFixed(1)} ms median of ${warmRuns.length} warm runs, ${samplersFirst.toFixed(1)} ms the first (target < 20 ms).`,
+  `Each new stage alone in WASM, µs per sampleToken and × one exp pass (target ≤ 1.5×): ${stageTimes.map(([label, t]) => `${label} ${f(t.median)} (${(t.median / expPass.median).toFixed(2)}×)`).join(', ')}.`,
+  `Stateful sampler (\`lab.createSampler\`, T 0.8, top-p 0.9, repetition 1.1, DRY, windows of 64 ids): ${f(stateful.median)} µs per token against ${f(stateless.median)} µs for sampleToken with the same options, +${(stateful.median - stateless.median).toFixed(1)} µs (target < 5 µs).`,
   `Package size, gzip: core (WASM + JS) ${(size.core / 1024).toFixed(1)} KB (target ≤ 150 KB); with the widgets ${(size.all / 1024).toFixed(1)} KB.`,
+  '',
+  ...peerLines(rows, peers, f),
 ];
 const table = lines.join('\n');
 console.log(table);

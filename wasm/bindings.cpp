@@ -66,15 +66,17 @@ const ArgumentError kStopped{"onProgress", "the run was stopped by onProgress"};
 // Where the wrapper writes vocabulary-sized inputs: the logits (or p), a second distribution q,
 // and the caller's resident logits buffer.
 enum InputSlot { kPrimary, kSecondary, kResident, kInputSlots };
-// Where it writes token ids: the id lists of the options, and their offsets.
-enum IdSlot { kIds, kIdOffsets, kIdSlots };
+// Where it writes the options' lists: token ids, their offsets, and the offsets of the number
+// lists (whose values go to numberLists()).
+enum IdSlot { kIds, kIdOffsets, kNumberOffsets, kIdSlots };
 
 // One engine per module instance. The wrapper writes inputs straight into its buffers through
 // typed-array views, so vocabulary-sized arrays cross the boundary with a single copy.
 //
 // Sampling options of `rows` calls cross as the option table lays them out (optionTable()):
 // option_values() holds rows × kScalarOptions doubles, ints(kIds) every row's id lists back to
-// back and ints(kIdOffsets) their rows × kListOptions + 1 offsets.
+// back and ints(kIdOffsets) their rows × kListOptions + 1 offsets; number_lists() and
+// ints(kNumberOffsets) the same for the number lists.
 class Engine {
  public:
   // A view of `length` floats in an input slot, or an error naming `name` when that is too many.
@@ -89,6 +91,8 @@ class Engine {
   val option_values(double rows) {
     return view_of(option_values_, rows * double(sampling_lab::kScalarOptions), "options");
   }
+
+  val number_lists(double length) { return view_of(number_lists_, length, "logitBias"); }
 
   // The caller's resident logits: sizes the buffers for `vocabulary` tokens first, so sampling
   // then never grows memory (and never detaches this view).
@@ -131,6 +135,13 @@ class Engine {
     return row_options(0, 1, current_->size());
   }
 
+  // The options written as a batch of one row, checked against the largest vocabulary.
+  val check_options() {
+    auto options = row_options(0, 1, sampling_lab::kMaxVocabulary);
+    if (auto* error = std::get_if<ArgumentError>(&options)) return error_value(*error);
+    return val::object();
+  }
+
   val distribution() {
     const std::vector<float>& logits = *current_;
     auto options = single_row_options();
@@ -146,18 +157,22 @@ class Engine {
     return out;
   }
 
+  // The stages that are on and the tokens left after each; cutBy[i] names the stage that cut
+  // token i (0 = kept, else 1 + its index in stageTable().stages; masks = stageTable().masksCode).
   val stages() {
     const std::vector<float>& logits = *current_;
     auto options = single_row_options();
     if (auto* error = std::get_if<ArgumentError>(&options)) return error_value(*error);
+    cut_by_.resize(logits.size());
     val list = val::array();
-    for (const auto& stage : sampling_lab::filter_stages(logits, std::get<sampling_lab::SamplingOptions>(options), filter_workspace_)) {
+    for (const auto& stage : sampling_lab::filter_stages(logits, std::get<sampling_lab::SamplingOptions>(options),
+                                                         filter_workspace_, cut_by_)) {
       val item = val::object();
       item.set("filter", std::string(stage.filter));
       item.set("kept", double(stage.kept));
       list.call<void>("push", item);
     }
-    val out = val::object();
+    val out = view_value("cutBy", cut_by_);
     out.set("stages", list);
     return out;
   }
@@ -166,9 +181,37 @@ class Engine {
     const std::vector<float>& logits = *current_;
     auto options = single_row_options();
     if (auto* error = std::get_if<ArgumentError>(&options)) return error_value(*error);
+    const auto drawn = sampling_lab::draw_token(logits, std::get<sampling_lab::SamplingOptions>(options), filter_workspace_);
     val out = val::object();
-    out.set("token", sampling_lab::sample_token(logits, std::get<sampling_lab::SamplingOptions>(options),
-                                                filter_workspace_));
+    out.set("token", drawn.token);
+    if (drawn.mirostat_mu) out.set("mirostatMu", *drawn.mirostat_mu);
+    return out;
+  }
+
+  // The token with vLLM-style logprobs: `count` in [0, 20]; `processed` or raw.
+  val sample_token_logprobs(double count, bool processed) {
+    const std::vector<float>& logits = *current_;
+    if (auto error = sampling_lab::check_scalar(count, Kind::kInteger, sampling_lab::closed(0, double(sampling_lab::kMaxLogprobs)), "logprobs")) {
+      return error_value(*error);
+    }
+    auto options = single_row_options();
+    if (auto* error = std::get_if<ArgumentError>(&options)) return error_value(*error);
+    const auto mode = processed ? sampling_lab::LogprobsMode::kProcessed : sampling_lab::LogprobsMode::kRaw;
+    const auto drawn = sampling_lab::sample_token_logprobs(logits, std::get<sampling_lab::SamplingOptions>(options),
+                                                           std::size_t(count), mode, filter_workspace_);
+    val out = val::object();
+    out.set("token", drawn.token);
+    out.set("logprob", drawn.logprob);
+    out.set("rank", double(drawn.rank));
+    val top = val::array();
+    for (const auto& entry : drawn.top) {
+      val item = val::object();
+      item.set("token", entry.token);
+      item.set("logprob", entry.logprob);
+      top.call<void>("push", item);
+    }
+    out.set("top", top);
+    if (drawn.mirostat_mu) out.set("mirostatMu", *drawn.mirostat_mu);
     return out;
   }
 
@@ -301,6 +344,8 @@ class Engine {
     };
     release(inputs_[kPrimary]);
     release(inputs_[kSecondary]);
+    release(number_lists_);
+    release(cut_by_);
     for (auto& ids : int_inputs_) release(ids);
     release(output_);
     release(tokens_);
@@ -315,26 +360,37 @@ class Engine {
   std::variant<sampling_lab::SamplingOptions, ArgumentError> row_options(std::size_t row, std::size_t rows,
                                                                          std::size_t vocabulary) const {
     constexpr std::size_t kLists = sampling_lab::kListOptions;
-    const auto& ids = int_inputs_[kIds];
-    const auto& offsets = int_inputs_[kIdOffsets];
-    if (option_values_.size() != rows * sampling_lab::kScalarOptions || offsets.size() != rows * kLists + 1) {
+    constexpr std::size_t kNumberLists = sampling_lab::kNumberListOptions;
+    if (option_values_.size() != rows * sampling_lab::kScalarOptions ||
+        int_inputs_[kIdOffsets].size() != rows * kLists + 1 || int_inputs_[kNumberOffsets].size() != rows * kNumberLists + 1) {
       return ArgumentError{"options", "options must have one entry per row"};
     }
     std::array<std::span<const std::int32_t>, kLists> lists;
-    for (std::size_t l = 0; l < kLists; ++l) {
-      const std::int32_t begin = offsets[row * kLists + l];
-      const std::int32_t end = offsets[row * kLists + l + 1];
-      if (begin < 0 || end < begin || std::size_t(end) > ids.size()) {
-        return ArgumentError{"options", "option id lists are inconsistent"};
-      }
-      lists[l] = std::span(ids).subspan(std::size_t(begin), std::size_t(end - begin));
+    std::array<std::span<const float>, kNumberLists> number_lists;
+    if (!slice_lists(int_inputs_[kIds], int_inputs_[kIdOffsets], row, lists) ||
+        !slice_lists(number_lists_, int_inputs_[kNumberOffsets], row, number_lists)) {
+      return ArgumentError{"options", "option lists are inconsistent"};
     }
     auto options = sampling_lab::options_from_raw(
-        {std::span(option_values_).subspan(row * sampling_lab::kScalarOptions, sampling_lab::kScalarOptions), lists});
+        {std::span(option_values_).subspan(row * sampling_lab::kScalarOptions, sampling_lab::kScalarOptions), lists,
+         number_lists});
     if (auto* parsed = std::get_if<sampling_lab::SamplingOptions>(&options)) {
       if (auto error = sampling_lab::check_options(*parsed, vocabulary)) return *error;
     }
     return options;
+  }
+
+  // Row `row`'s lists, each [offsets[i], offsets[i + 1]) of `values`; false when inconsistent.
+  template <typename Value, std::size_t N>
+  static bool slice_lists(const std::vector<Value>& values, const std::vector<std::int32_t>& offsets, std::size_t row,
+                          std::array<std::span<const Value>, N>& lists) {
+    for (std::size_t l = 0; l < N; ++l) {
+      const std::int32_t begin = offsets[row * N + l];
+      const std::int32_t end = offsets[row * N + l + 1];
+      if (begin < 0 || end < begin || std::size_t(end) > values.size()) return false;
+      lists[l] = std::span(values).subspan(std::size_t(begin), std::size_t(end - begin));
+    }
+    return true;
   }
 
   // Buffers up to this many elements (or the resident vocabulary) are kept between calls.
@@ -344,6 +400,8 @@ class Engine {
   const std::vector<float>* current_ = &inputs_[kPrimary];
   std::array<std::vector<std::int32_t>, kIdSlots> int_inputs_;
   std::vector<double> option_values_;
+  std::vector<float> number_lists_;
+  std::vector<std::uint8_t> cut_by_;
   std::vector<float> output_;
   std::vector<std::int32_t> tokens_;
   std::vector<std::uint32_t> ranking_;
@@ -374,6 +432,7 @@ std::string list_experiments() {
 }
 
 std::string option_table() { return to_text(sampling_lab::option_table_json()); }
+std::string stage_table() { return to_text(sampling_lab::stage_table_json()); }
 
 // What the allocator holds for live objects, and the WebAssembly memory's size.
 val memory_stats() {
@@ -390,17 +449,20 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .value("primary", kPrimary)
       .value("secondary", kSecondary)
       .value("resident", kResident);
-  emscripten::enum_<IdSlot>("IdSlot").value("ids", kIds).value("offsets", kIdOffsets);
+  emscripten::enum_<IdSlot>("IdSlot").value("ids", kIds).value("offsets", kIdOffsets).value("numberOffsets", kNumberOffsets);
   emscripten::class_<Engine>("Engine")
       .constructor<>()
       .function("floats", &Engine::floats)
       .function("ints", &Engine::ints)
       .function("optionValues", &Engine::option_values)
+      .function("numberLists", &Engine::number_lists)
       .function("use", &Engine::use)
       .function("resident", &Engine::resident)
       .function("logSumExp", &Engine::log_sum_exp)
+      .function("checkOptions", &Engine::check_options)
       .function("distribution", &Engine::distribution)
       .function("sampleToken", &Engine::sample_token)
+      .function("sampleTokenLogprobs", &Engine::sample_token_logprobs)
       .function("sampleBatch", &Engine::sample_batch)
       .function("sample", &Engine::sample)
       .function("randomWords", &Engine::random_words)
@@ -413,6 +475,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
   emscripten::function("runExperiment", &run_experiment);
   emscripten::function("listExperiments", &list_experiments);
   emscripten::function("optionTable", &option_table);
+  emscripten::function("stageTable", &stage_table);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::constant("maxVocabulary", double(sampling_lab::kMaxVocabulary));
   emscripten::constant("qwen3Vocabulary", double(sampling_lab::kQwen3Vocabulary));

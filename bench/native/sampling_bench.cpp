@@ -8,6 +8,7 @@
 
 #include "sampling_lab/kernels.hpp"
 #include "sampling_lab/samplers.hpp"
+#include "sampling_lab/schema.hpp"
 #include "sampling_lab/synthetic.hpp"
 
 namespace sl = sampling_lab;
@@ -21,27 +22,9 @@ const std::vector<float>& logits() {
 
 // A path's options as the bindings would pass them: every option of the table, given or default.
 struct Path {
-  std::array<double, sl::kScalarOptions> scalars{};
-  std::array<std::vector<std::int32_t>, sl::kListOptions> lists;
-
-  explicit Path(const nlohmann::json& options) {
-    std::size_t scalar = 0, list = 0;
-    for (const auto& spec : sl::kOptionSpecs) {
-      const auto given = options.find(std::string(spec.name));
-      if (spec.kind == sl::Kind::kArray) {
-        if (given != options.end()) lists[list] = given->get<std::vector<std::int32_t>>();
-        ++list;
-      } else {
-        scalars[scalar++] = given != options.end() ? given->get<double>() : spec.default_value;
-      }
-    }
-  }
-
-  sl::SamplingOptions options() const {
-    std::array<std::span<const std::int32_t>, sl::kListOptions> spans;
-    for (std::size_t l = 0; l < lists.size(); ++l) spans[l] = lists[l];
-    return std::get<sl::SamplingOptions>(sl::options_from_raw({scalars, spans}));
-  }
+  sl::JsonOptions given;
+  explicit Path(const nlohmann::json& options) : given(sl::Json(options)) {}
+  sl::SamplingOptions options() const { return std::get<sl::SamplingOptions>(given.options()); }
 };
 
 void sample_token(benchmark::State& state, const Path& path) {

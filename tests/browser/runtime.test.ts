@@ -24,16 +24,22 @@ const FILTERS = [
   { minP: 0.05 },
   { temperature: 0.7, topK: 50, topP: 0.95, minP: 0.05, repetitionPenalty: 1.1, generatedIds: [11, 523, 523] },
   { temperature: 0 },
+  { typicalP: 0.9, topNSigma: 2, etaCutoff: 1e-4, xtc: { probability: 0.5, threshold: 0.05 } },
+  { temperature: 0.5, topP: 0.9, order: 'llama.cpp', logitBias: { 5: 3 }, bannedTokens: [0] },
+  { mirostat: { version: 2, tau: 4 }, dry: { multiplier: 0.8 }, generatedIds: [1, 2, 3, 1, 2] },
 ];
 const METHODS = ['inverse-cdf', 'gumbel-max', 'exponential-race', 'alias'] as const;
 
-// Runs in both Node and Chromium: tokens of every filter and draws of every method.
+// Runs in both Node and Chromium: tokens of every filter, draws of every method, a stateful sampler.
 async function tokensAndDraws(load: () => Promise<import('sampling-lab').Lab>, filters: typeof FILTERS, methods: readonly string[]) {
   const lab = await load();
   const logits = lab.syntheticLogits();
   const tokens = filters.map((options) => Array.from({ length: 20 }, (_, step) => lab.sampleToken(logits, { ...options, seed: 7, stream: 3, step })));
   const draws = methods.map((method) => Array.from(lab.sample(logits, { method: method as never, n: 20, seed: 7, temperature: 0.8 })));
-  return { tokens, draws };
+  // A stateful sampler: its history, μ and step carry from token to token.
+  const sampler = lab.createSampler({ mirostat: { version: 1 }, repetitionPenalty: 1.3, dry: { multiplier: 1 }, seed: 7 });
+  const stateful = Array.from({ length: 20 }, () => sampler.sample(logits));
+  return { tokens, draws, stateful, state: sampler.state };
 }
 
 it('the same seed gives the same tokens and draws in Node and in Chromium', async () => {

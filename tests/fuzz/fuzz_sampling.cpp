@@ -21,13 +21,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto raw = input.read<double>();
     value = input.read<std::uint8_t>() % 2 ? raw : double(input.read<std::uint8_t>()) / 64.0;
   }
-  std::vector<std::int32_t> ids(input.read<std::uint8_t>() % 16);
-  for (auto& id : ids) id = input.read<std::int32_t>() % std::int32_t(vocabulary + 2);
+  // Every id list (history, masks, bias ids, breakers, stage order) and the bias values.
+  std::array<std::vector<std::int32_t>, sl::kListOptions> id_lists;
+  std::array<std::span<const std::int32_t>, sl::kListOptions> lists;
+  for (std::size_t l = 0; l < sl::kListOptions; ++l) {
+    id_lists[l].resize(input.read<std::uint8_t>() % 16);
+    for (auto& id : id_lists[l]) id = input.read<std::int32_t>() % std::int32_t(vocabulary + 2);
+    lists[l] = id_lists[l];
+  }
+  std::vector<float> biases(input.read<std::uint8_t>() % 16);
+  for (float& bias : biases) bias = input.read<float>();
+  const std::span<const float> number_lists[] = {biases};
   std::vector<float> logits(vocabulary);
   for (float& z : logits) z = input.remaining() >= 4 ? input.read<float>() : float(input.read<std::uint8_t>()) - 128.0f;
 
-  const std::span<const std::int32_t> lists[] = {ids};
-  auto parsed = sl::options_from_raw({scalars, lists});
+  auto parsed = sl::options_from_raw({scalars, lists, number_lists});
   if (std::holds_alternative<sl::ArgumentError>(parsed)) return 0;
   const auto& options = std::get<sl::SamplingOptions>(parsed);
   if (sl::check_options(options, vocabulary) || sl::check_logits(logits, "logits")) return 0;
@@ -44,6 +52,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_EXPECT(result.kept >= 1 && result.kept <= vocabulary);
   const std::int32_t token = sl::sample_token(logits, options, workspace);
   FUZZ_EXPECT(token >= 0 && std::size_t(token) < vocabulary && probs[std::size_t(token)] > 0.0f);
+  std::vector<std::uint8_t> cut_by(vocabulary);
+  for (const auto& stage : sl::filter_stages(logits, options, workspace, cut_by)) FUZZ_EXPECT(stage.kept >= 1);
+  for (const std::uint8_t code : cut_by) FUZZ_EXPECT(code <= sl::kStageCount + 1);
+  const auto logprobs = sl::sample_token_logprobs(logits, options, 5, sl::LogprobsMode::kProcessed, workspace);
+  FUZZ_EXPECT(logprobs.token == token && logprobs.logprob <= 1e-6 && logprobs.rank >= 1);
 
   sl::CoverWorkspace cover;
   const double temperature = options.temperature == 0.0 ? 1.0 : options.temperature;

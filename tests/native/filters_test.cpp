@@ -183,18 +183,30 @@ TEST(Filters, StagesAreTheCumulativeKeptCountsInChainOrder) {
   options.top_k = 500;
   options.min_p = 0.01;
   options.epsilon_cutoff = 3e-4;
-  const auto stages = sl::filter_stages(logits, options, workspace);
-  ASSERT_EQ(stages.size(), 3u);
-  EXPECT_EQ(stages[0].filter, "topK");
-  EXPECT_EQ(stages[0].kept, 500u);
-  EXPECT_EQ(stages[1].filter, "minP");
+  std::vector<std::uint8_t> cut_by(logits.size());
+  const auto stages = sl::filter_stages(logits, options, workspace, cut_by);
+  ASSERT_EQ(stages.size(), 4u);
+  EXPECT_EQ(stages[0].filter, "temperature");  // on, and cuts nothing
+  EXPECT_EQ(stages[0].kept, logits.size());
+  EXPECT_EQ(stages[1].filter, "topK");
+  EXPECT_EQ(stages[1].kept, 500u);
+  EXPECT_EQ(stages[2].filter, "minP");
   sl::SamplingOptions through_min_p = options;
   through_min_p.epsilon_cutoff = 0.0;
-  EXPECT_EQ(stages[1].kept, sl::filter_distribution(logits, through_min_p, probs, workspace).kept);
-  EXPECT_EQ(stages[2].filter, "epsilonCutoff");
-  EXPECT_EQ(stages[2].kept, sl::filter_distribution(logits, options, probs, workspace).kept);
-  EXPECT_LE(stages[2].kept, stages[1].kept);
-  EXPECT_LT(stages[1].kept, stages[0].kept);
+  EXPECT_EQ(stages[2].kept, sl::filter_distribution(logits, through_min_p, probs, workspace).kept);
+  EXPECT_EQ(stages[3].filter, "epsilonCutoff");
+  EXPECT_EQ(stages[3].kept, sl::filter_distribution(logits, options, probs, workspace).kept);
+  EXPECT_LE(stages[3].kept, stages[2].kept);
+  EXPECT_LT(stages[2].kept, stages[1].kept);
+  // Each token's code names the stage that cut it, and exactly the kept tokens have none.
+  std::vector<std::size_t> cut(sl::kStageCount + 2, 0);
+  for (std::size_t i = 0; i < logits.size(); ++i) {
+    ++cut[cut_by[i]];
+    EXPECT_EQ(cut_by[i] == 0, probs[i] > 0) << i;
+  }
+  EXPECT_EQ(cut[1 + std::size_t(sl::Stage::kTopK)], logits.size() - 500);
+  EXPECT_EQ(cut[1 + std::size_t(sl::Stage::kMinP)], stages[1].kept - stages[2].kept);
+  EXPECT_EQ(cut[1 + std::size_t(sl::Stage::kEpsilonCutoff)], stages[2].kept - stages[3].kept);
   EXPECT_TRUE(sl::filter_stages(logits, sl::SamplingOptions{}, workspace).empty());
 }
 

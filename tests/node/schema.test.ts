@@ -1,5 +1,6 @@
 // The one schema: the core publishes every option and experiment parameter with its kind,
 // default and range, and the package's checks, the CLI and the widgets read it.
+import type { OptionSpec } from 'sampling-lab';
 import { beforeAll, expect, it } from 'vitest';
 import { defaultsOf, loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
 
@@ -10,9 +11,15 @@ it('publishes each option with its kind, group, default, range and slot', () => 
   const topP = lab.options.find((o) => o.name === 'topP')!;
   expect(topP).toMatchObject({ kind: 'probability', group: 'filter', default: 1, min: 0, max: 1, minExclusive: true });
   expect(topP.doc).toMatch(/Holtzman/);
-  const slots = (kind: 'array' | 'scalar') => lab.options.filter((o) => (o.kind === 'array') === (kind === 'array')).map((o) => o.slot);
-  expect(slots('scalar')).toEqual(slots('scalar').map((_, i) => i));
-  expect(slots('array')).toEqual(slots('array').map((_, i) => i));
+  // Scalars, id lists and number lists each count their slots from 0 in table order.
+  const kinds = { scalar: (o: OptionSpec) => o.kind !== 'array', ids: (o: OptionSpec) => o.kind === 'array' && o.items!.kind === 'integer',
+    numbers: (o: OptionSpec) => o.kind === 'array' && o.items!.kind === 'number' };
+  for (const pick of Object.values(kinds)) {
+    const slots = lab.options.filter(pick).map((o) => o.slot);
+    expect(slots).toEqual(slots.map((_, i) => i));
+  }
+  expect(lab.options.filter(kinds.numbers).map((o) => o.name)).toEqual(['logitBias.values']);
+  expect(lab.options.find((o) => o.name === 'mirostat.mu')).toMatchObject({ kind: 'optional', default: null });
 });
 
 it('publishes each experiment\'s parameters, and running with their defaults equals running with none', () => {

@@ -136,9 +136,9 @@ describe('createLogitsProcessor and generateTokens', () => {
       expect(step.prob).toBeGreaterThan(0);
       expect(step.kept).toBeGreaterThanOrEqual(1);
       expect(step.kept).toBeLessThanOrEqual(30);
-      expect(step.cuts.map((c) => c.filter)).toEqual(['topK', 'topP']);
-      expect(step.cuts[0].kept).toBe(30);
-      expect(step.cuts[1].kept).toBe(step.kept);
+      expect(step.cuts.map((c) => c.filter)).toEqual(['temperature', 'topK', 'topP']);
+      expect(step.cuts[1].kept).toBe(30);
+      expect(step.cuts[2].kept).toBe(step.kept);
       expect(step.top).toHaveLength(8);
       for (let i = 1; i < step.top.length; i++) expect(step.top[i].prob).toBeLessThanOrEqual(step.top[i - 1].prob);
       // The candidates are a prefix of the ranking: the kept ones come first.

@@ -13,6 +13,8 @@ export interface FiltersResult {
   tempered: number[];
   /** Where each active truncating filter cut the ranking, cumulatively in chain order. */
   stages: FilterStage[];
+  /** Per token, the stage that cut it, or null when kept. */
+  cutBy: (FilterStage['filter'] | null)[];
   kept: number;
   keptMass: number;
   entropyBits: number;

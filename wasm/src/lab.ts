@@ -1,11 +1,11 @@
-import type { CoreEngine, CoreEnum, CoreError, CoreModule, FilterStage } from './sampling-lab-core.js';
+import type { CoreEngine, CoreEnum, CoreError, CoreModule, FilterStage, StageName } from './sampling-lab-core.js';
 import { SamplingLabError } from './errors.js';
 import type { ExperimentName, ExperimentTypes } from './experiments.js';
 import type { FilterOptions, RandomKeyOptions } from './generated/types.js';
 import type { ExperimentInfo, IntegerArray, NumericArray, OptionSpec } from './schema.js';
 
 export type { FilterOptions, RandomKeyOptions } from './generated/types.js';
-export type { FilterStage } from './sampling-lab-core.js';
+export type { FilterStage, StageName } from './sampling-lab-core.js';
 
 export interface DistributionResult {
   /** The filtered, renormalised distribution (a copy owned by the caller). */
@@ -61,8 +61,64 @@ export interface RunOptions {
 }
 
 type Group = OptionSpec['group'];
-const FILTER_GROUPS: readonly Group[] = ['filter', 'penalty'];
+// The distribution takes the random key too: XTC's draw comes from it, as in sampleToken.
 const TOKEN_GROUPS: readonly Group[] = ['filter', 'penalty', 'randomKey'];
+
+/** What the core publishes about `order`'s stages (stageTable()). */
+interface StageTable {
+  stages: StageName[];
+  presets: Record<'handbook' | 'llama.cpp', StageName[]>;
+  masksCode: number;
+}
+
+/** Log-probabilities of one drawn token, as vLLM returns them. */
+export interface TokenLogprobs {
+  token: number;
+  /** Natural log of its probability. */
+  logprob: number;
+  /** 1 = the most probable (ties to the lower id). */
+  rank: number;
+  /** The `logprobs` most probable tokens, best first. */
+  top: { token: number; logprob: number }[];
+}
+
+export interface LogprobsOptions {
+  /** How many of the most probable tokens to list, 0–20. */
+  logprobs: number;
+  /** 'raw': log-softmax of the unmodified logits (default); 'processed': of the distribution sampled from (−∞ for cut tokens). */
+  logprobsMode?: 'raw' | 'processed';
+}
+
+/** Where each token of a distribution left the chain. */
+export interface StagesResult {
+  /** The stages that were on, in order, with the tokens left after each. */
+  stages: FilterStage[];
+  /** Per token: 0 = kept, else 1 + its cutting stage's index in `lab.stageNames` (`lab.masksCode` for the masks). */
+  cutBy: Uint8Array;
+}
+
+/** A stateful sampler's state: plain JSON that `lab.createSampler(options, state)` restores exactly. */
+export interface SamplerState {
+  /** Tokens accepted so far (after options.generatedIds), which the penalties and DRY see. */
+  history: number[];
+  /** The random key's step of the next token. */
+  step: number;
+  /** Mirostat's μ for the next token; null before the first. */
+  mirostatMu: number | null;
+}
+
+/** llama.cpp-style sampler: keeps the history, mirostat's μ and the step between tokens. */
+export interface Sampler {
+  /** Draws the next token and accepts it. */
+  sample(logits: NumericArray): number;
+  /** Appends a token chosen elsewhere (a prompt token, a speculative accept) to the history. */
+  accept(token: number): void;
+  /** Back to the state it was created with. */
+  reset(): void;
+  /** An independent copy with the same state. */
+  clone(): Sampler;
+  readonly state: SamplerState;
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
@@ -110,6 +166,27 @@ function idList(value: unknown, name: string): IntegerArray {
   return value;
 }
 
+/** A list of numbers as a Float32Array can carry it; ranges are the core's to check. */
+function numberList(value: unknown, name: string): NumericArray {
+  if (value instanceof Float32Array || value instanceof Float64Array) return value;
+  if (!Array.isArray(value) || !value.every((x) => typeof x === 'number')) {
+    throw new SamplingLabError(name, `${name} must be an array of numbers`);
+  }
+  return value;
+}
+
+/** `{ [tokenId]: bias }` or `[ids, biases]` as the table's two lists. */
+function logitBiasLists(value: unknown): [IntegerArray, NumericArray] {
+  if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'object') {
+    return [idList(value[0], 'logitBias'), numberList(value[1], 'logitBias')];
+  }
+  if (!isObject(value)) throw new SamplingLabError('logitBias', 'logitBias must be { [tokenId]: bias } or [ids, biases]');
+  const entries = Object.entries(value);
+  const ids = entries.map(([id]) => Number(id));
+  if (!ids.every((id) => Number.isInteger(id))) throw new SamplingLabError('logitBias', 'logitBias keys must be token ids');
+  return [ids, numberList(entries.map(([, bias]) => bias), 'logitBias')];
+}
+
 /** A loaded Sampling Lab module. Methods are synchronous; create one per thread. */
 export class Lab {
   /** Every experiment with its parameter schema. */
@@ -122,7 +199,11 @@ export class Lab {
   readonly #core: CoreModule;
   readonly #engine: CoreEngine;
   readonly #scalarCount: number;
-  readonly #listCount: number;
+  readonly #stageTable: StageTable;
+  /** The stages `order` arranges, by index. */
+  readonly stageNames: readonly StageName[];
+  /** stages().cutBy's code of a token removed by allowedTokens or bannedTokens. */
+  readonly masksCode: number;
   #resident?: Float32Array;
   // Every view logitsBuffer handed out, to tell a detached one from an empty array.
   readonly #residents = new WeakSet<Float32Array>();
@@ -134,36 +215,81 @@ export class Lab {
     this.qwen3Vocabulary = core.qwen3Vocabulary;
     this.experiments = Object.freeze(JSON.parse(core.listExperiments()) as ExperimentInfo[]);
     this.options = Object.freeze(JSON.parse(core.optionTable()) as OptionSpec[]);
-    this.#listCount = this.options.filter((o) => o.kind === 'array').length;
-    this.#scalarCount = this.options.length - this.#listCount;
+    this.#scalarCount = this.options.filter((o) => o.kind !== 'array').length;
+    this.#stageTable = JSON.parse(core.stageTable()) as StageTable;
+    this.stageNames = Object.freeze(this.#stageTable.stages);
+    this.masksCode = this.#stageTable.masksCode;
   }
 
-  /** Applies penalties, temperature, top-k, top-p and min-p (in that order) and renormalises. */
-  distribution(logits: NumericArray, options: FilterOptions = {}): DistributionResult {
+  /**
+   * The distribution sampleToken draws from with the same options: logit bias and masks, then
+   * the stages in `order` (default: penalties → DRY → temperature → top-k → top-p → min-p →
+   * typical → top-nσ → ε → η → XTC → mirostat), renormalised.
+   */
+  distribution(logits: NumericArray, options: SampleTokenOptions = {}): DistributionResult {
     this.#input(logits, 'logits');
-    this.#writeOptions([options], FILTER_GROUPS);
+    this.#writeOptions([options], TOKEN_GROUPS);
     const result = unwrap(this.#engine.distribution());
     return { ...result, probs: result.probs.slice() };
   }
 
-  /**
-   * Where each active truncating filter cuts the ranking: tokens kept after it and the filters
-   * before it, in chain order. A token of rank r is cut by the first stage with kept ≤ r.
-   */
-  stages(logits: NumericArray, options: FilterOptions = {}): FilterStage[] {
+  /** The stages that are on, in order, the tokens left after each, and which stage cut each token. */
+  stages(logits: NumericArray, options: SampleTokenOptions = {}): StagesResult {
     this.#input(logits, 'logits');
-    this.#writeOptions([options], FILTER_GROUPS);
-    return unwrap(this.#engine.stages()).stages;
+    this.#writeOptions([options], TOKEN_GROUPS);
+    const result = unwrap(this.#engine.stages());
+    return { stages: result.stages, cutBy: result.cutBy.slice() };
   }
 
   /**
-   * One token per call, for generation loops: penalties and filters, then one seeded draw.
-   * Temperature 0 is greedy. Allocates nothing in WebAssembly once warm.
+   * One token per call, for generation loops: bias, masks and the chain, then one seeded draw.
+   * Temperature 0 is greedy. Allocates nothing in WebAssembly once warm. With `logprobs`, the
+   * token comes with its log-probability, rank and the most probable alternatives.
    */
-  sampleToken(logits: NumericArray, options: SampleTokenOptions = {}): number {
+  sampleToken(logits: NumericArray, options?: SampleTokenOptions): number;
+  sampleToken(logits: NumericArray, options: SampleTokenOptions & LogprobsOptions): TokenLogprobs;
+  sampleToken(logits: NumericArray, options: SampleTokenOptions & Partial<LogprobsOptions> = {}): number | TokenLogprobs {
+    if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
+    this.#input(logits, 'logits');
+    if (options.logprobs === undefined) {
+      this.#writeOptions([options], TOKEN_GROUPS);
+      return unwrap(this.#engine.sampleToken()).token;
+    }
+    const { logprobs, logprobsMode = 'raw', ...rest } = options;
+    if (typeof logprobs !== 'number') throw new SamplingLabError('logprobs', 'logprobs must be a number');
+    if (logprobsMode !== 'raw' && logprobsMode !== 'processed') {
+      throw new SamplingLabError('logprobsMode', "logprobsMode must be 'raw' or 'processed'");
+    }
+    this.#writeOptions([rest], TOKEN_GROUPS);
+    const { token, logprob, rank, top } = unwrap(this.#engine.sampleTokenLogprobs(logprobs, logprobsMode === 'processed'));
+    return { token, logprob, rank, top };
+  }
+
+  /**
+   * A sampler that keeps state between tokens, as llama.cpp's do: the history the penalties and
+   * DRY see (starting from options.generatedIds), mirostat's μ and the random key's step
+   * (starting from options.step). `state`, from another sampler's `.state`, restores it exactly.
+   */
+  createSampler(options: SampleTokenOptions = {}, state?: SamplerState): Sampler {
+    if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
+    const { generatedIds = [], step = 0, mirostat, ...fixed } = options as SampleTokenOptions;
+    const start: SamplerState = {
+      history: Array.from(idList(generatedIds, 'generatedIds')),
+      step,
+      mirostatMu: mirostat?.mu ?? null,
+    };
+    if (state !== undefined) checkSamplerState(state);
+    // Checked once here, so that a bad option fails at creation rather than at the first token.
+    this.#writeOptions([options], TOKEN_GROUPS);
+    unwrap(this.#engine.checkOptions());
+    return new StatefulSampler(this, fixed, mirostat, start, state ?? start);
+  }
+
+  /** sampleToken for a stateful sampler: the token and mirostat's μ for the next one. */
+  drawWithState(logits: NumericArray, options: SampleTokenOptions): { token: number; mirostatMu?: number } {
     this.#input(logits, 'logits');
     this.#writeOptions([options], TOKEN_GROUPS);
-    return unwrap(this.#engine.sampleToken()).token;
+    return unwrap(this.#engine.sampleToken());
   }
 
   /**
@@ -319,18 +445,53 @@ export class Lab {
       if (options.length === 0) throw new SamplingLabError('options', 'options must describe at least one row');
       return options;
     }
-    checkKeys(options, this.options.map((o) => o.name));
+    checkKeys(options, this.#accepted(TOKEN_GROUPS).names);
     const columns = Object.entries(options as Record<string, unknown>);
     const rows = Math.max(1, ...columns.map(([name, value]) => (this.#isColumn(name, value) ? (value as ArrayLike<unknown>).length : 1)));
     return Array.from({ length: rows }, (_, r) => Object.fromEntries(columns.map(([name, value]) =>
       [name, this.#isColumn(name, value) ? (value as ArrayLike<unknown>)[r] : value])));
   }
 
-  // A per-row value: an array of numbers for a scalar option, an array of lists for an id list.
+  // A per-row value: an array of numbers for a scalar option, an array of lists for a list.
   #isColumn(name: string, value: unknown): boolean {
-    const isList = this.options.find((o) => o.name === name)?.kind === 'array';
-    if (!isList) return typeof value === 'object' && value !== null && 'length' in value;
+    const spec = this.options.find((o) => o.name === name);
+    if (spec === undefined) return false;  // nested options (xtc, dry, …) are shared by every row
+    if (spec.kind !== 'array') return typeof value === 'object' && value !== null && 'length' in value;
     return Array.isArray(value) && value.some((entry) => typeof entry !== 'number');
+  }
+
+  // The table's flat names ("xtc.probability", "logitBias.ids", order as stage indices) of one
+  // row's options, after checking its keys.
+  #flatten(options: object, accepted: AcceptedNames): Record<string, unknown> {
+    checkKeys(options, accepted.names);
+    const flat: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(options)) {
+      if (value === undefined) continue;
+      if (key === 'logitBias') {
+        [flat['logitBias.ids'], flat['logitBias.values']] = logitBiasLists(value);
+      } else if (key === 'order') {
+        flat.order = this.#stageIndices(value);
+      } else if (accepted.nested.has(key)) {
+        checkKeys(value, accepted.nested.get(key)!, key);
+        for (const [field, inner] of Object.entries(value)) flat[`${key}.${field}`] = inner;
+      } else {
+        flat[key] = value;
+      }
+    }
+    return flat;
+  }
+
+  #stageIndices(order: unknown): number[] {
+    if (order === 'handbook') return [];
+    const names = order === 'llama.cpp' ? this.#stageTable.presets['llama.cpp'] : order;
+    if (!Array.isArray(names)) {
+      throw new SamplingLabError('order', "order must be 'handbook', 'llama.cpp' or an array of stage names");
+    }
+    return names.map((name) => {
+      const index = this.stageNames.indexOf(name);
+      if (index < 0) throw new SamplingLabError('order', `unknown stage '${String(name)}'; stages: ${this.stageNames.join(', ')}`);
+      return index;
+    });
   }
 
   // Lays out the options of each row as the core's option table says; the core checks them.
@@ -338,54 +499,80 @@ export class Lab {
     const accepted = this.#accepted(groups);
     const scalars = this.#scalarCount;
     const lists: IntegerArray[] = [];
+    const numberLists: NumericArray[] = [];
     const offsets = [0];
+    const numberOffsets = [0];
     let total = 0;
+    let numberTotal = 0;
     const values = new Float64Array(rows.length * scalars);
     rows.forEach((options, r) => {
-      checkKeys(options, accepted.names);
-      const given = options as Record<string, unknown>;
+      const given = this.#flatten(options, accepted);
       for (const spec of this.options) {
-        const value = accepted.names.includes(spec.name) ? given[spec.name] : undefined;
-        if (spec.kind === 'array') {
+        const value = accepted.flat.has(spec.name) ? given[spec.name] : undefined;
+        if (spec.kind === 'array' && spec.items?.kind === 'number') {
+          const list = value === undefined ? [] : numberList(value, spec.name);
+          numberLists.push(list);
+          numberOffsets.push(numberTotal += list.length);
+        } else if (spec.kind === 'array') {
           const list = value === undefined ? [] : idList(value, spec.name);
           lists.push(list);
           offsets.push(total += list.length);
+        } else if (spec.kind === 'optional') {
+          // NaN is how an unset value crosses, so a NaN given here is refused rather than unset.
+          if (value !== undefined && value !== null && (typeof value !== 'number' || Number.isNaN(value))) {
+            throw new SamplingLabError(spec.name, `${spec.name} must be a number or null`);
+          }
+          values[r * scalars + spec.slot] = value ?? NaN;  // NaN: unset
         } else {
           if (value !== undefined && typeof value !== 'number') throw new SamplingLabError(spec.name, `${spec.name} must be a number`);
           values[r * scalars + spec.slot] = value ?? (spec.default as number);
         }
       }
     });
-    const buffers = this.#optionBuffers(rows.length, total, offsets.length);
+    const buffers = this.#optionBuffers(rows.length, total, offsets.length, numberTotal, numberOffsets.length);
     buffers.values.set(values);
     buffers.offsets.set(offsets);
+    buffers.numberOffsets.set(numberOffsets);
     let at = 0;
     for (const list of lists) {
       buffers.ids.set(list, at);
       at += list.length;
     }
+    at = 0;
+    for (const list of numberLists) {
+      buffers.numbers.set(list, at);
+      at += list.length;
+    }
   }
 
-  #acceptedByGroups = new Map<readonly Group[], { names: string[] }>();
+  #acceptedByGroups = new Map<readonly Group[], AcceptedNames>();
 
-  #accepted(groups: readonly Group[]): { names: string[] } {
+  // The public names of the options of these groups: flat ones, and the objects (xtc, dry, …)
+  // whose fields are the table's dotted names.
+  #accepted(groups: readonly Group[]): AcceptedNames {
     let accepted = this.#acceptedByGroups.get(groups);
     if (!accepted) {
-      accepted = { names: this.options.filter((o) => groups.includes(o.group)).map((o) => o.name) };
+      const flat = this.options.filter((o) => groups.includes(o.group)).map((o) => o.name);
+      const nested = new Map<string, string[]>();
+      for (const name of flat) {
+        const [outer, field] = name.split('.');
+        if (field !== undefined && outer !== 'logitBias') nested.set(outer, [...(nested.get(outer) ?? []), field]);
+      }
+      const names = [...new Set(flat.map((name) => name.split('.')[0]))];
+      accepted = { names, flat: new Set(flat), nested };
       this.#acceptedByGroups.set(groups, accepted);
     }
     return accepted;
   }
 
-  #buffers?: { values: Float64Array; ids: Int32Array; offsets: Int32Array };
+  #buffers?: OptionBuffers;
 
   // Views of the option buffers, kept across calls of the same shape: a generation loop then
   // crosses into WebAssembly only to sample. Memory growth detaches them (byteLength 0).
-  #optionBuffers(rows: number, ids: number, offsets: number) {
-    const cached = this.#buffers;
-    const fresh = cached && cached.values.length === rows * this.#scalarCount && cached.ids.length === ids &&
-      cached.offsets.length === offsets;
-    if (fresh) return cached;
+  #optionBuffers(rows: number, ids: number, offsets: number, numbers: number, numberOffsets: number) {
+    const fits = (b: OptionBuffers) => b.values.length === rows * this.#scalarCount && b.ids.length === ids &&
+      b.offsets.length === offsets && b.numbers.length === numbers && b.numberOffsets.length === numberOffsets;
+    if (this.#buffers && fits(this.#buffers)) return this.#buffers;
     const { IdSlot } = this.#core;
     // Sizing a later buffer may grow memory and detach the earlier views; the second round
     // allocates nothing.
@@ -394,13 +581,14 @@ export class Lab {
         values: view(this.#engine.optionValues(rows)),
         ids: view(this.#engine.ints(IdSlot.ids, ids, 'generatedIds')),
         offsets: view(this.#engine.ints(IdSlot.offsets, offsets, 'options')),
+        numbers: view(this.#engine.numberLists(numbers)),
+        numberOffsets: view(this.#engine.ints(IdSlot.numberOffsets, numberOffsets, 'options')),
       };
-      if (buffers.values.length === rows * this.#scalarCount && buffers.ids.length === ids && buffers.offsets.length === offsets) {
+      if (fits(buffers)) {
         this.#buffers = buffers;
-        break;
+        return buffers;
       }
     }
-    return this.#buffers;
   }
 
   /** Writes the call's main input (logits or probabilities) and reads from it. */
@@ -421,5 +609,94 @@ export class Lab {
     // One bulk copy into WebAssembly memory; the view is used before anything can grow memory.
     view(this.#engine.floats(slot, values.length, name)).set(values);
     if (slot === InputSlot.primary) this.#engine.use(InputSlot.primary);
+  }
+}
+
+interface OptionBuffers {
+  values: Float64Array;
+  ids: Int32Array;
+  offsets: Int32Array;
+  numbers: Float32Array;
+  numberOffsets: Int32Array;
+}
+
+interface AcceptedNames {
+  /** Top-level keys a caller may give. */
+  names: string[];
+  /** The table's names. */
+  flat: Set<string>;
+  /** Objects whose fields are dotted names: xtc, dry, mirostat. */
+  nested: Map<string, string[]>;
+}
+
+function checkSamplerState(state: unknown): asserts state is SamplerState {
+  const ok = isObject(state) && Array.isArray(state.history) && state.history.every((id) => Number.isInteger(id)) &&
+    Number.isInteger(state.step) && (state.mirostatMu === null || typeof state.mirostatMu === 'number');
+  if (!ok) throw new SamplingLabError('state', 'state must be { history: number[], step: integer, mirostatMu: number | null }');
+}
+
+class StatefulSampler implements Sampler {
+  readonly #lab: Lab;
+  readonly #fixed: SampleTokenOptions;
+  readonly #mirostat: SampleTokenOptions['mirostat'];
+  readonly #start: SamplerState;
+  #history: Int32Array;
+  #length: number;
+  #step: number;
+  #mu: number | null;
+  readonly #window: number;
+
+  constructor(lab: Lab, fixed: SampleTokenOptions, mirostat: SampleTokenOptions['mirostat'], start: SamplerState, state: SamplerState) {
+    this.#lab = lab;
+    this.#fixed = fixed;
+    this.#mirostat = mirostat;
+    this.#start = structuredClone(start);
+    this.#history = Int32Array.from(state.history);
+    this.#length = state.history.length;
+    this.#step = state.step;
+    this.#mu = state.mirostatMu;
+    // Only the ids the penalties and DRY look at cross into WebAssembly (0 = all of them).
+    const penaltyWindow = fixed.penaltyLastN ?? 0;
+    const dryWindow = fixed.dry?.penaltyLastN ?? 0;
+    this.#window = penaltyWindow > 0 && dryWindow > 0 ? Math.max(penaltyWindow, dryWindow) : Infinity;
+  }
+
+  sample(logits: NumericArray): number {
+    const options: SampleTokenOptions = {
+      ...this.#fixed,
+      generatedIds: this.#history.subarray(Math.max(0, this.#length - this.#window), this.#length),
+      step: this.#step,
+    };
+    if (this.#mirostat) options.mirostat = { ...this.#mirostat, mu: this.#mu };
+    const { token, mirostatMu } = this.#lab.drawWithState(logits, options);
+    this.accept(token);
+    if (mirostatMu !== undefined) this.#mu = mirostatMu;
+    return token;
+  }
+
+  accept(token: number): void {
+    if (!Number.isInteger(token) || token < 0) throw new SamplingLabError('token', 'token must be a token id');
+    if (this.#length === this.#history.length) {
+      const grown = new Int32Array(Math.max(16, this.#history.length * 2));
+      grown.set(this.#history);
+      this.#history = grown;
+    }
+    this.#history[this.#length++] = token;
+    this.#step += 1;
+  }
+
+  reset(): void {
+    this.#history = Int32Array.from(this.#start.history);
+    this.#length = this.#start.history.length;
+    this.#step = this.#start.step;
+    this.#mu = this.#start.mirostatMu;
+  }
+
+  clone(): Sampler {
+    return new StatefulSampler(this.#lab, this.#fixed, this.#mirostat, this.#start, this.state);
+  }
+
+  get state(): SamplerState {
+    return { history: Array.from(this.#history.subarray(0, this.#length)), step: this.#step, mirostatMu: this.#mu };
   }
 }

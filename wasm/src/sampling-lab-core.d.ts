@@ -11,8 +11,13 @@ export interface CoreError {
 /** An embind enum value. */
 export interface CoreEnum { readonly value: number }
 
+/** The stages `order` arranges (the core's stageTable()). */
+export type StageName = 'penalties' | 'dry' | 'temperature' | 'topK' | 'topP' | 'minP' | 'typicalP' | 'topNSigma' |
+  'epsilonCutoff' | 'etaCutoff' | 'xtc' | 'mirostat';
+
 export interface FilterStage {
-  filter: 'topK' | 'topP' | 'minP' | 'epsilonCutoff';
+  /** The stage's name; 'masks' for allowedTokens and bannedTokens. */
+  filter: StageName | 'masks';
   kept: number;
 }
 
@@ -22,19 +27,25 @@ export interface CoreEngine {
   ints(slot: CoreEnum, length: number, name: string): CoreError | Int32Array;
   /** rows × (scalar options) doubles, laid out by the option table's slots. */
   optionValues(rows: number): CoreError | Float64Array;
+  /** The number lists' values (logitBias), every row's back to back. */
+  numberLists(length: number): CoreError | Float32Array;
   /** The resident logits buffer, with every buffer reserved for `vocabulary` tokens. */
   resident(vocabulary: number): CoreError | Float32Array;
   use(slot: CoreEnum): void;
   logSumExp(temperature: number): CoreError | { value: number };
+  checkOptions(): CoreError | object;
   distribution(): CoreError | { probs: Float32Array; kept: number; keptMass: number; entropyBits: number; topProb: number };
-  sampleToken(): CoreError | { token: number };
+  sampleToken(): CoreError | { token: number; mirostatMu?: number };
+  sampleTokenLogprobs(count: number, processed: boolean): CoreError | {
+    token: number; logprob: number; rank: number; top: { token: number; logprob: number }[]; mirostatMu?: number;
+  };
   sampleBatch(rows: number): CoreError | { tokens: Int32Array };
   sample(method: string, n: number, isProbs: boolean, onProgress?: (fraction: number) => boolean): CoreError | { draws: Int32Array };
   randomWords(seed: number, stream: number, n: number): CoreError | { words: Uint32Array };
   coverCount(mass: number, temperature: number, isProbs: boolean): CoreError | { count: number };
   distance(): CoreError | { tv: number; kl: number; overlap: number };
   range(): CoreError | { min: number; max: number };
-  stages(): CoreError | { stages: FilterStage[] };
+  stages(): CoreError | { stages: FilterStage[]; cutBy: Uint8Array };
   ranking(): CoreError | { order: Uint32Array };
   syntheticLogits(vocabSize: number, seed: number): CoreError | { logits: Float32Array };
 }
@@ -42,12 +53,14 @@ export interface CoreEngine {
 export interface CoreModule {
   Engine: new () => CoreEngine;
   InputSlot: { primary: CoreEnum; secondary: CoreEnum; resident: CoreEnum };
-  IdSlot: { ids: CoreEnum; offsets: CoreEnum };
+  IdSlot: { ids: CoreEnum; offsets: CoreEnum; numberOffsets: CoreEnum };
   runExperiment(name: string, paramsJson: string, onProgress?: (fraction: number) => boolean): string;
   /** JSON: [{ name, summary, params: ParamSpec[] }]. */
   listExperiments(): string;
   /** JSON: OptionSpec[] (a ParamSpec with group and slot). */
   optionTable(): string;
+  /** JSON: { stages: StageName[], presets: { handbook, 'llama.cpp' }, masksCode }. */
+  stageTable(): string;
   memoryStats(): { heapInUse: number; memoryBytes: number };
   maxVocabulary: number;
   qwen3Vocabulary: number;

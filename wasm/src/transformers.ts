@@ -204,7 +204,7 @@ function nextCache(output: Record<string, unknown>, previous?: Record<string, Te
 function describeStep(lab: Lab, tokenizer: PreTrainedTokenizer, logits: Float32Array, options: FilterOptions,
                       token: number, topCandidates: number): Omit<GeneratedToken, 'token' | 'text'> {
   const sampled = lab.distribution(logits, options);
-  const cuts = lab.stages(logits, options);
+  const cuts = lab.stages(logits, options).stages;
   const top: Candidate[] = [];
   if (topCandidates > 0) {
     const { temperature = 1, repetitionPenalty, presencePenalty, frequencyPenalty, generatedIds } = options;

@@ -66,25 +66,14 @@ std::vector<float> Params::floats(std::string_view name) const {
 bool Params::given(std::string_view name) const { return !value(name).is_null(); }
 
 SamplingOptions Params::options() {
-  std::array<double, kScalarOptions> scalars{};
-  std::array<std::span<const std::int32_t>, kListOptions> lists{};
-  std::size_t scalar = 0;
-  std::size_t list = 0;
+  Json declared = Json::object();
   for (const OptionSpec& option : kOptionSpecs) {
-    const bool declared = std::any_of(schema_.begin(), schema_.end(), [&](const ParamSpec& p) { return p.name == option.name; });
-    if (option.kind == Kind::kArray) {
-      lists_[list].clear();
-      if (declared) {
-        for (const auto& id : value(option.name)) lists_[list].push_back(id.get<std::int32_t>());
-      }
-      lists[list] = lists_[list];
-      ++list;
-    } else {
-      scalars[scalar++] = declared ? number(option.name) : option.default_value;
-    }
+    const bool in_schema = std::any_of(schema_.begin(), schema_.end(), [&](const ParamSpec& p) { return p.name == option.name; });
+    if (in_schema) declared[std::string(option.name)] = value(option.name);
   }
+  options_.emplace(declared);
   // Every value was checked against the same table on construction.
-  return std::get<SamplingOptions>(options_from_raw({scalars, lists}));
+  return std::get<SamplingOptions>(options_->options());
 }
 
 }  // namespace sampling_lab::detail

@@ -3,6 +3,7 @@
 // wrong kinds and out-of-range values become one ArgumentError. The typed getters then only
 // convert; asking for a name the schema lacks is a programming error.
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -38,7 +39,7 @@ class Params {
 
   const Json& given_;
   const Schema& schema_;
-  std::array<std::vector<std::int32_t>, kListOptions> lists_;
+  std::optional<JsonOptions> options_;
   Check error_;
 };
 

@@ -47,9 +47,10 @@ ValueSpec optional(ValueSpec value) {
 
 namespace {
 ParamSpec option_param(const OptionSpec& option) {
-  const ValueSpec value = option.kind == Kind::kArray
-      ? array(integer(0, option.range), Json::array(), 0, kMaxVocabulary)
-      : value_of(option.kind, option.default_value, option.range);
+  const ValueSpec value = option.kind == Kind::kArray        ? array(integer(0, option.range), Json::array(), 0, kMaxVocabulary)
+                          : option.kind == Kind::kNumberArray ? array(number(0, option.range), Json::array(), 0, kMaxVocabulary)
+                          : option.kind == Kind::kOptional    ? optional(number(0, option.range))
+                                                              : value_of(option.kind, option.default_value, option.range);
   return {std::string(option.name), value, std::string(option.doc), option.slider};
 }
 }  // namespace
@@ -144,13 +145,54 @@ Json option_table_json() {
   Json table = Json::array();
   std::size_t scalar = 0;
   std::size_t list = 0;
+  std::size_t number_list = 0;
   for (const OptionSpec& option : kOptionSpecs) {
     Json json = to_json(option_param(option));
     json["group"] = kGroups[int(option.group)];
-    json["slot"] = option.kind == Kind::kArray ? list++ : scalar++;
+    json["slot"] = option.kind == Kind::kArray ? list++ : option.kind == Kind::kNumberArray ? number_list++ : scalar++;
     table.push_back(std::move(json));
   }
   return table;
+}
+
+Json stage_table_json() {
+  const auto names = [](std::span<const Stage> order) {
+    Json list = Json::array();
+    for (const Stage stage : order) list.push_back(kStageNames[std::size_t(stage)]);
+    return list;
+  };
+  Json stages = Json::array();
+  for (const auto name : kStageNames) stages.push_back(name);
+  return {{"stages", stages},
+          {"presets", {{"handbook", names(kHandbookOrder)}, {"llama.cpp", names(kLlamaCppOrder)}}},
+          {"masksCode", kStageCount + 1}};
+}
+
+JsonOptions::JsonOptions(const Json& object) {
+  std::size_t scalar = 0, list = 0, number_list = 0;
+  for (const OptionSpec& option : kOptionSpecs) {
+    const auto given = object.find(std::string(option.name));
+    const bool present = given != object.end();
+    if (option.kind == Kind::kArray) {
+      if (present) lists_[list] = given->get<std::vector<std::int32_t>>();
+      ++list;
+    } else if (option.kind == Kind::kNumberArray) {
+      if (present) number_lists_[number_list] = given->get<std::vector<float>>();
+      ++number_list;
+    } else if (option.kind == Kind::kOptional) {
+      scalars_[scalar++] = present && !given->is_null() ? given->get<double>() : std::nan("");
+    } else {
+      scalars_[scalar++] = present ? given->get<double>() : option.default_value;
+    }
+  }
+}
+
+std::variant<SamplingOptions, ArgumentError> JsonOptions::options() const {
+  std::array<std::span<const std::int32_t>, kListOptions> lists;
+  std::array<std::span<const float>, kNumberListOptions> number_lists;
+  for (std::size_t l = 0; l < kListOptions; ++l) lists[l] = lists_[l];
+  for (std::size_t l = 0; l < kNumberListOptions; ++l) number_lists[l] = number_lists_[l];
+  return options_from_raw({scalars_, lists, number_lists});
 }
 
 }  // namespace sampling_lab

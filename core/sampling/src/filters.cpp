@@ -7,24 +7,33 @@
 
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/kernels.hpp"
+#include "chain.hpp"
 #include "selection.hpp"
 
 namespace sampling_lab {
 
+std::span<const std::int32_t> penalty_window(std::span<const std::int32_t> ids, std::int64_t last_n) {
+  return last_n > 0 && std::size_t(last_n) < ids.size() ? ids.last(std::size_t(last_n)) : ids;
+}
+
+double penalised_logit(double logit, std::size_t count, const SamplingOptions& options) {
+  if (options.repetition_penalty != 1.0) {
+    logit = logit > 0.0 ? logit / options.repetition_penalty : logit * options.repetition_penalty;
+  }
+  return logit - (options.presence_penalty + options.frequency_penalty * double(count));
+}
+
 void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch) {
   auto& ids = scratch.sorted_ids;
-  ids.assign(options.generated_ids.begin(), options.generated_ids.end());
+  const auto window = penalty_window(options.generated_ids, options.penalty_last_n);
+  ids.assign(window.begin(), window.end());
   std::sort(ids.begin(), ids.end());
   for (std::size_t start = 0; start < ids.size();) {
     std::size_t end = start;
     while (end < ids.size() && ids[end] == ids[start]) ++end;
     // In double, then saturated to float's range: a penalty can push a logit far down (or up),
     // never to ±∞, where the softmax would turn to NaN.
-    double logit = logits[std::size_t(ids[start])];
-    if (options.repetition_penalty != 1.0) {
-      logit = logit > 0.0 ? logit / options.repetition_penalty : logit * options.repetition_penalty;
-    }
-    logit -= options.presence_penalty + options.frequency_penalty * double(end - start);
+    const double logit = penalised_logit(logits[std::size_t(ids[start])], end - start, options);
     constexpr double kFloatMax = std::numeric_limits<float>::max();
     logits[std::size_t(ids[start])] = float(std::clamp(logit, -kFloatMax, kFloatMax));
     start = end;
@@ -33,9 +42,7 @@ void apply_penalties(std::span<float> logits, const SamplingOptions& options, Pe
 
 std::span<const float> penalised(std::span<const float> logits, const SamplingOptions& options,
                                  PenaltyScratch& scratch) {
-  const bool active = !options.generated_ids.empty() &&
-      (options.repetition_penalty != 1.0 || options.presence_penalty != 0.0 || options.frequency_penalty != 0.0);
-  if (!active) return logits;
+  if (!stage_on(Stage::kPenalties, options)) return logits;
   scratch.logits.assign(logits.begin(), logits.end());
   apply_penalties(scratch.logits, options, scratch);
   return scratch.logits;
@@ -46,10 +53,34 @@ void tempered_distribution(std::span<const float> logits, const SamplingOptions&
   softmax(penalised(logits, options, scratch), options.temperature, probs);
 }
 
+namespace {
+
+// The kept tokens written into `probs` as their renormalised weights, and the result's figures.
+FilterResult write_kept(const detail::Selection& kept, double kept_mass, std::span<float> probs) {
+  // H = ln W − Σ w ln w / W with ln w = (z − max) / T: no log per token.
+  // Normalised as softmax does, so an uncut distribution equals the tempered one exactly.
+  const float inverse_weight = float(1.0 / kept.kept_weight);
+  double weighted_log_weight = 0.0;
+  for (std::size_t j = 0; j < kept.ids.size(); ++j) {
+    probs[kept.ids[j]] = kept.weights[j] * inverse_weight;
+    weighted_log_weight += double(kept.weights[j]) * (double(kept.keys[j]) - kept.max_logit) * kept.inverse_temperature;
+  }
+  const double entropy_nats = std::log(kept.kept_weight) - weighted_log_weight / kept.kept_weight;
+  // The top token always survives and has weight exp(0) = 1.
+  return {kept.ids.size(), kept_mass, entropy_nats / std::numbers::ln2, 1.0 / kept.kept_weight};
+}
+
+}  // namespace
+
 FilterResult filter_distribution(std::span<const float> input_logits, const SamplingOptions& options,
                                  std::span<float> probs, FilterWorkspace& workspace) {
-  const auto logits = penalised(input_logits, options, workspace.penalties);
   std::fill(probs.begin(), probs.end(), 0.0f);
+  if (detail::needs_general_chain(options)) {
+    detail::ChainTrace trace;
+    const auto kept = detail::run_chain(input_logits, options, workspace, &trace);
+    return write_kept(kept, trace.kept_mass, probs);
+  }
+  const auto logits = penalised(input_logits, options, workspace.penalties);
   if (options.temperature == 0.0) {
     probs[argmax(logits)] = 1.0f;
     return {1, 1.0, 0.0, 1.0};
@@ -58,55 +89,17 @@ FilterResult filter_distribution(std::span<const float> input_logits, const Samp
   const double total = kept.total_weight
       ? *kept.total_weight
       : kernels::exp_sum(logits, kept.max_logit, kept.inverse_temperature);
-  // H = ln W − Σ w ln w / W with ln w = (z − max) / T: no log per token.
-  // Normalised as softmax does, so an uncut distribution equals the tempered one exactly.
-  const float inverse_weight = float(1.0 / kept.kept_weight);
-  double weighted_log_weight = 0.0;
-  for (std::size_t j = 0; j < kept.ids.size(); ++j) {
-    const std::uint32_t id = kept.ids[j];
-    probs[id] = kept.weights[j] * inverse_weight;
-    weighted_log_weight += double(kept.weights[j]) * (double(logits[id]) - kept.max_logit) * kept.inverse_temperature;
-  }
-  const double entropy_nats = std::log(kept.kept_weight) - weighted_log_weight / kept.kept_weight;
-  const double kept_mass = kept.ids.size() == logits.size() ? 1.0 : kept.kept_weight / total;
-  // The top token always survives and has weight exp(0) = 1.
-  return {kept.ids.size(), kept_mass, entropy_nats / std::numbers::ln2, 1.0 / kept.kept_weight};
+  return write_kept(kept, kept.ids.size() == logits.size() ? 1.0 : kept.kept_weight / total, probs);
 }
 
-namespace {
-
-// The truncating filters in chain order: whether one is on, and the option turning it on.
-struct Truncation {
-  std::string_view name;
-  bool (*on)(const SamplingOptions&);
-  void (*take)(SamplingOptions& into, const SamplingOptions& from);
-};
-
-constexpr Truncation kTruncations[] = {
-    {"topK", [](const SamplingOptions& o) { return o.top_k > 0; }, [](SamplingOptions& i, const SamplingOptions& f) { i.top_k = f.top_k; }},
-    {"topP", [](const SamplingOptions& o) { return o.top_p < 1.0; }, [](SamplingOptions& i, const SamplingOptions& f) { i.top_p = f.top_p; }},
-    {"minP", [](const SamplingOptions& o) { return o.min_p > 0.0; }, [](SamplingOptions& i, const SamplingOptions& f) { i.min_p = f.min_p; }},
-    {"epsilonCutoff", [](const SamplingOptions& o) { return o.epsilon_cutoff > 0.0; },
-     [](SamplingOptions& i, const SamplingOptions& f) { i.epsilon_cutoff = f.epsilon_cutoff; }},
-};
-
-}  // namespace
-
-std::vector<FilterStage> filter_stages(std::span<const float> input_logits, const SamplingOptions& options,
-                                       FilterWorkspace& workspace) {
-  const auto logits = penalised(input_logits, options, workspace.penalties);
-  SamplingOptions cumulative = options;
-  cumulative.top_k = 0;
-  cumulative.top_p = 1.0;
-  cumulative.min_p = 0.0;
-  cumulative.epsilon_cutoff = 0.0;
-  std::vector<FilterStage> stages;
-  for (const auto& truncation : kTruncations) {
-    if (!truncation.on(options)) continue;
-    truncation.take(cumulative, options);
-    const std::size_t kept = options.temperature == 0.0 ? 1 : detail::select_kept(logits, cumulative, workspace).ids.size();
-    stages.push_back({truncation.name, kept});
-  }
+StageTrace filter_stages(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
+                         std::span<std::uint8_t> cut_by) {
+  std::fill(cut_by.begin(), cut_by.end(), std::uint8_t{0});
+  detail::ChainTrace trace;
+  trace.cut_by = cut_by;
+  detail::run_chain(logits, options, workspace, &trace);
+  StageTrace stages;
+  for (std::size_t i = 0; i < trace.stages.size(); ++i) stages.push_back({trace.stages[i], trace.kept[i]});
   return stages;
 }
 

@@ -1,6 +1,9 @@
 #include "sampling_lab/options.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
 namespace sampling_lab {
 
@@ -11,6 +14,7 @@ struct RawReader {
   RawOptions raw;
   std::size_t scalar = 0;
   std::size_t list = 0;
+  std::size_t number_list = 0;
 
   template <typename Number>
   Check read(Number& field, Kind kind, const Range& range, std::string_view name) {
@@ -20,8 +24,22 @@ struct RawReader {
     return std::nullopt;
   }
 
+  // An unset optional crosses as NaN.
+  Check read(std::optional<double>& field, Kind, const Range& range, std::string_view name) {
+    const double value = raw.scalars[scalar++];
+    if (std::isnan(value)) return std::nullopt;
+    if (auto error = check_scalar(value, Kind::kNumber, range, name)) return error;
+    field = value;
+    return std::nullopt;
+  }
+
   Check read(std::span<const std::int32_t>& field, Kind, const Range&, std::string_view) {
     field = raw.lists[list++];
+    return std::nullopt;
+  }
+
+  Check read(std::span<const float>& field, Kind, const Range&, std::string_view) {
+    field = raw.number_lists[number_list++];
     return std::nullopt;
   }
 };
@@ -30,13 +48,67 @@ Check check_field(double value, Kind kind, const Range& range, std::string_view 
   return check_scalar(value, kind, range, name);
 }
 
-Check check_field(std::span<const std::int32_t> ids, Kind, const Range&, std::string_view name,
+Check check_field(std::optional<double> value, Kind, const Range& range, std::string_view name, std::size_t) {
+  return value ? check_scalar(*value, Kind::kNumber, range, name) : std::nullopt;
+}
+
+// Token ids lie inside the vocabulary; other lists (the stage order) inside their range.
+Check check_field(std::span<const std::int32_t> ids, Kind, const Range& range, std::string_view name,
                   std::size_t vocabulary) {
+  const bool tokens = range.max == kTokenIds.max;
+  const double end = tokens ? double(vocabulary) : range.max + 1;
   for (const std::int32_t id : ids) {
-    if (id < 0 || std::size_t(id) >= vocabulary) {
-      return ArgumentError{std::string(name), std::string(name) + " holds " + std::to_string(id) +
-                                                  ", outside [0, " + std::to_string(vocabulary) + ")"};
+    if (id < 0 || double(id) >= end) {
+      return ArgumentError{std::string(name), std::string(name) + " holds " + std::to_string(id) + ", outside [0, " +
+                                                  std::to_string(std::int64_t(end)) + ")"};
     }
+  }
+  return std::nullopt;
+}
+
+Check check_field(std::span<const float> values, Kind, const Range& range, std::string_view name, std::size_t) {
+  for (const float value : values) {
+    if (auto error = check_scalar(value, Kind::kNumber, range, std::string(name) + " entry")) {
+      return ArgumentError{std::string(name), error->message};
+    }
+  }
+  return std::nullopt;
+}
+
+bool contains(std::span<const std::int32_t> ids, std::int32_t id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+Check check_masks(const SamplingOptions& options, std::size_t vocabulary) {
+  const bool some_allowed_left = options.allowed_tokens.empty()
+      ? options.banned_tokens.size() < vocabulary ||
+            [&] {
+              std::vector<bool> banned(vocabulary);
+              for (const auto id : options.banned_tokens) banned[std::size_t(id)] = true;
+              return std::find(banned.begin(), banned.end(), false) != banned.end();
+            }()
+      : std::any_of(options.allowed_tokens.begin(), options.allowed_tokens.end(),
+                    [&](std::int32_t id) { return !contains(options.banned_tokens, id); });
+  if (some_allowed_left) return std::nullopt;
+  return ArgumentError{"bannedTokens", "allowedTokens and bannedTokens leave no token to draw"};
+}
+
+Check check_order(const SamplingOptions& options) {
+  if (options.order.empty()) return std::nullopt;
+  std::array<bool, kStageCount> listed{};
+  for (const std::int32_t stage : options.order) {
+    if (listed[std::size_t(stage)]) {
+      return ArgumentError{"order", "order names " + std::string(kStageNames[stage]) + " twice"};
+    }
+    listed[std::size_t(stage)] = true;
+  }
+  for (std::size_t stage = 0; stage < kStageCount; ++stage) {
+    if (!listed[stage] && stage_on(Stage(stage), options)) {
+      return ArgumentError{"order", "order leaves out " + std::string(kStageNames[stage]) + ", which is on"};
+    }
+  }
+  if (listed[std::size_t(Stage::kMirostat)] && Stage(options.order.back()) != Stage::kMirostat) {
+    return ArgumentError{"order", "mirostat samples the token, so it must be the last stage of order"};
   }
   return std::nullopt;
 }
@@ -61,7 +133,42 @@ Check check_options(const SamplingOptions& options, std::size_t vocabulary) {
   if (auto error = check_field(options.field, Kind::kind, range, name, vocabulary)) return error;
   SAMPLING_LAB_OPTIONS(SAMPLING_LAB_CHECK)
 #undef SAMPLING_LAB_CHECK
-  return std::nullopt;
+  if (options.logit_bias_values.size() != options.logit_bias_ids.size()) {
+    return ArgumentError{"logitBias", "logitBias has " + std::to_string(options.logit_bias_ids.size()) + " ids and " +
+                                          std::to_string(options.logit_bias_values.size()) + " values"};
+  }
+  if (auto error = check_masks(options, vocabulary)) return error;
+  return check_order(options);
+}
+
+StageOrder stage_order(const SamplingOptions& options) {
+  StageOrder order;
+  if (options.order.empty()) {
+    std::copy(std::begin(kHandbookOrder), std::end(kHandbookOrder), order.stages.begin());
+    order.size = std::size(kHandbookOrder);
+    return order;
+  }
+  for (const std::int32_t stage : options.order) order.stages[order.size++] = Stage(stage);  // checked < kStageCount
+  return order;
+}
+
+bool stage_on(Stage stage, const SamplingOptions& o) {
+  switch (stage) {
+    case Stage::kPenalties:
+      return !o.generated_ids.empty() && (o.repetition_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0);
+    case Stage::kDry: return o.dry_multiplier > 0.0 && !o.generated_ids.empty();
+    case Stage::kTemperature: return o.temperature != 1.0;
+    case Stage::kTopK: return o.top_k > 0;
+    case Stage::kTopP: return o.top_p < 1.0;
+    case Stage::kMinP: return o.min_p > 0.0;
+    case Stage::kTypicalP: return o.typical_p < 1.0;
+    case Stage::kTopNSigma: return o.top_n_sigma > 0.0;
+    case Stage::kEpsilonCutoff: return o.epsilon_cutoff > 0.0;
+    case Stage::kEtaCutoff: return o.eta_cutoff > 0.0;
+    case Stage::kXtc: return o.xtc_probability > 0.0;
+    case Stage::kMirostat: return o.mirostat_version > 0;
+  }
+  return false;
 }
 
 }  // namespace sampling_lab

@@ -9,6 +9,7 @@
 #include "sampling_lab/kernels.hpp"
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/values.hpp"
+#include "chain.hpp"
 #include "selection.hpp"
 
 namespace sampling_lab {
@@ -277,15 +278,89 @@ bool sample_logits(std::span<const float> logits, double temperature, SamplingMe
   return sample_probs(probs, method, key, out, workspace, progress);
 }
 
-std::int32_t sample_token(std::span<const float> input_logits, const SamplingOptions& options,
-                          FilterWorkspace& workspace) {
-  const auto logits = penalised(input_logits, options, workspace.penalties);
-  if (options.temperature == 0.0) return std::int32_t(argmax(logits));
-  const auto kept = detail::select_kept(logits, options, workspace);
+TokenUniforms token_uniforms(const SamplingOptions& options) {
   Philox rng(options.seed, options.stream);
   rng.seek(options.step);
-  const double target = rng.uniform() * kept.kept_weight;
-  return std::int32_t(kept.ids[kernels::inverse_cdf(kept.weights, kept.block_sums, target)]);
+  const double token = rng.uniform();
+  return {token, rng.uniform()};
+}
+
+namespace {
+
+// One token drawn through the chain, with the selection it came from.
+struct Drawn {
+  std::int32_t token;
+  std::optional<detail::Selection> kept;  // none for greedy on the fast path
+  std::size_t position = 0;               // of the token in kept->ids
+};
+
+Drawn draw(std::span<const float> input_logits, const SamplingOptions& options, FilterWorkspace& workspace) {
+  const auto uniforms = token_uniforms(options);
+  if (!detail::needs_general_chain(options)) {
+    const auto logits = penalised(input_logits, options, workspace.penalties);
+    if (options.temperature == 0.0) return {std::int32_t(argmax(logits)), std::nullopt};
+    const auto kept = detail::select_kept(logits, options, workspace);
+    const std::size_t at = kernels::inverse_cdf(kept.weights, kept.block_sums, uniforms.token * kept.kept_weight);
+    return {std::int32_t(kept.ids[at]), kept, at};
+  }
+  const auto kept = detail::run_chain(input_logits, options, workspace);
+  const std::size_t at = kernels::inverse_cdf(kept.weights, kept.block_sums, uniforms.token * kept.kept_weight);
+  return {std::int32_t(kept.ids[at]), kept, at};
+}
+
+// μ ← μ − η (surprise − τ), the surprise −log2 p of the token in the distribution it was drawn from.
+std::optional<double> next_mirostat_mu(const SamplingOptions& options, const Drawn& drawn) {
+  if (options.mirostat_version == 0) return std::nullopt;
+  const auto& kept = *drawn.kept;
+  const double surprise = -std::log2(double(kept.weights[drawn.position]) / kept.kept_weight);
+  return detail::mirostat_mu(options) - options.mirostat_eta * (surprise - options.mirostat_tau);
+}
+
+// Rank (from 1) of position `at` in the ranking of `keys` (descending, ties to the lower position).
+std::size_t rank_of(std::span<const float> keys, std::size_t at) {
+  std::size_t before = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) before += keys[i] > keys[at] || (keys[i] == keys[at] && i < at);
+  return before + 1;
+}
+
+}  // namespace
+
+TokenDraw draw_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace) {
+  const Drawn drawn = draw(logits, options, workspace);
+  return {drawn.token, next_mirostat_mu(options, drawn)};
+}
+
+std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace) {
+  return draw(logits, options, workspace).token;
+}
+
+// vLLM's logprobs: `raw` from the model's logits, `processed` from the distribution drawn from.
+TokenLogprobs sample_token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::size_t count,
+                                    LogprobsMode mode, FilterWorkspace& workspace) {
+  const Drawn drawn = draw(logits, options, workspace);
+  TokenLogprobs result{drawn.token, 0.0, 1, {}, next_mirostat_mu(options, drawn)};
+  auto& best = workspace.chain.top;
+  if (mode == LogprobsMode::kRaw) {
+    const double log_total = log_sum_exp(logits, 1.0);
+    result.logprob = double(logits[std::size_t(drawn.token)]) - log_total;
+    result.rank = rank_of(logits, std::size_t(drawn.token));
+    detail::best_ranked(logits, std::min(count, logits.size()), best);
+    for (const auto& token : best) result.top.push_back({std::int32_t(token.id), double(token.key) - log_total});
+    return result;
+  }
+  if (!drawn.kept) {  // greedy: all the mass on one token
+    if (count > 0) result.top.push_back({drawn.token, 0.0});
+    return result;
+  }
+  // ln p_i = (z_i − max) / T − ln W over the kept tokens; every other token has −∞.
+  const auto& kept = *drawn.kept;
+  const double log_total = std::log(kept.kept_weight);
+  const auto logprob = [&](std::size_t j) { return (double(kept.keys[j]) - kept.max_logit) * kept.inverse_temperature - log_total; };
+  result.logprob = logprob(drawn.position);
+  result.rank = rank_of(kept.keys, drawn.position);
+  detail::best_ranked(kept.keys, std::min(count, kept.keys.size()), best);
+  for (const auto& token : best) result.top.push_back({std::int32_t(kept.ids[token.id]), logprob(token.id)});
+  return result;
 }
 
 }  // namespace sampling_lab

@@ -50,20 +50,10 @@ float epsilon_threshold(const Chain& chain, double mass) {
   return float(chain.max_logit + chain.temperature * std::log(chain.epsilon * mass));
 }
 
-// The k best tokens by the ranking, kept in a heap whose top is the worst of them (Williams
-// 1964); left in id order.
+// The k best tokens by the ranking, left in id order.
 void gather_top_k(std::span<const float> logits, std::size_t k, CandidateScratch& candidates) {
   auto& heap = candidates.heap;
-  heap.clear();
-  for (std::size_t i = 0; i < k; ++i) heap.push_back({logits[i], std::uint32_t(i), 0.0f});
-  std::make_heap(heap.begin(), heap.end(), ranks_before);
-  // Later ids lose ties, so only a strictly larger logit gets in; SIMD skips the rest.
-  for (std::size_t i = kernels::next_above(logits, k, heap.front().key); i < logits.size();
-       i = kernels::next_above(logits, i + 1, heap.front().key)) {
-    std::pop_heap(heap.begin(), heap.end(), ranks_before);
-    heap.back() = {logits[i], std::uint32_t(i), 0.0f};
-    std::push_heap(heap.begin(), heap.end(), ranks_before);
-  }
+  best_ranked(logits, k, heap);
   std::sort(heap.begin(), heap.end(), [](const RankedToken& a, const RankedToken& b) { return a.id < b.id; });
   candidates.ids.clear();
   candidates.keys.clear();
@@ -193,17 +183,37 @@ Selection whole_vocabulary(std::span<const float> logits, const Chain& chain, Fi
   weights.resize(logits.size());
   block_sums.resize(kernels::block_count(logits.size()));
   const double total = kernels::exp_shifted(logits, chain.max_logit, chain.inverse_temperature, weights, block_sums);
-  auto& identity = workspace.identity;
-  if (identity.size() < logits.size()) {
-    const std::size_t known = identity.size();
-    identity.resize(logits.size());
-    std::iota(identity.begin() + std::ptrdiff_t(known), identity.end(), std::uint32_t(known));
-  }
-  return {std::span(identity).first(logits.size()), weights, block_sums, total, total, chain.max_logit,
+  return {identity_ids(logits.size(), workspace), logits, weights, block_sums, total, total, chain.max_logit,
           chain.inverse_temperature};
 }
 
 }  // namespace
+
+// A heap whose top is the worst of the k best so far (Williams 1964).
+void best_ranked(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out) {
+  out.clear();
+  if (k == 0) return;
+  for (std::size_t i = 0; i < k; ++i) out.push_back({keys[i], std::uint32_t(i), 0.0f});
+  std::make_heap(out.begin(), out.end(), ranks_before);
+  // Later ids lose ties, so only a strictly larger key gets in; SIMD skips the rest.
+  for (std::size_t i = kernels::next_above(keys, k, out.front().key); i < keys.size();
+       i = kernels::next_above(keys, i + 1, out.front().key)) {
+    std::pop_heap(out.begin(), out.end(), ranks_before);
+    out.back() = {keys[i], std::uint32_t(i), 0.0f};
+    std::push_heap(out.begin(), out.end(), ranks_before);
+  }
+  std::sort_heap(out.begin(), out.end(), ranks_before);
+}
+
+std::span<const std::uint32_t> identity_ids(std::size_t size, FilterWorkspace& workspace) {
+  auto& identity = workspace.identity;
+  if (identity.size() < size) {
+    const std::size_t known = identity.size();
+    identity.resize(size);
+    std::iota(identity.begin() + std::ptrdiff_t(known), identity.end(), std::uint32_t(known));
+  }
+  return std::span(identity).first(size);
+}
 
 Selection select_kept(std::span<const float> logits, const SamplingOptions& options,
                       FilterWorkspace& workspace) {
@@ -218,7 +228,7 @@ Selection select_kept(std::span<const float> logits, const SamplingOptions& opti
   CandidateRanking ranking(candidates, chain.max_logit, workspace.prefix);
   const std::size_t keep = kept_prefix_length(chain, kept_weight, candidates, ranking);
   if (keep < candidates.keys.size()) kept_weight = compact_to_prefix(keep, candidates, ranking);
-  return {candidates.ids, candidates.weights, candidates.block_sums, kept_weight, chain.total_weight,
+  return {candidates.ids, candidates.keys, candidates.weights, candidates.block_sums, kept_weight, chain.total_weight,
           chain.max_logit, chain.inverse_temperature};
 }
 

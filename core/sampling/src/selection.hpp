@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "sampling_lab/options.hpp"
 #include "sampling_lab/workspace.hpp"
@@ -14,6 +15,7 @@ namespace sampling_lab::detail {
 
 struct Selection {
   std::span<const std::uint32_t> ids;  // the kept tokens, ascending
+  std::span<const float> keys;         // their logits, as processed before the temperature
   std::span<const float> weights;      // exp((z − max) / T) of each
   std::span<const double> block_sums;  // of weights, per kernels::kBlock
   double kept_weight;                  // Σ weights
@@ -21,6 +23,13 @@ struct Selection {
   float max_logit;
   float inverse_temperature;
 };
+
+// The k (<= keys.size()) first positions in the ranking of `keys` (descending, ties to the lower
+// position), best first; RankedToken::id holds the position.
+void best_ranked(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out);
+
+// 0 … size − 1, kept in the workspace.
+std::span<const std::uint32_t> identity_ids(std::size_t size, FilterWorkspace& workspace);
 
 // Expects penalised logits, T > 0 and checked options.
 Selection select_kept(std::span<const float> logits, const SamplingOptions& options,

@@ -21,7 +21,8 @@ std::string_view kind_name(Kind kind) {
     case Kind::kSeed: return "seed";
     case Kind::kProbability: return "probability";
     case Kind::kChoice: return "choice";
-    case Kind::kArray: return "array";
+    case Kind::kArray:
+    case Kind::kNumberArray: return "array";
     case Kind::kOptional: return "optional";
   }
   return "";

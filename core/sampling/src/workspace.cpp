@@ -27,6 +27,8 @@ void release(std::size_t elements, PrefixScratch& scratch) {
 void FilterWorkspace::release_beyond(std::size_t elements) {
   release(elements, penalties.logits, penalties.sorted_ids, candidates.ids, candidates.keys, candidates.weights,
           candidates.block_sums, candidates.heap, identity);
+  release(elements, chain.ranking_keys, chain.before_truncation, chain.masked, chain.sorted_ids, chain.reversed, chain.match_length,
+          chain.repeats);
   release(elements, prefix);
 }
 
@@ -49,6 +51,7 @@ void FilterWorkspace::reserve(std::size_t vocabulary) {
   candidates.block_sums.reserve(kernels::block_count(vocabulary));
   sampling_lab::reserve(prefix, vocabulary);
   identity.reserve(vocabulary);
+  chain.ranking_keys.reserve(vocabulary);
 }
 
 void SamplerWorkspace::reserve(std::size_t vocabulary) {

@@ -4,11 +4,13 @@
 // against it (one message per kind), the bindings publish it, the CLI parses flags by kind, the
 // TypeScript types are generated from it and the widgets take their defaults and ranges from it.
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "sampling_lab/error.hpp"
@@ -58,5 +60,24 @@ Json to_json(const Schema& schema);
 // The sampler's option table as the bindings publish it: each option's spec, its group and its
 // slot (the index of its value among the scalar options, or among the id lists).
 Json option_table_json();
+
+// The stages `order` arranges: {"stages": names by index, "presets": {"handbook": […],
+// "llama.cpp": […]}, "masksCode": the filter_stages code of the masks}.
+Json stage_table_json();
+
+// Sampling options read from a JSON object keyed by the table's public names ("topP",
+// "xtc.probability"); absent names keep their defaults, null leaves an optional unset. The
+// options' lists point into this object.
+class JsonOptions {
+ public:
+  explicit JsonOptions(const Json& object);
+  // Checked by kind and range (not yet against a vocabulary: see check_options).
+  std::variant<SamplingOptions, ArgumentError> options() const;
+
+ private:
+  std::array<double, kScalarOptions> scalars_{};
+  std::array<std::vector<std::int32_t>, kListOptions> lists_;
+  std::array<std::vector<float>, kNumberListOptions> number_lists_;
+};
 
 }  // namespace sampling_lab

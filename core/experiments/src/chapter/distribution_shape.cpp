@@ -31,11 +31,17 @@ Json filters(Params& params, const Progress&) {
   const FilterResult result = filter_distribution(logits, options, probs, filter_workspace);
   tempered_distribution(logits, options, tempered, filter_workspace.penalties);
   Json stages = Json::array();
-  for (const auto& stage : filter_stages(logits, options, filter_workspace)) {
+  std::vector<std::uint8_t> codes(logits.size());
+  for (const auto& stage : filter_stages(logits, options, filter_workspace, codes)) {
     stages.push_back({{"filter", stage.filter}, {"kept", stage.kept}});
+  }
+  Json cut_by = Json::array();
+  for (const std::uint8_t code : codes) {
+    cut_by.push_back(code == 0 ? Json(nullptr) : Json(code == kStageCount + 1 ? "masks" : kStageNames[code - 1]));
   }
   return {{"probs", probs},
           {"stages", stages},
+          {"cutBy", cut_by},
           {"tempered", tempered},
           {"kept", result.kept},
           {"keptMass", result.kept_mass},

@@ -1,7 +1,9 @@
 #pragma once
-// Logit processors in the decoding chapter's order:
-// penalties -> temperature -> top-k -> top-p -> min-p -> ε, then renormalise.
+// The filter chain: logit bias and masks, then penalties -> DRY -> temperature -> top-k -> top-p ->
+// min-p -> typical -> top-nσ -> ε -> η -> XTC -> mirostat (the decoding chapter's order, or the
+// one the options give), then renormalise.
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,13 @@ struct FilterResult {
   double top_prob;      // of the renormalised result
 };
 
+// The last `last_n` ids (all of them when last_n is 0): what the penalties and DRY see.
+std::span<const std::int32_t> penalty_window(std::span<const std::int32_t> ids, std::int64_t last_n);
+
+// A generated token's logit after the repetition, presence and frequency penalties, for a token
+// that occurs `count` times in the window.
+double penalised_logit(double logit, std::size_t count, const SamplingOptions& options);
+
 // Adds the repetition, presence and frequency penalties for options.generated_ids in place.
 void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch);
 
@@ -30,23 +39,26 @@ std::span<const float> penalised(std::span<const float> logits, const SamplingOp
 void tempered_distribution(std::span<const float> logits, const SamplingOptions& options,
                            std::span<float> probs, PenaltyScratch& scratch);
 
-// Writes the filtered, renormalised distribution into `probs` (same length as logits).
-// The kept set is always a prefix of the tokens ranked by (logit desc, index asc); top-p keeps a
-// token while the mass of the tokens before it is < p (applied to the top-k renormalised
-// distribution), min-p keeps p_i >= min_p * p_max. Expects checked inputs.
+// Writes the filtered, renormalised distribution into `probs` (same length as logits): bias and
+// masks, then the stages in the options' order (see options.hpp). Top-k, top-p and min-p keep a
+// prefix of the tokens ranked by (logit desc, index asc); top-p keeps a token while the mass of
+// the tokens before it is < p of the distribution left so far. XTC's draw comes from the options'
+// random key, as in sample_token, so this is the distribution sample_token draws from.
+// Expects checked inputs.
 FilterResult filter_distribution(std::span<const float> logits, const SamplingOptions& options,
                                  std::span<float> probs, FilterWorkspace& workspace);
 
-// One truncating filter of the chain and the tokens left once it and those before it have cut.
+// One stage of the chain that was on and the tokens left once it and those before it had run.
 struct FilterStage {
-  std::string_view filter;  // the option's public name: "topK", "topP", "minP", "epsilonCutoff"
+  std::string_view filter;  // the stage's name ("topP", "xtc", …; "masks" for allowed and banned tokens)
   std::size_t kept;
 };
+using StageTrace = std::vector<FilterStage>;
 
-// Where each active truncating filter cuts the ranking, cumulatively in chain order (top-k,
-// top-p, min-p, ε): a token of rank r is cut by the first stage whose `kept` is at most r.
-// Expects checked inputs.
-std::vector<FilterStage> filter_stages(std::span<const float> logits, const SamplingOptions& options,
-                                       FilterWorkspace& workspace);
+// The stages that are on, in order, and which one cut each token: cut_by (empty, or as long as
+// the logits) gets 0 for a kept token, else 1 + the Stage that cut it (kStageCount + 1 for the
+// masks). Expects checked inputs.
+StageTrace filter_stages(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
+                         std::span<std::uint8_t> cut_by = {});
 
 }  // namespace sampling_lab

@@ -6,6 +6,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <limits>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <variant>
@@ -18,35 +21,110 @@ namespace sampling_lab {
 // Which calls take an option: the filters (distribution and sampling), or only the draw.
 enum class OptionGroup { kFilter, kPenalty, kRandomKey };
 
+// The stages after logit bias and masks, which `order` arranges. Each is named by the option
+// that turns it on ("penalties" stands for the three penalties).
+#define SAMPLING_LAB_STAGES(X)                                                         \
+  X(kPenalties, "penalties") X(kDry, "dry") X(kTemperature, "temperature") X(kTopK, "topK") \
+  X(kTopP, "topP") X(kMinP, "minP") X(kTypicalP, "typicalP") X(kTopNSigma, "topNSigma")    \
+  X(kEpsilonCutoff, "epsilonCutoff") X(kEtaCutoff, "etaCutoff") X(kXtc, "xtc") X(kMirostat, "mirostat")
+
+enum class Stage : std::uint8_t {
+#define SAMPLING_LAB_STAGE_ENUM(id, name) id,
+  SAMPLING_LAB_STAGES(SAMPLING_LAB_STAGE_ENUM)
+#undef SAMPLING_LAB_STAGE_ENUM
+};
+
+inline constexpr std::string_view kStageNames[] = {
+#define SAMPLING_LAB_STAGE_NAME(id, name) name,
+    SAMPLING_LAB_STAGES(SAMPLING_LAB_STAGE_NAME)
+#undef SAMPLING_LAB_STAGE_NAME
+};
+inline constexpr std::size_t kStageCount = std::size(kStageNames);
+
+// The decoding chapter's order (the default), and llama.cpp's default sampler order
+// (common/sampling: penalties, DRY, top-nσ, top-k, typical, top-p, min-p, XTC, temperature; it
+// has no ε or η, placed here after min-p; mirostat, when on, samples last).
+inline constexpr Stage kHandbookOrder[] = {
+    Stage::kPenalties, Stage::kDry, Stage::kTemperature, Stage::kTopK, Stage::kTopP, Stage::kMinP,
+    Stage::kTypicalP, Stage::kTopNSigma, Stage::kEpsilonCutoff, Stage::kEtaCutoff, Stage::kXtc, Stage::kMirostat};
+inline constexpr Stage kLlamaCppOrder[] = {
+    Stage::kPenalties, Stage::kDry, Stage::kTopNSigma, Stage::kTopK, Stage::kTypicalP, Stage::kTopP, Stage::kMinP,
+    Stage::kEpsilonCutoff, Stage::kEtaCutoff, Stage::kXtc, Stage::kTemperature, Stage::kMirostat};
+
+// The range of a list of token ids (each also below the vocabulary size).
+inline constexpr Range kTokenIds = closed(0, double(kMaxVocabulary - 1));
+
 // X(field, public name, kind, group, default, range of the value or of each list entry,
 //   widget slider, doc)
 #define SAMPLING_LAB_OPTIONS(X)                                                                    \
-  X(temperature, "temperature", kNumber, kFilter, 1.0, at_least(0), (SliderHint{0, 2, 0.05}),                               \
+  X(temperature, "temperature", kNumber, kFilter, 1.0, at_least(0), (SliderHint{0, 2, 0.05}),      \
     "Divides the logits before the softmax; 0 = greedy (argmax, ties to the lowest id)")          \
-  X(top_k, "topK", kInteger, kFilter, 0, closed(0, double(kMaxVocabulary)), (SliderHint{0, 200, 1}),                       \
+  X(top_k, "topK", kInteger, kFilter, 0, closed(0, double(kMaxVocabulary)), (SliderHint{0, 200, 1}), \
     "Keeps the k most probable tokens; 0 = off")                                                   \
-  X(top_p, "topP", kProbability, kFilter, 1.0, open_closed(0, 1), (SliderHint{0.1, 1, 0.01}),                                  \
+  X(top_p, "topP", kProbability, kFilter, 1.0, open_closed(0, 1), (SliderHint{0.1, 1, 0.01}),      \
     "Nucleus sampling (Holtzman et al. 2020): keeps a token while the mass ranked before it is < p; 1 = off") \
-  X(min_p, "minP", kProbability, kFilter, 0.0, closed(0, 1), (SliderHint{0, 0.5, 0.01}),                                       \
+  X(min_p, "minP", kProbability, kFilter, 0.0, closed(0, 1), (SliderHint{0, 0.5, 0.01}),           \
     "Keeps tokens with p_i >= minP * p_max (Nguyen et al. 2024); 0 = off")                        \
-  X(epsilon_cutoff, "epsilonCutoff", kProbability, kFilter, 0.0, closed(0, 1), (SliderHint{0, 0.02, 0.0005}),                 \
+  X(typical_p, "typicalP", kProbability, kFilter, 1.0, open_closed(0, 1), (SliderHint{0.1, 1, 0.01}), \
+    "Locally typical sampling (Meister et al. 2022): keeps the tokens whose surprise -ln p_i is nearest the entropy H until their mass reaches typicalP; 1 = off") \
+  X(top_n_sigma, "topNSigma", kNumber, kFilter, 0.0, closed(0, 1e4), (SliderHint{0, 5, 0.1}),      \
+    "Top-n-sigma (Tang et al. 2024): keeps logits >= max - n * sigma, sigma the population standard deviation of the logits left; the same set at any temperature; 0 = off") \
+  X(epsilon_cutoff, "epsilonCutoff", kProbability, kFilter, 0.0, closed(0, 1), (SliderHint{0, 0.02, 0.0005}), \
     "Epsilon sampling (Hewitt et al. 2022): keeps p_i >= epsilon in the distribution left so far, at least one token; 0 = off") \
-  X(repetition_penalty, "repetitionPenalty", kNumber, kPenalty, 1.0, open_closed(0, 1e4), (SliderHint{1, 2, 0.05}),          \
+  X(eta_cutoff, "etaCutoff", kProbability, kFilter, 0.0, closed(0, 1), (SliderHint{0, 0.02, 0.0005}), \
+    "Eta sampling (Hewitt et al. 2022): keeps p_i >= min(eta, sqrt(eta) * exp(-H)), H the entropy in nats, at least one token; 0 = off") \
+  X(xtc_probability, "xtc.probability", kProbability, kFilter, 0.0, closed(0, 1), (SliderHint{0, 1, 0.05}), \
+    "XTC, exclude top choices (Weidmann 2024): the chance, drawn from the random key, that XTC acts on this token; 0 = off") \
+  X(xtc_threshold, "xtc.threshold", kProbability, kFilter, 0.1, closed(0, 1), (SliderHint{0, 0.5, 0.01}), \
+    "XTC removes every token with p_i >= threshold except the least probable of them, when at least two reach it") \
+  X(mirostat_version, "mirostat.version", kInteger, kFilter, 0, closed(0, 2), (SliderHint{0, 2, 1}), \
+    "Mirostat (Basu et al. 2021), version 1 or 2, as in llama.cpp: truncates to a target surprise and samples; 0 = off") \
+  X(mirostat_tau, "mirostat.tau", kNumber, kFilter, 5.0, closed(0, 100), (SliderHint{0, 10, 0.1}), \
+    "Mirostat's target surprise, in bits")                                                         \
+  X(mirostat_eta, "mirostat.eta", kNumber, kFilter, 0.1, closed(0, 1), (SliderHint{0, 1, 0.01}),   \
+    "Mirostat's learning rate: mu <- mu - eta * (surprise - tau) after each token")              \
+  X(mirostat_mu, "mirostat.mu", kOptional, kFilter, kUnset, closed(0, 1e4), kNoSlider,             \
+    "Mirostat's surprise bound mu in bits; null = 2 * tau, its start (a stateful sampler keeps it)") \
+  X(order, "order", kArray, kFilter, kNoIds, closed(0, double(kStageCount - 1)), kNoSlider,         \
+    "The stages after logit bias and masks, in the order they run; empty = the handbook order")  \
+  X(logit_bias_ids, "logitBias.ids", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,               \
+    "Tokens whose logits get a bias, before every other stage (OpenAI logit_bias)")              \
+  X(logit_bias_values, "logitBias.values", kNumberArray, kPenalty, kNoNumbers, closed(-1e4, 1e4), kNoSlider, \
+    "The bias added to each of logitBias.ids")                                                    \
+  X(allowed_tokens, "allowedTokens", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,               \
+    "When not empty, only these tokens can be drawn; applied after the bias, before every filter") \
+  X(banned_tokens, "bannedTokens", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,                 \
+    "Tokens that are never drawn; applied after the bias, before every filter")                  \
+  X(repetition_penalty, "repetitionPenalty", kNumber, kPenalty, 1.0, open_closed(0, 1e4), (SliderHint{1, 2, 0.05}), \
     "CTRL (Keskar et al. 2019): divides positive, multiplies negative logits of generated tokens; 1 = off") \
-  X(presence_penalty, "presencePenalty", kNumber, kPenalty, 0.0, closed(-1e4, 1e4), (SliderHint{-2, 2, 0.1}),                \
+  X(presence_penalty, "presencePenalty", kNumber, kPenalty, 0.0, closed(-1e4, 1e4), (SliderHint{-2, 2, 0.1}), \
     "Subtracted once from the logit of every generated token (OpenAI)")                           \
-  X(frequency_penalty, "frequencyPenalty", kNumber, kPenalty, 0.0, closed(-1e4, 1e4), (SliderHint{-2, 2, 0.1}),              \
+  X(frequency_penalty, "frequencyPenalty", kNumber, kPenalty, 0.0, closed(-1e4, 1e4), (SliderHint{-2, 2, 0.1}), \
     "Subtracted once per occurrence of a generated token (OpenAI)")                                \
-  X(generated_ids, "generatedIds", kArray, kPenalty, kNoIds, closed(0, double(kMaxVocabulary - 1)), kNoSlider,    \
-    "Token ids generated so far, which the penalties see")                                         \
-  X(seed, "seed", kSeed, kRandomKey, 0, closed(0, kMaxSeed), kNoSlider,                                       \
+  X(penalty_last_n, "penaltyLastN", kInteger, kPenalty, 0, closed(0, double(kMaxVocabulary)), kNoSlider, \
+    "How many of the last generatedIds the three penalties see; 0 = all")                        \
+  X(dry_multiplier, "dry.multiplier", kNumber, kPenalty, 0.0, closed(0, 1e4), (SliderHint{0, 2, 0.05}), \
+    "DRY (Weidmann 2024), as in llama.cpp: subtracts multiplier * base^(n - allowedLength) from a token that would extend a repeat of n >= allowedLength tokens; 0 = off") \
+  X(dry_base, "dry.base", kNumber, kPenalty, 1.75, closed(1, 100), (SliderHint{1, 4, 0.05}),      \
+    "DRY's growth per repeated token")                                                             \
+  X(dry_allowed_length, "dry.allowedLength", kInteger, kPenalty, 2, closed(0, double(kMaxVocabulary)), (SliderHint{0, 8, 1}), \
+    "The longest repeat DRY leaves alone")                                                         \
+  X(dry_penalty_last_n, "dry.penaltyLastN", kInteger, kPenalty, 0, closed(0, double(kMaxVocabulary)), kNoSlider, \
+    "How many of the last generatedIds DRY searches; 0 = all")                                   \
+  X(dry_sequence_breakers, "dry.sequenceBreakers", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider, \
+    "Token ids that end a repeat: DRY matches no repeat across them and never penalises them")   \
+  X(generated_ids, "generatedIds", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,                 \
+    "Token ids generated so far, which the penalties and DRY see")                                \
+  X(seed, "seed", kSeed, kRandomKey, 0, closed(0, kMaxSeed), kNoSlider,                             \
     "Philox4x32-10 key: the same seed, stream, step and logits give the same token everywhere")   \
-  X(stream, "stream", kSeed, kRandomKey, 0, closed(0, kMaxSeed), kNoSlider,                                   \
+  X(stream, "stream", kSeed, kRandomKey, 0, closed(0, kMaxSeed), kNoSlider,                         \
     "Independent stream under one seed, e.g. a request id")                                        \
-  X(step, "step", kSeed, kRandomKey, 0, closed(0, kMaxSeed), kNoSlider,                                       \
+  X(step, "step", kSeed, kRandomKey, 0, closed(0, kMaxSeed), kNoSlider,                             \
     "Position in the sequence: the token's uniform is Philox block `step` of (seed, stream)")
 
 inline constexpr std::span<const std::int32_t> kNoIds{};
+inline constexpr std::span<const float> kNoNumbers{};
+inline constexpr std::optional<double> kUnset{};
 
 template <Kind> struct OptionValue;
 template <> struct OptionValue<Kind::kNumber> { using type = double; };
@@ -54,6 +132,8 @@ template <> struct OptionValue<Kind::kProbability> { using type = double; };
 template <> struct OptionValue<Kind::kInteger> { using type = std::int64_t; };
 template <> struct OptionValue<Kind::kSeed> { using type = std::uint64_t; };
 template <> struct OptionValue<Kind::kArray> { using type = std::span<const std::int32_t>; };
+template <> struct OptionValue<Kind::kNumberArray> { using type = std::span<const float>; };
+template <> struct OptionValue<Kind::kOptional> { using type = std::optional<double>; };
 
 struct SamplingOptions {
 #define SAMPLING_LAB_FIELD(field, name, kind, group, default_value, range, slider, doc) \
@@ -64,9 +144,9 @@ struct SamplingOptions {
 
 struct OptionSpec {
   std::string_view name;  // public camelCase name, e.g. "topP"
-  Kind kind;              // kArray options are lists of token ids
+  Kind kind;              // kArray: a list of token ids (or stages); kNumberArray: of numbers
   OptionGroup group;
-  double default_value;   // lists default to empty
+  double default_value;   // lists default to empty, optionals to unset (NaN)
   Range range;
   SliderHint slider;
   std::string_view doc;
@@ -74,30 +154,49 @@ struct OptionSpec {
 
 constexpr double default_number(double value) { return value; }
 constexpr double default_number(std::span<const std::int32_t>) { return 0.0; }
+constexpr double default_number(std::span<const float>) { return 0.0; }
+constexpr double default_number(std::optional<double>) { return std::numeric_limits<double>::quiet_NaN(); }
 
 #define SAMPLING_LAB_SPEC(field, name, kind, group, default_value, range, slider, doc) \
   OptionSpec{name, Kind::kind, OptionGroup::group, default_number(default_value), range, slider, doc},
 inline constexpr OptionSpec kOptionSpecs[] = {SAMPLING_LAB_OPTIONS(SAMPLING_LAB_SPEC)};
 #undef SAMPLING_LAB_SPEC
 
-constexpr std::size_t count_options(bool lists) {
+constexpr std::size_t count_options(Kind kind) {
   std::size_t count = 0;
-  for (const auto& spec : kOptionSpecs) count += (spec.kind == Kind::kArray) == lists;
+  for (const auto& spec : kOptionSpecs) count += spec.kind == kind;
   return count;
 }
-// Scalars cross the boundary as one double each, lists as one span of ids each, in table order.
-inline constexpr std::size_t kScalarOptions = count_options(false);
-inline constexpr std::size_t kListOptions = count_options(true);
+// Scalars cross the boundary as one double each (NaN for an unset optional), id lists as one
+// span of ids each and number lists as one span of floats each, each in table order.
+inline constexpr std::size_t kListOptions = count_options(Kind::kArray);
+inline constexpr std::size_t kNumberListOptions = count_options(Kind::kNumberArray);
+inline constexpr std::size_t kScalarOptions = std::size(kOptionSpecs) - kListOptions - kNumberListOptions;
 
 struct RawOptions {
-  std::span<const double> scalars;                                    // kScalarOptions values
+  std::span<const double> scalars;  // kScalarOptions values
   std::span<const std::span<const std::int32_t>, kListOptions> lists;
+  std::span<const std::span<const float>, kNumberListOptions> number_lists;
 };
 
 // Options as they arrive from JavaScript: checks every value by its kind before narrowing it.
 std::variant<SamplingOptions, ArgumentError> options_from_raw(RawOptions raw);
 
-// Every option within its range, and every listed id inside a vocabulary of `vocabulary`.
+// Every option within its range, every listed id inside a vocabulary of `vocabulary`, as many
+// bias values as biased ids, some token left by the masks, and an order that names each stage
+// once, holds every stage that is on and ends with mirostat if it has it.
 Check check_options(const SamplingOptions& options, std::size_t vocabulary);
+
+struct StageOrder {
+  std::array<Stage, kStageCount> stages{};
+  std::size_t size = 0;
+  std::span<const Stage> view() const { return std::span(stages).first(size); }
+};
+
+// The order the options ask for: theirs, or the handbook's when they give none.
+StageOrder stage_order(const SamplingOptions& options);
+
+// Whether a stage does anything with these options.
+bool stage_on(Stage stage, const SamplingOptions& options);
 
 }  // namespace sampling_lab

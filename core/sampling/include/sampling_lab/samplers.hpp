@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "sampling_lab/error.hpp"
 #include "sampling_lab/options.hpp"
@@ -46,12 +47,51 @@ bool sample_logits(std::span<const float> logits, double temperature, SamplingMe
                    RandomKey key, std::span<std::int32_t> out, SamplerWorkspace& workspace,
                    const Progress& progress = {});
 
-// One token: the filter chain, then the inverse-CDF draw over the survivors on the uniform of
-// Philox block `options.step` of (seed, stream), so a request's token depends only on its own
+// One token: the filter chain, then the inverse-CDF draw over the survivors on the first uniform
+// of Philox block `options.step` of (seed, stream), so a request's token depends only on its own
 // key and step. Temperature 0 gives the argmax. Expects checked inputs; allocates nothing once
 // warm.
 std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& options,
                           FilterWorkspace& workspace);
+
+// The two uniforms of a token's Philox block `options.step` of (seed, stream): the first draws
+// the token, the second decides whether XTC acts (when it is below xtc.probability).
+struct TokenUniforms {
+  double token;
+  double xtc;
+};
+TokenUniforms token_uniforms(const SamplingOptions& options);
+
+// A token and mirostat's μ for the next one (when mirostat is on): what a stateful sampler keeps.
+struct TokenDraw {
+  std::int32_t token;
+  std::optional<double> mirostat_mu;
+};
+TokenDraw draw_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace);
+
+inline constexpr std::size_t kMaxLogprobs = 20;
+
+struct TokenLogprob {
+  std::int32_t token;
+  double logprob;
+};
+
+// vLLM's two kinds: of the model's logits, or of the distribution the token was drawn from.
+enum class LogprobsMode { kRaw, kProcessed };
+
+struct TokenLogprobs {
+  std::int32_t token;
+  double logprob;                  // natural log; −∞ never occurs for the drawn token
+  std::size_t rank;                // 1 = the most probable, ties to the lower id
+  std::vector<TokenLogprob> top;   // the `count` most probable, best first
+  std::optional<double> mirostat_mu;
+};
+
+// sample_token's token (the same draw), with its log-probability, rank and the `count` (at most
+// kMaxLogprobs) most probable tokens: `raw` = log-softmax of the unmodified logits, `processed`
+// = of the distribution sampled from (tokens cut by the chain have −∞ and never appear).
+TokenLogprobs sample_token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::size_t count,
+                                    LogprobsMode mode, FilterWorkspace& workspace);
 
 // n in [1, kMaxSamples], and n · V within kMaxNoiseVariates for the methods that draw a variate
 // per token.

@@ -17,6 +17,7 @@ enum class Kind {
   kChoice,       // one of a list of names
   kArray,        // a list of values of one kind
   kOptional,     // a value of one kind, or null for a documented built-in
+  kNumberArray,  // a sampling option's list of numbers (published as an array of numbers)
 };
 
 std::string_view kind_name(Kind kind);  // "number", "integer", …

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace sampling_lab {
@@ -60,11 +61,25 @@ struct PrefixScratch {
   std::vector<RankedToken> boundary;
 };
 
+// The general chain's extra buffers: typical's ranking, the masks, DRY's repeat search, the
+// token-wise trace of which stage cut each token.
+struct ChainScratch {
+  Buffer<float> ranking_keys;
+  Buffer<float> before_truncation;         // the logits the first truncating stage saw
+  std::vector<std::uint8_t> masked;
+  std::vector<std::int32_t> sorted_ids;
+  std::vector<std::int32_t> reversed;      // DRY's window, newest first
+  std::vector<std::int32_t> match_length;  // Z-array of `reversed`
+  std::vector<std::pair<std::int32_t, std::int32_t>> repeats;  // (token, repeat length)
+  std::vector<RankedToken> top;            // mirostat's and logprobs' best few
+};
+
 // filter_distribution and sample_token.
 struct FilterWorkspace {
   PenaltyScratch penalties;
   CandidateScratch candidates;
   PrefixScratch prefix;
+  ChainScratch chain;
   std::vector<std::uint32_t> identity;  // 0 … V − 1: the kept ids when no filter cuts
 
   // Sizes every buffer for `vocabulary` tokens: later calls up to that size allocate nothing.

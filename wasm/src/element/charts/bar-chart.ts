@@ -11,8 +11,8 @@ export interface BarChartData {
   labels: readonly string[];
   tempered: readonly number[];
   kept: readonly number[];
-  /** Where each active filter cut the ranking (bars are in rank order). */
-  stages: readonly FilterStage[];
+  /** The stage that cut each bar's token (undefined or null when kept). */
+  cutBy: readonly (FilterStage['filter'] | null | undefined)[];
   topP: number;
   minP: number;
   topK: number;
@@ -26,7 +26,10 @@ export interface BarChartData {
 }
 
 const [BASE_HEIGHT, TOP, BOTTOM, RIGHT] = [240, 22, 44, 34];
-const SHORT: Record<FilterStage['filter'], string> = { topK: 'k', topP: 'p', minP: 'm', epsilonCutoff: 'ε' };
+const SHORT: Record<FilterStage['filter'], string> = {
+  penalties: 'pen', dry: 'D', temperature: 'T', topK: 'k', topP: 'p', minP: 'm', typicalP: 'τ', topNSigma: 'σ',
+  epsilonCutoff: 'ε', etaCutoff: 'η', xtc: 'X', mirostat: 'μ', masks: '∅',
+};
 
 export class BarChart extends SvgChart {
   constructor(box: HTMLElement) {
@@ -34,7 +37,7 @@ export class BarChart extends SvgChart {
   }
 
   draw(data: BarChartData): void {
-    const { labels, tempered, kept, stages, sampled, text } = data;
+    const { labels, tempered, kept, cutBy, sampled, text } = data;
     const { svg: root, width, height } = this.frame(data.summary, BASE_HEIGHT);
     const plotWidth = width - RIGHT;
     const slot = plotWidth / tempered.length;
@@ -46,7 +49,6 @@ export class BarChart extends SvgChart {
     const y = (p: number) => bottom - p * scale;
     // The cumulative mass has its own axis on the right: 0 at the bottom, 1 at the top.
     const yCumulative = (c: number) => bottom - c * (bottom - TOP);
-    const cutBy = (rank: number) => stages.find((s) => s.kept <= rank)?.filter;
     const nodes: SVGElement[] = [];
 
     let cumulative = 0;
@@ -62,7 +64,7 @@ export class BarChart extends SvgChart {
         nodes.push(svg('text', { x: x + barWidth / 2, y: y(Math.max(shown, p)) - 4, class: kept[i] > 0 ? 'value' : 'value cut' }, formatShort(shown)));
       }
       nodes.push(svg('text', { x: x + barWidth / 2, y: bottom + 16, class: 'label' }, labels[i]));
-      const filter = kept[i] > 0 ? undefined : cutBy(i);
+      const filter = kept[i] > 0 ? undefined : cutBy[i] ?? undefined;
       if (filter) nodes.push(svg('text', { x: x + barWidth / 2, y: bottom + 32, class: 'cut-by' }, narrow ? SHORT[filter] : text.cutBy[filter]));
       if (sampled) {
         const f = sampled.frequencies[i];

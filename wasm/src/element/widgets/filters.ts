@@ -44,10 +44,12 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       if (mode === 'handbook') return lab.runExperiment('filters', params as FiltersParams);
       const { logits, ...options } = params as { logits: Float32Array; temperature: number };
       const filtered = lab.distribution(logits, options);
+      const traced = lab.stages(logits, options);
       return {
         ...filtered,
         tempered: lab.distribution(logits, { temperature: options.temperature }).probs,
-        stages: lab.stages(logits, options),
+        stages: traced.stages,
+        cutBy: Array.from(traced.cutBy, (code) => (code === 0 ? null : code === lab.masksCode ? 'masks' as const : lab.stageNames[code - 1])),
         tokensFor90: lab.coverCount(logits, 0.9, { temperature: options.temperature }),
       };
     },
@@ -222,7 +224,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           if (mode === 'handbook') {
             const chosen = options();
             bars.draw({
-              labels: s.tokenLabels, tempered: Array.from(result.tempered), kept: Array.from(result.probs), stages: result.stages,
+              labels: s.tokenLabels, tempered: Array.from(result.tempered), kept: Array.from(result.probs), cutBy: result.cutBy,
               topP: chosen.topP, minP: chosen.minP, topK: chosen.topK, summary,
               sampled: sampled && { frequencies: sampled.counts.map((c) => c / sampled!.n), n: sampled.n },
               text: {

@@ -1,0 +1,462 @@
+#include "chain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "prefix_select.hpp"
+#include "ranking.hpp"
+#include "sampling_lab/distribution.hpp"
+#include "sampling_lab/filters.hpp"
+#include "sampling_lab/kernels.hpp"
+#include "sampling_lab/samplers.hpp"
+
+namespace sampling_lab::detail {
+
+namespace {
+
+constexpr double kFloatMax = std::numeric_limits<float>::max();
+// llama.cpp's m: mirostat 1 estimates the Zipf exponent from the 100 most probable tokens.
+constexpr std::size_t kMirostatTokens = 100;
+constexpr std::uint8_t kMasksStage = kMasksCode;
+
+float saturated(double logit) { return float(std::clamp(logit, -kFloatMax, kFloatMax)); }
+
+// The tokens still in the chain, ids ascending, with their current logits, and their weights
+// w = exp((z − max) / T) at the temperature applied so far (1 before the temperature stage),
+// computed when a stage first needs them. Ids and logits are views of the input until a stage
+// changes or cuts them.
+class Candidates {
+ public:
+  Candidates(std::span<const float> logits, FilterWorkspace& workspace, ChainTrace* trace)
+      : scratch_(workspace.candidates), ids_(identity_ids(logits.size(), workspace)), keys_(logits), trace_(trace) {}
+
+  std::size_t size() const { return ids_.size(); }
+  std::span<const std::uint32_t> ids() const { return ids_; }
+  std::span<const float> keys() const { return keys_; }
+  double temperature() const { return temperature_; }
+
+  void set_temperature(double temperature) {
+    temperature_ = temperature;
+    fresh_ = false;
+  }
+
+  // Logits to change in place: owned from here on.
+  std::span<float> mutable_keys() {
+    if (keys_.data() != scratch_.keys.data()) {
+      scratch_.ids.assign(ids_.begin(), ids_.end());
+      scratch_.keys.assign(keys_.begin(), keys_.end());
+      ids_ = scratch_.ids;
+      keys_ = scratch_.keys;
+    }
+    fresh_ = false;
+    return scratch_.keys;
+  }
+
+  // Position of a token among the candidates, or size() when it is gone.
+  std::size_t find(std::uint32_t id) const {
+    const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
+    return at != ids_.end() && *at == id ? std::size_t(at - ids_.begin()) : size();
+  }
+
+  // The best candidate: the largest logit, ties to the lowest id.
+  std::size_t top() const { return kernels::argmax(keys_); }
+
+  float max_key() {
+    weigh();
+    return max_key_;
+  }
+  std::span<const float> weights() {
+    weigh();
+    return scratch_.weights;
+  }
+  double total_weight() {
+    weigh();
+    return total_;
+  }
+  std::span<const double> block_sums() {
+    weigh();
+    return scratch_.block_sums;
+  }
+
+  // H = ln W − Σ w ln w / W in nats, with ln w = (z − max) / T: no log per token.
+  double entropy_nats() {
+    weigh();
+    const float inverse = inverse_temperature(temperature_);
+    double weighted_log_weight = 0.0;
+    for (std::size_t i = 0; i < size(); ++i) {
+      weighted_log_weight += double(scratch_.weights[i]) * (double(keys_[i]) - max_key_) * inverse;
+    }
+    return std::log(total_) - weighted_log_weight / total_;
+  }
+
+  // Keeps the candidates at the positions where keep(position) holds, in order; the others are
+  // cut by `stage`.
+  template <typename Keep>
+  void keep_if(Keep keep, std::uint8_t stage) {
+    const auto source_ids = ids_;
+    const auto source_keys = keys_;
+    scratch_.ids.resize(std::max(scratch_.ids.size(), source_ids.size()));
+    scratch_.keys.resize(std::max(scratch_.keys.size(), source_keys.size()));
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < source_ids.size(); ++i) {
+      if (!keep(i)) {
+        if (trace_ && !trace_->cut_by.empty()) trace_->cut_by[source_ids[i]] = stage;
+        continue;
+      }
+      // Forward compaction: position kept <= i, so in-place moves read before they write.
+      scratch_.ids[kept] = source_ids[i];
+      scratch_.keys[kept] = source_keys[i];
+      ++kept;
+    }
+    if (kept == 0) {
+      // Every stage leaves at least the top token (a cut of everything can only come from a
+      // threshold rounding past it); no write happened, so the sources are intact.
+      const std::size_t top = kernels::argmax(source_keys);
+      if (trace_ && !trace_->cut_by.empty()) trace_->cut_by[source_ids[top]] = 0;
+      scratch_.ids[0] = source_ids[top];
+      scratch_.keys[0] = source_keys[top];
+      kept = 1;
+    }
+    scratch_.ids.resize(kept);
+    scratch_.keys.resize(kept);
+    ids_ = scratch_.ids;
+    keys_ = scratch_.keys;
+    // Weighed again when needed: the stage may have cut the maximum.
+    fresh_ = false;
+  }
+
+  // Keeps the first prefix.count candidates of the ranking by `ranking_keys` (descending, ties
+  // to the lower position).
+  void keep_prefix(std::span<const float> ranking_keys, const Prefix& prefix, std::uint8_t stage) {
+    std::size_t ties_left = prefix.ties_at_key;
+    keep_if([&](std::size_t i) {
+      const float key = ranking_keys[i];
+      if (key > prefix.last_key) return true;
+      if (key == prefix.last_key && ties_left > 0) return --ties_left, true;
+      return false;
+    }, stage);
+  }
+
+ private:
+  void weigh() {
+    if (fresh_) return;
+    max_key_ = kernels::min_max(keys_).max;
+    scratch_.weights.resize(size());
+    scratch_.block_sums.resize(kernels::block_count(size()));
+    total_ = kernels::exp_shifted(keys_, max_key_, inverse_temperature(temperature_), scratch_.weights,
+                                  scratch_.block_sums);
+    fresh_ = true;
+  }
+
+  CandidateScratch& scratch_;
+  std::span<const std::uint32_t> ids_;
+  std::span<const float> keys_;
+  ChainTrace* trace_;
+  double temperature_ = 1.0;
+  bool fresh_ = false;
+  float max_key_ = 0.0f;
+  double total_ = 0.0;
+};
+
+std::uint8_t code(Stage stage) { return std::uint8_t(std::size_t(stage) + 1); }
+
+// Whether a stage that is on can cut tokens (penalties and DRY only move logits).
+bool truncates(Stage stage, const SamplingOptions& options) {
+  return stage != Stage::kPenalties && stage != Stage::kDry && (stage != Stage::kTemperature || options.temperature == 0.0);
+}
+
+// The kept tokens' share of the tempered distribution the first truncating stage saw.
+double kept_mass(Candidates& candidates, std::span<const float> before) {
+  const float inverse = inverse_temperature(candidates.temperature());
+  const float shift = std::max(kernels::min_max(before).max, candidates.max_key());
+  return kernels::exp_sum(candidates.keys(), shift, inverse) / kernels::exp_sum(before, shift, inverse);
+}
+
+// The ranking's first `count` candidates (by logit), or its shortest prefix reaching `mass`.
+Prefix logit_prefix(Candidates& candidates, PrefixScratch& scratch, std::size_t count, double mass) {
+  const auto range = kernels::min_max(candidates.keys());
+  PrefixSelector selector(candidates.keys(), candidates.weights(), range.max, range.min, scratch);
+  return count > 0 ? selector.first(count) : selector.reaching_mass(mass);
+}
+
+void logit_bias(Candidates& candidates, const SamplingOptions& options) {
+  if (options.logit_bias_ids.empty()) return;
+  auto keys = candidates.mutable_keys();
+  for (std::size_t i = 0; i < options.logit_bias_ids.size(); ++i) {
+    float& key = keys[std::size_t(options.logit_bias_ids[i])];  // still the whole vocabulary
+    key = saturated(double(key) + options.logit_bias_values[i]);
+  }
+}
+
+void token_masks(Candidates& candidates, const SamplingOptions& options, ChainScratch& scratch) {
+  if (options.allowed_tokens.empty() && options.banned_tokens.empty()) return;
+  auto& masked = scratch.masked;
+  masked.assign(candidates.size(), options.allowed_tokens.empty() ? 0 : 1);
+  for (const auto id : options.allowed_tokens) masked[std::size_t(id)] = 0;
+  for (const auto id : options.banned_tokens) masked[std::size_t(id)] = 1;
+  candidates.keep_if([&](std::size_t i) { return masked[i] == 0; }, kMasksStage);
+}
+
+// Subtracts `amount(token, count)` from each distinct token of `ids` that is still a candidate.
+template <typename Amount>
+void penalise(Candidates& candidates, std::span<const std::int32_t> ids, std::vector<std::int32_t>& sorted,
+              Amount amount) {
+  sorted.assign(ids.begin(), ids.end());
+  std::sort(sorted.begin(), sorted.end());
+  std::span<float> keys;
+  for (std::size_t start = 0; start < sorted.size();) {
+    std::size_t end = start;
+    while (end < sorted.size() && sorted[end] == sorted[start]) ++end;
+    const std::size_t at = candidates.find(std::uint32_t(sorted[start]));
+    if (at < candidates.size()) {
+      if (keys.empty()) keys = candidates.mutable_keys();
+      keys[at] = saturated(amount(double(keys[at]), end - start));
+    }
+    start = end;
+  }
+}
+
+void penalties(Candidates& candidates, const SamplingOptions& options, ChainScratch& scratch) {
+  penalise(candidates, penalty_window(options.generated_ids, options.penalty_last_n), scratch.sorted_ids,
+           [&](double logit, std::size_t count) { return penalised_logit(logit, count, options); });
+}
+
+// DRY as llama.cpp's llama_sampler_dry_apply: the window read newest first, its Z-array gives
+// for each earlier position the length of the repeat of the window's end that ends there; the
+// token after that position would extend the repeat.
+void dry(Candidates& candidates, const SamplingOptions& options, ChainScratch& scratch) {
+  const auto window = penalty_window(options.generated_ids, options.dry_penalty_last_n);
+  const std::size_t n = window.size();
+  const auto allowed = std::size_t(options.dry_allowed_length);
+  if (n <= allowed) return;
+  auto& reversed = scratch.reversed;
+  reversed.assign(window.rbegin(), window.rend());
+  const auto breakers = options.dry_sequence_breakers;
+  const auto is_breaker = [&](std::int32_t id) { return std::find(breakers.begin(), breakers.end(), id) != breakers.end(); };
+  // No repeat reaches back across the newest sequence breaker.
+  std::size_t limit = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (is_breaker(reversed[i])) {
+      limit = i;
+      break;
+    }
+  }
+  if (limit < allowed) return;
+  // Z-algorithm (Gusfield 1997): z[k] = the longest common prefix of reversed and reversed[k…].
+  auto& z = scratch.match_length;
+  z.assign(n, 0);
+  for (std::size_t k = 1, left = 0, right = 0; k < n; ++k) {
+    std::size_t length = k < right ? std::min(right - k, std::size_t(z[k - left])) : 0;
+    while (k + length < n && reversed[length] == reversed[k + length]) ++length;
+    z[k] = std::int32_t(length);
+    if (k + length > right) {
+      left = k;
+      right = k + length;
+    }
+  }
+  auto& repeats = scratch.repeats;
+  repeats.clear();
+  for (std::size_t k = 1; k < n; ++k) {
+    const std::size_t length = std::min(std::size_t(z[k]), limit);
+    // Position n − 1 − k ends a repeat of `length`; window[n − k] follows it.
+    if (length >= allowed) repeats.push_back({window[n - k], std::int32_t(length)});
+  }
+  if (repeats.empty()) return;
+  std::sort(repeats.begin(), repeats.end());
+  const double base = options.dry_base;
+  // llama.cpp caps the exponent where base^exponent would overflow a float.
+  const int max_exponent = base > 1.000001 ? int(88.7228391 / std::log(base)) : 0;
+  std::span<float> keys;
+  for (std::size_t i = 0; i < repeats.size(); ++i) {
+    // Sorted by (token, length): the last entry of a token holds its longest repeat.
+    if (i + 1 < repeats.size() && repeats[i + 1].first == repeats[i].first) continue;
+    const auto [token, length] = repeats[i];
+    const std::size_t at = candidates.find(std::uint32_t(token));
+    if (at == candidates.size() || is_breaker(token)) continue;
+    int exponent = length - int(allowed);
+    if (max_exponent > 0) exponent = std::min(exponent, max_exponent);
+    if (keys.empty()) keys = candidates.mutable_keys();
+    keys[at] = saturated(double(keys[at]) - options.dry_multiplier * std::pow(base, exponent));
+  }
+}
+
+// Temperature 0 keeps the argmax alone.
+void temperature(Candidates& candidates, const SamplingOptions& options) {
+  if (options.temperature == 0.0) {
+    const std::size_t top = candidates.top();
+    candidates.keep_if([&](std::size_t i) { return i == top; }, code(Stage::kTemperature));
+    return;
+  }
+  candidates.set_temperature(options.temperature);
+}
+
+void top_k(Candidates& candidates, const SamplingOptions& options, PrefixScratch& scratch) {
+  if (std::size_t(options.top_k) >= candidates.size()) return;
+  const Prefix prefix = logit_prefix(candidates, scratch, std::size_t(options.top_k), 0.0);
+  candidates.keep_prefix(candidates.keys(), prefix, code(Stage::kTopK));
+}
+
+void top_p(Candidates& candidates, const SamplingOptions& options, PrefixScratch& scratch) {
+  const Prefix prefix = logit_prefix(candidates, scratch, 0, options.top_p * candidates.total_weight());
+  if (prefix.count < candidates.size()) candidates.keep_prefix(candidates.keys(), prefix, code(Stage::kTopP));
+}
+
+// p_i >= min_p · p_max  <=>  z_i >= max + T ln(min_p).
+void min_p(Candidates& candidates, const SamplingOptions& options) {
+  const auto keys = candidates.keys();
+  const float threshold = float(kernels::min_max(keys).max + candidates.temperature() * std::log(options.min_p));
+  candidates.keep_if([&](std::size_t i) { return keys[i] >= threshold; }, code(Stage::kMinP));
+}
+
+// Locally typical sampling (Meister et al. 2022): rank by |−ln p_i − H| ascending, keep the
+// shortest prefix reaching typicalP. −ln p_i − H = (max − z_i) / T + ln W − H.
+void typical_p(Candidates& candidates, const SamplingOptions& options, ChainScratch& chain, PrefixScratch& scratch) {
+  const double offset = std::log(candidates.total_weight()) - candidates.entropy_nats();
+  const double max_key = candidates.max_key();
+  const double inverse = 1.0 / candidates.temperature();
+  const auto keys = candidates.keys();
+  auto& closeness = chain.ranking_keys;
+  closeness.resize(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    closeness[i] = float(-std::abs((max_key - double(keys[i])) * inverse + offset));
+  }
+  const auto range = kernels::min_max(closeness);
+  PrefixSelector selector(closeness, candidates.weights(), range.max, range.min, scratch);
+  const Prefix prefix = selector.reaching_mass(options.typical_p * candidates.total_weight());
+  if (prefix.count < candidates.size()) candidates.keep_prefix(closeness, prefix, code(Stage::kTypicalP));
+}
+
+// Top-nσ (Tang et al. 2024): z_i >= max − n·σ over the logits themselves, so any temperature
+// keeps the same set.
+void top_n_sigma(Candidates& candidates, const SamplingOptions& options) {
+  const auto keys = candidates.keys();
+  double mean = 0.0;
+  for (const float key : keys) mean += key;
+  mean /= double(keys.size());
+  double squares = 0.0;
+  for (const float key : keys) squares += (key - mean) * (key - mean);
+  const double threshold = kernels::min_max(keys).max - options.top_n_sigma * std::sqrt(squares / double(keys.size()));
+  candidates.keep_if([&](std::size_t i) { return double(keys[i]) >= threshold; }, code(Stage::kTopNSigma));
+}
+
+// Keeps p_i >= bound, and the top token in any case (it has the largest p).
+void keep_probable(Candidates& candidates, double bound, Stage stage) {
+  const auto weights = candidates.weights();
+  const double weight_bound = bound * candidates.total_weight();
+  const std::size_t top = candidates.top();
+  candidates.keep_if([&](std::size_t i) { return i == top || double(weights[i]) >= weight_bound; }, code(stage));
+}
+
+// XTC (Weidmann 2024; llama.cpp's llama_sampler_xtc_apply): when it acts, of the tokens with
+// p_i >= threshold all but the least probable go, if there are at least two.
+void xtc(Candidates& candidates, const SamplingOptions& options, double uniform) {
+  if (!(uniform < options.xtc_probability) || candidates.size() < 2) return;
+  const auto weights = candidates.weights();
+  const auto keys = candidates.keys();
+  const double weight_bound = options.xtc_threshold * candidates.total_weight();
+  // The least probable qualifying token: lowest logit, ties to the highest id (last in ranking).
+  std::size_t qualifying = 0;
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (double(weights[i]) < weight_bound) continue;
+    if (qualifying++ == 0 || keys[i] <= keys[last]) last = i;
+  }
+  if (qualifying < 2) return;
+  candidates.keep_if([&](std::size_t i) { return i == last || double(weights[i]) < weight_bound; }, code(Stage::kXtc));
+}
+
+// Mirostat (Basu et al. 2021) as llama.cpp's llama_sampler_mirostat(_v2)_apply. Version 2 keeps
+// the tokens whose surprise −log2 p_i is at most μ; version 1 estimates the Zipf exponent s from
+// the top 100 tokens and keeps the top k = (ε̂ 2^μ / (1 − V^−ε̂))^(1/s), ε̂ = s − 1.
+void mirostat(Candidates& candidates, const SamplingOptions& options, std::size_t vocabulary, ChainScratch& chain,
+              PrefixScratch& scratch) {
+  const double mu = mirostat_mu(options);
+  if (options.mirostat_version == 2) return keep_probable(candidates, std::exp2(-mu), Stage::kMirostat);
+  const std::size_t m = std::min(kMirostatTokens, candidates.size());
+  const Prefix best = logit_prefix(candidates, scratch, m, 0.0);
+  auto& top = chain.top;
+  top.clear();
+  const auto keys = candidates.keys();
+  std::size_t ties_left = best.ties_at_key;
+  for (std::size_t i = 0; i < keys.size() && top.size() < m; ++i) {
+    const bool in = keys[i] > best.last_key || (keys[i] == best.last_key && ties_left > 0 && ties_left--);
+    if (in) top.push_back({keys[i], std::uint32_t(i), 0.0f});
+  }
+  std::sort(top.begin(), top.end(), ranks_before);
+  double sum_tb = 0.0;
+  double sum_tt = 0.0;
+  for (std::size_t i = 0; i + 1 < top.size(); ++i) {
+    const double t = std::log(double(i + 2) / double(i + 1));
+    const double b = (double(top[i].key) - top[i + 1].key) / candidates.temperature();  // ln(p_i / p_{i+1})
+    sum_tb += t * b;
+    sum_tt += t * t;
+  }
+  const double s = sum_tb / sum_tt;
+  const double e = s - 1.0;
+  const double k = std::pow(e * std::exp2(mu) / (1.0 - std::pow(double(vocabulary), -e)), 1.0 / s);
+  // Flat or degenerate tops give no finite k: keep everything left (llama.cpp leaves this undefined).
+  const std::size_t keep = std::isfinite(k) ? std::size_t(std::clamp(k, 1.0, double(candidates.size()))) : candidates.size();
+  if (keep >= candidates.size()) return;
+  const Prefix prefix = logit_prefix(candidates, scratch, keep, 0.0);
+  candidates.keep_prefix(candidates.keys(), prefix, code(Stage::kMirostat));
+}
+
+}  // namespace
+
+bool needs_general_chain(const SamplingOptions& o) {
+  return !o.order.empty() || !o.logit_bias_ids.empty() || !o.allowed_tokens.empty() || !o.banned_tokens.empty() ||
+         stage_on(Stage::kDry, o) || o.typical_p < 1.0 || o.top_n_sigma > 0.0 || o.eta_cutoff > 0.0 ||
+         o.xtc_probability > 0.0 || o.mirostat_version > 0;
+}
+
+double mirostat_mu(const SamplingOptions& options) { return options.mirostat_mu.value_or(2.0 * options.mirostat_tau); }
+
+Selection run_chain(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
+                    ChainTrace* trace) {
+  Candidates candidates(logits, workspace, trace);
+  auto& chain = workspace.chain;
+  auto& prefix = workspace.prefix;
+  const auto record = [&](std::string_view name) {
+    if (!trace) return;
+    trace->stages.push_back(name);
+    trace->kept.push_back(candidates.size());
+  };
+  logit_bias(candidates, options);
+  token_masks(candidates, options, chain);
+  if (!options.allowed_tokens.empty() || !options.banned_tokens.empty()) record("masks");
+  bool truncated = false;
+  const StageOrder order = stage_order(options);
+  for (const Stage stage : order.view()) {
+    if (!stage_on(stage, options)) continue;
+    if (trace && !truncated && truncates(stage, options)) {
+      chain.before_truncation.assign(candidates.keys().begin(), candidates.keys().end());
+      truncated = true;
+    }
+    switch (stage) {
+      case Stage::kPenalties: penalties(candidates, options, chain); break;
+      case Stage::kDry: dry(candidates, options, chain); break;
+      case Stage::kTemperature: temperature(candidates, options); break;
+      case Stage::kTopK: top_k(candidates, options, prefix); break;
+      case Stage::kTopP: top_p(candidates, options, prefix); break;
+      case Stage::kMinP: min_p(candidates, options); break;
+      case Stage::kTypicalP: typical_p(candidates, options, chain, prefix); break;
+      case Stage::kTopNSigma: top_n_sigma(candidates, options); break;
+      case Stage::kEpsilonCutoff: keep_probable(candidates, options.epsilon_cutoff, stage); break;
+      case Stage::kEtaCutoff: {
+        const double eta = options.eta_cutoff;
+        keep_probable(candidates, std::min(eta, std::sqrt(eta) * std::exp(-candidates.entropy_nats())), stage);
+        break;
+      }
+      case Stage::kXtc: xtc(candidates, options, token_uniforms(options).xtc); break;
+      case Stage::kMirostat: mirostat(candidates, options, logits.size(), chain, prefix); break;
+    }
+    record(kStageNames[std::size_t(stage)]);
+  }
+  if (trace) trace->kept_mass = truncated ? kept_mass(candidates, chain.before_truncation) : 1.0;
+  return {candidates.ids(), candidates.keys(), candidates.weights(), candidates.block_sums(), candidates.total_weight(),
+          std::nullopt, candidates.max_key(), inverse_temperature(candidates.temperature())};
+}
+
+}  // namespace sampling_lab::detail

@@ -1,0 +1,40 @@
+#pragma once
+// The general filter chain: every stage of the option table in any order, on an explicit
+// candidate set. select_kept (selection.hpp) is the fast path for the handbook order when only
+// top-k, top-p, min-p, ε and the penalties are on; both return the same Selection.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "sampling_lab/options.hpp"
+#include "sampling_lab/workspace.hpp"
+#include "selection.hpp"
+
+namespace sampling_lab::detail {
+
+// Whether the options need the general chain rather than select_kept.
+bool needs_general_chain(const SamplingOptions& options);
+
+// The trace's code of a token cut by the masks; a stage's code is 1 + its Stage value.
+inline constexpr std::uint8_t kMasksCode = kStageCount + 1;
+
+// Where each token left the chain, for the filters widget and the distribution.
+struct ChainTrace {
+  std::span<std::uint8_t> cut_by;        // empty, or vocabulary-sized: 0 = kept, else the cutter's code
+  std::vector<std::string_view> stages;  // the stages that were on, in order ("masks" first when on)
+  std::vector<std::size_t> kept;         // tokens left after each of them
+  double kept_mass = 1.0;                // of the kept tokens, under the tempered distribution the first
+                                         // truncating stage saw
+};
+
+// Runs bias, masks and the stages in the options' order on the input logits (not penalised
+// yet). Expects checked options.
+Selection run_chain(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
+                    ChainTrace* trace = nullptr);
+
+// Mirostat's μ for this token: the option, else its start 2τ.
+double mirostat_mu(const SamplingOptions& options);
+
+}  // namespace sampling_lab::detail
