@@ -54,7 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_EXPECT(token >= 0 && std::size_t(token) < vocabulary && probs[std::size_t(token)] > 0.0f);
   std::vector<std::uint8_t> cut_by(vocabulary);
   for (const auto& stage : sl::filter_stages(logits, options, workspace, cut_by)) FUZZ_EXPECT(stage.kept >= 1);
-  for (const std::uint8_t code : cut_by) FUZZ_EXPECT(code <= sl::kStageCount + 1);
+  for (const std::uint8_t code : cut_by) FUZZ_EXPECT(code <= sl::kMasksCode);
   const auto logprobs = sl::sample_token_logprobs(logits, options, 5, sl::LogprobsMode::kProcessed, workspace);
   FUZZ_EXPECT(logprobs.token == token && logprobs.logprob <= 1e-6 && logprobs.rank >= 1);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sampling_lab/filters.hpp"
+
 namespace sampling_lab {
 
 namespace {
@@ -165,7 +167,7 @@ Json stage_table_json() {
   for (const auto name : kStageNames) stages.push_back(name);
   return {{"stages", stages},
           {"presets", {{"handbook", names(kHandbookOrder)}, {"llama.cpp", names(kLlamaCppOrder)}}},
-          {"masksCode", kStageCount + 1}};
+          {"masksCode", kMasksCode}};
 }
 
 JsonOptions::JsonOptions(const Json& object) {

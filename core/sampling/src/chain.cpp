@@ -19,7 +19,6 @@ namespace {
 constexpr double kFloatMax = std::numeric_limits<float>::max();
 // llama.cpp's m: mirostat 1 estimates the Zipf exponent from the 100 most probable tokens.
 constexpr std::size_t kMirostatTokens = 100;
-constexpr std::uint8_t kMasksStage = kMasksCode;
 
 float saturated(double logit) { return float(std::clamp(logit, -kFloatMax, kFloatMax)); }
 
@@ -196,7 +195,7 @@ void token_masks(Candidates& candidates, const SamplingOptions& options, ChainSc
   masked.assign(candidates.size(), options.allowed_tokens.empty() ? 0 : 1);
   for (const auto id : options.allowed_tokens) masked[std::size_t(id)] = 0;
   for (const auto id : options.banned_tokens) masked[std::size_t(id)] = 1;
-  candidates.keep_if([&](std::size_t i) { return masked[i] == 0; }, kMasksStage);
+  candidates.keep_if([&](std::size_t i) { return masked[i] == 0; }, kMasksCode);
 }
 
 // Subtracts `amount(token, count)` from each distinct token of `ids` that is still a candidate.
@@ -218,8 +217,8 @@ void penalise(Candidates& candidates, std::span<const std::int32_t> ids, std::ve
   }
 }
 
-void penalties(Candidates& candidates, const SamplingOptions& options, ChainScratch& scratch) {
-  penalise(candidates, penalty_window(options.generated_ids, options.penalty_last_n), scratch.sorted_ids,
+void penalties(Candidates& candidates, const SamplingOptions& options, std::vector<std::int32_t>& sorted_ids) {
+  penalise(candidates, penalty_window(options.generated_ids, options.penalty_last_n), sorted_ids,
            [&](double logit, std::size_t count) { return penalised_logit(logit, count, options); });
 }
 
@@ -315,12 +314,14 @@ void min_p(Candidates& candidates, const SamplingOptions& options) {
 void typical_p(Candidates& candidates, const SamplingOptions& options, ChainScratch& chain, PrefixScratch& scratch) {
   const double offset = std::log(candidates.total_weight()) - candidates.entropy_nats();
   const double max_key = candidates.max_key();
-  const double inverse = 1.0 / candidates.temperature();
+  const double inverse = inverse_temperature(candidates.temperature());  // as the weights have it
   const auto keys = candidates.keys();
   auto& closeness = chain.ranking_keys;
   closeness.resize(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    closeness[i] = float(-std::abs((max_key - double(keys[i])) * inverse + offset));
+    // Saturated: at tiny temperatures a deviation can exceed float's range, and the histogram
+    // needs a finite span.
+    closeness[i] = saturated(-std::abs((max_key - double(keys[i])) * inverse + offset));
   }
   const auto range = kernels::min_max(closeness);
   PrefixSelector selector(closeness, candidates.weights(), range.max, range.min, scratch);
@@ -385,11 +386,12 @@ void mirostat(Candidates& candidates, const SamplingOptions& options, std::size_
     if (in) top.push_back({keys[i], std::uint32_t(i), 0.0f});
   }
   std::sort(top.begin(), top.end(), ranks_before);
+  const double inverse = inverse_temperature(candidates.temperature());  // as the weights have it
   double sum_tb = 0.0;
   double sum_tt = 0.0;
   for (std::size_t i = 0; i + 1 < top.size(); ++i) {
     const double t = std::log(double(i + 2) / double(i + 1));
-    const double b = (double(top[i].key) - top[i + 1].key) / candidates.temperature();  // ln(p_i / p_{i+1})
+    const double b = (double(top[i].key) - top[i + 1].key) * inverse;  // ln(p_i / p_{i+1})
     sum_tb += t * b;
     sum_tt += t * t;
   }
@@ -435,7 +437,7 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
       truncated = true;
     }
     switch (stage) {
-      case Stage::kPenalties: penalties(candidates, options, chain); break;
+      case Stage::kPenalties: penalties(candidates, options, workspace.penalties.sorted_ids); break;
       case Stage::kDry: dry(candidates, options, chain); break;
       case Stage::kTemperature: temperature(candidates, options); break;
       case Stage::kTopK: top_k(candidates, options, prefix); break;

@@ -17,12 +17,9 @@ namespace sampling_lab::detail {
 // Whether the options need the general chain rather than select_kept.
 bool needs_general_chain(const SamplingOptions& options);
 
-// The trace's code of a token cut by the masks; a stage's code is 1 + its Stage value.
-inline constexpr std::uint8_t kMasksCode = kStageCount + 1;
-
 // Where each token left the chain, for the filters widget and the distribution.
 struct ChainTrace {
-  std::span<std::uint8_t> cut_by;        // empty, or vocabulary-sized: 0 = kept, else the cutter's code
+  std::span<std::uint8_t> cut_by;        // empty, or vocabulary-sized: 0 = kept, else the cutter's code (filters.hpp)
   std::vector<std::string_view> stages;  // the stages that were on, in order ("masks" first when on)
   std::vector<std::size_t> kept;         // tokens left after each of them
   double kept_mass = 1.0;                // of the kept tokens, under the tempered distribution the first

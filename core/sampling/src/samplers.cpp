@@ -295,16 +295,12 @@ struct Drawn {
 };
 
 Drawn draw(std::span<const float> input_logits, const SamplingOptions& options, FilterWorkspace& workspace) {
-  const auto uniforms = token_uniforms(options);
-  if (!detail::needs_general_chain(options)) {
-    const auto logits = penalised(input_logits, options, workspace.penalties);
-    if (options.temperature == 0.0) return {std::int32_t(argmax(logits)), std::nullopt};
-    const auto kept = detail::select_kept(logits, options, workspace);
-    const std::size_t at = kernels::inverse_cdf(kept.weights, kept.block_sums, uniforms.token * kept.kept_weight);
-    return {std::int32_t(kept.ids[at]), kept, at};
-  }
-  const auto kept = detail::run_chain(input_logits, options, workspace);
-  const std::size_t at = kernels::inverse_cdf(kept.weights, kept.block_sums, uniforms.token * kept.kept_weight);
+  const bool general = detail::needs_general_chain(options);
+  const auto logits = general ? input_logits : penalised(input_logits, options, workspace.penalties);
+  if (!general && options.temperature == 0.0) return {std::int32_t(argmax(logits)), std::nullopt};
+  const auto kept = general ? detail::run_chain(logits, options, workspace) : detail::select_kept(logits, options, workspace);
+  const double target = token_uniforms(options).token * kept.kept_weight;
+  const std::size_t at = kernels::inverse_cdf(kept.weights, kept.block_sums, target);
   return {std::int32_t(kept.ids[at]), kept, at};
 }
 

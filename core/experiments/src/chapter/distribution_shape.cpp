@@ -37,7 +37,7 @@ Json filters(Params& params, const Progress&) {
   }
   Json cut_by = Json::array();
   for (const std::uint8_t code : codes) {
-    cut_by.push_back(code == 0 ? Json(nullptr) : Json(code == kStageCount + 1 ? "masks" : kStageNames[code - 1]));
+    cut_by.push_back(code == 0 ? Json(nullptr) : Json(code == kMasksCode ? "masks" : kStageNames[code - 1]));
   }
   return {{"probs", probs},
           {"stages", stages},

@@ -55,9 +55,11 @@ struct FilterStage {
 };
 using StageTrace = std::vector<FilterStage>;
 
+// filter_stages' code of a token cut by allowedTokens or bannedTokens; a stage's is 1 + its Stage.
+inline constexpr std::uint8_t kMasksCode = kStageCount + 1;
+
 // The stages that are on, in order, and which one cut each token: cut_by (empty, or as long as
-// the logits) gets 0 for a kept token, else 1 + the Stage that cut it (kStageCount + 1 for the
-// masks). Expects checked inputs.
+// the logits) gets 0 for a kept token, else the code of what cut it. Expects checked inputs.
 StageTrace filter_stages(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
                          std::span<std::uint8_t> cut_by = {});
 

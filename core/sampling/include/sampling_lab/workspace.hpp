@@ -67,7 +67,6 @@ struct ChainScratch {
   Buffer<float> ranking_keys;
   Buffer<float> before_truncation;         // the logits the first truncating stage saw
   std::vector<std::uint8_t> masked;
-  std::vector<std::int32_t> sorted_ids;
   std::vector<std::int32_t> reversed;      // DRY's window, newest first
   std::vector<std::int32_t> match_length;  // Z-array of `reversed`
   std::vector<std::pair<std::int32_t, std::int32_t>> repeats;  // (token, repeat length)
