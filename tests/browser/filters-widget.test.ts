@@ -52,6 +52,25 @@ it('switches to the 151,936-token synthetic distribution and draws a log-rank ch
   await expect.poll(() => readout('entropy')).not.toBe(before);
 });
 
+it('the advanced samplers panel cuts with typical-p and the order, and colours each stage\'s tokens', async () => {
+  const panel = page.locator('#shape details.sl-advanced');
+  await panel.locator('summary').click();
+  await page.getByLabel('typical-p（1 = 关闭）').fill('0.5');
+  await expect.poll(() => readout('cuts')).toMatch(/typical 后剩/);
+  const legend = () => page.locator('#shape .u-legend .u-series .u-label').allTextContents();
+  await expect.poll(legend).toContain('被截掉: typical');
+  const shape = page.locator('#shape');
+  await shape.getByLabel('typical-p（1 = 关闭）').fill('1');
+  await shape.getByLabel('top-p', { exact: true }).fill('0.9');
+  await shape.getByLabel('温度 T').fill('0.5');
+  await expect.poll(() => readout('kept')).toMatch(/^\d/);
+  const handbook = parseInt((await readout('kept')).replace(/,/g, ''), 10);
+  await panel.getByRole('button', { name: /llama\.cpp/ }).click();
+  // Top-p before the temperature keeps far more of the tail.
+  await expect.poll(async () => parseInt((await readout('kept')).replace(/,/g, ''), 10)).toBeGreaterThan(5 * handbook);
+  await panel.getByRole('button', { name: /手册/ }).click();
+});
+
 it('follows <html lang="en">', async () => {
   await page.evaluate(() => { document.documentElement.lang = 'en'; });
   await expect.poll(() => page.locator('sampling-lab [data-readout="entropy"] dt').first().innerText()).toBe('Entropy (after truncation)');

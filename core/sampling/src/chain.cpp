@@ -17,6 +17,10 @@ namespace sampling_lab::detail {
 namespace {
 
 constexpr double kFloatMax = std::numeric_limits<float>::max();
+// Below this a kept maximum weight loses float precision: the weights are computed again.
+constexpr float kStaleWeight = 1e-30f;
+// Up to this many best tokens a heap beats the histogram (as in selection.cpp).
+constexpr std::size_t kHeapLimit = 4096;
 // llama.cpp's m: mirostat 1 estimates the Zipf exponent from the 100 most probable tokens.
 constexpr std::size_t kMirostatTokens = 100;
 
@@ -29,7 +33,8 @@ float saturated(double logit) { return float(std::clamp(logit, -kFloatMax, kFloa
 class Candidates {
  public:
   Candidates(std::span<const float> logits, FilterWorkspace& workspace, ChainTrace* trace)
-      : scratch_(workspace.candidates), ids_(identity_ids(logits.size(), workspace)), keys_(logits), trace_(trace) {}
+      : scratch_(workspace.candidates), chain_(workspace.chain), ids_(identity_ids(logits.size(), workspace)),
+        keys_(logits), trace_(trace) {}
 
   std::size_t size() const { return ids_.size(); }
   std::span<const std::uint32_t> ids() const { return ids_; }
@@ -74,6 +79,11 @@ class Candidates {
     weigh();
     return total_;
   }
+  // The largest weight: 1 unless a stage cut the tokens at the maximum.
+  double top_weight() {
+    weigh();
+    return top_weight_;
+  }
   std::span<const double> block_sums() {
     weigh();
     return scratch_.block_sums;
@@ -82,31 +92,48 @@ class Candidates {
   // H = ln W − Σ w ln w / W in nats, with ln w = (z − max) / T: no log per token.
   double entropy_nats() {
     weigh();
-    const float inverse = inverse_temperature(temperature_);
-    double weighted_log_weight = 0.0;
-    for (std::size_t i = 0; i < size(); ++i) {
-      weighted_log_weight += double(scratch_.weights[i]) * (double(keys_[i]) - max_key_) * inverse;
-    }
+    const double weighted_log_weight =
+        kernels::weighted_exponent_sum(keys_, scratch_.weights, max_key_, inverse_temperature(temperature_));
     return std::log(total_) - weighted_log_weight / total_;
   }
 
   // Keeps the candidates at the positions where keep(position) holds, in order; the others are
   // cut by `stage`.
+  // Weights that were fresh stay so (relative to the same maximum), with their sums redone in
+  // the same pass, unless the stage cut every token weighing more than kStaleWeight.
   template <typename Keep>
   void keep_if(Keep keep, std::uint8_t stage) {
     const auto source_ids = ids_;
     const auto source_keys = keys_;
     scratch_.ids.resize(std::max(scratch_.ids.size(), source_ids.size()));
     scratch_.keys.resize(std::max(scratch_.keys.size(), source_keys.size()));
+    const std::span<std::uint8_t> cut_by = trace_ ? trace_->cut_by : std::span<std::uint8_t>();
+    const bool weighed = fresh_;
+    auto& weights = scratch_.weights;
+    auto& block_sums = scratch_.block_sums;
+    double total = 0.0;
+    double block = 0.0;
+    float heaviest = 0.0f;
+    block_sums.clear();
     std::size_t kept = 0;
     for (std::size_t i = 0; i < source_ids.size(); ++i) {
       if (!keep(i)) {
-        if (trace_ && !trace_->cut_by.empty()) trace_->cut_by[source_ids[i]] = stage;
+        if (!cut_by.empty()) cut_by[source_ids[i]] = stage;
         continue;
       }
       // Forward compaction: position kept <= i, so in-place moves read before they write.
       scratch_.ids[kept] = source_ids[i];
       scratch_.keys[kept] = source_keys[i];
+      if (weighed) {
+        const float weight = weights[kept] = weights[i];
+        heaviest = std::max(heaviest, weight);
+        block += weight;
+        if ((kept + 1) % kernels::kBlock == 0) {
+          block_sums.push_back(block);
+          total += block;
+          block = 0.0;
+        }
+      }
       ++kept;
     }
     if (kept == 0) {
@@ -117,13 +144,55 @@ class Candidates {
       scratch_.ids[0] = source_ids[top];
       scratch_.keys[0] = source_keys[top];
       kept = 1;
+      heaviest = 0.0f;  // weighed again
     }
     scratch_.ids.resize(kept);
     scratch_.keys.resize(kept);
     ids_ = scratch_.ids;
     keys_ = scratch_.keys;
-    // Weighed again when needed: the stage may have cut the maximum.
-    fresh_ = false;
+    if (weighed && kept % kernels::kBlock != 0) {
+      block_sums.push_back(block);
+      total += block;
+    }
+    weights.resize(kept);
+    total_ = total;
+    top_weight_ = heaviest;
+    fresh_ = weighed && heaviest > kStaleWeight;
+  }
+
+  // Keeps the candidates whose logit is >= threshold, and the top one in any case: SIMD skips the
+  // batches with none (the trace, which must see every cut, takes keep_if).
+  void keep_keys_at_least(float threshold, std::uint8_t stage) {
+    threshold = std::min(threshold, kernels::min_max(keys_).max);
+    if (trace_ && !trace_->cut_by.empty()) return keep_if([&](std::size_t i) { return keys_[i] >= threshold; }, stage);
+    auto& positions = chain_.positions;
+    const std::size_t kept = kernels::gather_at_least(keys_, threshold, positions, chain_.survivor_keys);
+    if (kept == size()) return;
+    const bool weighed = fresh_;
+    const auto source_ids = ids_;
+    scratch_.ids.resize(std::max(scratch_.ids.size(), kept));
+    scratch_.keys.assign(chain_.survivor_keys.begin(), chain_.survivor_keys.end());
+    auto& weights = scratch_.weights;
+    auto& block_sums = scratch_.block_sums;
+    block_sums.assign(kernels::block_count(kept), 0.0);
+    double total = 0.0;
+    float heaviest = 0.0f;
+    // Positions ascend and positions[j] >= j: in-place moves read before they write.
+    for (std::size_t j = 0; j < kept; ++j) {
+      scratch_.ids[j] = source_ids[positions[j]];
+      if (!weighed) continue;
+      const float weight = weights[j] = weights[positions[j]];
+      heaviest = std::max(heaviest, weight);
+      block_sums[j / kernels::kBlock] += weight;
+      total += weight;
+    }
+    scratch_.ids.resize(kept);
+    weights.resize(kept);
+    ids_ = scratch_.ids;
+    keys_ = scratch_.keys;
+    total_ = total;
+    top_weight_ = heaviest;
+    fresh_ = weighed && heaviest > kStaleWeight;
   }
 
   // Keeps the first prefix.count candidates of the ranking by `ranking_keys` (descending, ties
@@ -146,18 +215,29 @@ class Candidates {
     scratch_.block_sums.resize(kernels::block_count(size()));
     total_ = kernels::exp_shifted(keys_, max_key_, inverse_temperature(temperature_), scratch_.weights,
                                   scratch_.block_sums);
+    top_weight_ = 1.0;
     fresh_ = true;
   }
 
   CandidateScratch& scratch_;
+  ChainScratch& chain_;
   std::span<const std::uint32_t> ids_;
   std::span<const float> keys_;
   ChainTrace* trace_;
   double temperature_ = 1.0;
   bool fresh_ = false;
-  float max_key_ = 0.0f;
+  float max_key_ = 0.0f;  // the weights' shift: the maximum when they were computed
   double total_ = 0.0;
+  double top_weight_ = 1.0;
 };
+
+// The smallest float >= x, so that float z >= it <=> z >= x.
+float float_at_least(double x) {
+  if (!(x > -kFloatMax)) return -std::numeric_limits<float>::infinity();
+  if (x > kFloatMax) return std::numeric_limits<float>::infinity();
+  const float rounded = float(x);
+  return double(rounded) < x ? std::nextafter(rounded, std::numeric_limits<float>::infinity()) : rounded;
+}
 
 std::uint8_t code(Stage stage) { return std::uint8_t(std::size_t(stage) + 1); }
 
@@ -291,10 +371,21 @@ void temperature(Candidates& candidates, const SamplingOptions& options) {
   candidates.set_temperature(options.temperature);
 }
 
-void top_k(Candidates& candidates, const SamplingOptions& options, PrefixScratch& scratch) {
-  if (std::size_t(options.top_k) >= candidates.size()) return;
-  const Prefix prefix = logit_prefix(candidates, scratch, std::size_t(options.top_k), 0.0);
-  candidates.keep_prefix(candidates.keys(), prefix, code(Stage::kTopK));
+// Keeps the `count` best candidates by logit: a heap for small counts, else the histogram.
+void keep_best(Candidates& candidates, std::size_t count, Stage stage, ChainScratch& chain, PrefixScratch& scratch) {
+  if (count >= candidates.size()) return;
+  if (count > kHeapLimit) {
+    candidates.keep_prefix(candidates.keys(), logit_prefix(candidates, scratch, count, 0.0), code(stage));
+    return;
+  }
+  best_ranked(candidates.keys(), count, chain.top);
+  const RankedToken last = chain.top.back();  // RankedToken::id holds the position
+  const auto keys = candidates.keys();
+  candidates.keep_if([&](std::size_t i) { return !ranks_before(last, {keys[i], std::uint32_t(i), 0.0f}); }, code(stage));
+}
+
+void top_k(Candidates& candidates, const SamplingOptions& options, ChainScratch& chain, PrefixScratch& scratch) {
+  keep_best(candidates, std::size_t(options.top_k), Stage::kTopK, chain, scratch);
 }
 
 void top_p(Candidates& candidates, const SamplingOptions& options, PrefixScratch& scratch) {
@@ -306,7 +397,7 @@ void top_p(Candidates& candidates, const SamplingOptions& options, PrefixScratch
 void min_p(Candidates& candidates, const SamplingOptions& options) {
   const auto keys = candidates.keys();
   const float threshold = float(kernels::min_max(keys).max + candidates.temperature() * std::log(options.min_p));
-  candidates.keep_if([&](std::size_t i) { return keys[i] >= threshold; }, code(Stage::kMinP));
+  candidates.keep_keys_at_least(threshold, code(Stage::kMinP));
 }
 
 // Locally typical sampling (Meister et al. 2022): rank by |−ln p_i − H| ascending, keep the
@@ -339,15 +430,15 @@ void top_n_sigma(Candidates& candidates, const SamplingOptions& options) {
   double squares = 0.0;
   for (const float key : keys) squares += (key - mean) * (key - mean);
   const double threshold = kernels::min_max(keys).max - options.top_n_sigma * std::sqrt(squares / double(keys.size()));
-  candidates.keep_if([&](std::size_t i) { return double(keys[i]) >= threshold; }, code(Stage::kTopNSigma));
+  candidates.keep_keys_at_least(float_at_least(threshold), code(Stage::kTopNSigma));
 }
 
-// Keeps p_i >= bound, and the top token in any case (it has the largest p).
+// Keeps p_i >= bound, and the top token in any case: p_i = w_i / W >= bound <=> z_i >= shift +
+// T ln(bound · W), a logit threshold (as select_kept's ε).
 void keep_probable(Candidates& candidates, double bound, Stage stage) {
-  const auto weights = candidates.weights();
   const double weight_bound = bound * candidates.total_weight();
-  const std::size_t top = candidates.top();
-  candidates.keep_if([&](std::size_t i) { return i == top || double(weights[i]) >= weight_bound; }, code(stage));
+  const double threshold = candidates.max_key() + std::log(weight_bound) / inverse_temperature(candidates.temperature());
+  candidates.keep_keys_at_least(float_at_least(threshold), code(stage));
 }
 
 // XTC (Weidmann 2024; llama.cpp's llama_sampler_xtc_apply): when it acts, of the tokens with
@@ -375,17 +466,8 @@ void mirostat(Candidates& candidates, const SamplingOptions& options, std::size_
               PrefixScratch& scratch) {
   const double mu = mirostat_mu(options);
   if (options.mirostat_version == 2) return keep_probable(candidates, std::exp2(-mu), Stage::kMirostat);
-  const std::size_t m = std::min(kMirostatTokens, candidates.size());
-  const Prefix best = logit_prefix(candidates, scratch, m, 0.0);
   auto& top = chain.top;
-  top.clear();
-  const auto keys = candidates.keys();
-  std::size_t ties_left = best.ties_at_key;
-  for (std::size_t i = 0; i < keys.size() && top.size() < m; ++i) {
-    const bool in = keys[i] > best.last_key || (keys[i] == best.last_key && ties_left > 0 && ties_left--);
-    if (in) top.push_back({keys[i], std::uint32_t(i), 0.0f});
-  }
-  std::sort(top.begin(), top.end(), ranks_before);
+  best_ranked(candidates.keys(), std::min(kMirostatTokens, candidates.size()), top);
   const double inverse = inverse_temperature(candidates.temperature());  // as the weights have it
   double sum_tb = 0.0;
   double sum_tt = 0.0;
@@ -400,9 +482,7 @@ void mirostat(Candidates& candidates, const SamplingOptions& options, std::size_
   const double k = std::pow(e * std::exp2(mu) / (1.0 - std::pow(double(vocabulary), -e)), 1.0 / s);
   // Flat or degenerate tops give no finite k: keep everything left (llama.cpp leaves this undefined).
   const std::size_t keep = std::isfinite(k) ? std::size_t(std::clamp(k, 1.0, double(candidates.size()))) : candidates.size();
-  if (keep >= candidates.size()) return;
-  const Prefix prefix = logit_prefix(candidates, scratch, keep, 0.0);
-  candidates.keep_prefix(candidates.keys(), prefix, code(Stage::kMirostat));
+  keep_best(candidates, keep, Stage::kMirostat, chain, scratch);
 }
 
 }  // namespace
@@ -440,7 +520,7 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
       case Stage::kPenalties: penalties(candidates, options, workspace.penalties.sorted_ids); break;
       case Stage::kDry: dry(candidates, options, chain); break;
       case Stage::kTemperature: temperature(candidates, options); break;
-      case Stage::kTopK: top_k(candidates, options, prefix); break;
+      case Stage::kTopK: top_k(candidates, options, chain, prefix); break;
       case Stage::kTopP: top_p(candidates, options, prefix); break;
       case Stage::kMinP: min_p(candidates, options); break;
       case Stage::kTypicalP: typical_p(candidates, options, chain, prefix); break;
@@ -458,7 +538,7 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
   }
   if (trace) trace->kept_mass = truncated ? kept_mass(candidates, chain.before_truncation) : 1.0;
   return {candidates.ids(), candidates.keys(), candidates.weights(), candidates.block_sums(), candidates.total_weight(),
-          std::nullopt, candidates.max_key(), inverse_temperature(candidates.temperature())};
+          std::nullopt, candidates.max_key(), inverse_temperature(candidates.temperature()), candidates.top_weight()};
 }
 
 }  // namespace sampling_lab::detail

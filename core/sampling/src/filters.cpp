@@ -66,8 +66,7 @@ FilterResult write_kept(const detail::Selection& kept, double kept_mass, std::sp
     weighted_log_weight += double(kept.weights[j]) * (double(kept.keys[j]) - kept.max_logit) * kept.inverse_temperature;
   }
   const double entropy_nats = std::log(kept.kept_weight) - weighted_log_weight / kept.kept_weight;
-  // The top token always survives and has weight exp(0) = 1.
-  return {kept.ids.size(), kept_mass, entropy_nats / std::numbers::ln2, 1.0 / kept.kept_weight};
+  return {kept.ids.size(), kept_mass, entropy_nats / std::numbers::ln2, kept.top_weight / kept.kept_weight};
 }
 
 }  // namespace

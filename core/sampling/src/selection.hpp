@@ -20,8 +20,9 @@ struct Selection {
   std::span<const double> block_sums;  // of weights, per kernels::kBlock
   double kept_weight;                  // Σ weights
   std::optional<double> total_weight;  // the same over the vocabulary, where a filter needed it
-  float max_logit;
+  float max_logit;            // the weights' shift
   float inverse_temperature;
+  double top_weight = 1.0;    // the largest weight: 1 unless the tokens at max_logit were cut
 };
 
 // The k (<= keys.size()) first positions in the ranking of `keys` (descending, ties to the lower

@@ -98,6 +98,9 @@ ${reservedHeights()}
 .sl-deviation text.axis-left { fill: var(--sl-muted); font-size: 11px; text-anchor: end; }
 .sl-swatch.band { background: var(--sl-grid); border: 1px dashed var(--sl-muted); }
 .sl-note { color: var(--sl-muted); font-size: .9rem; margin: .5rem 0 0; }
+.sl-advanced { margin: 0 0 1rem; }
+.sl-advanced > summary { cursor: pointer; min-height: 44px; display: flex; align-items: center; color: var(--sl-accent); }
+.sl-advanced .sl-segmented { margin-top: .5rem; }
 .sl-predict { margin: .5rem 0; }
 .sl-predict summary { cursor: pointer; min-height: 44px; display: flex; align-items: center; color: var(--sl-accent); }
 .sl-verdict { margin: .5rem 0 0; font-weight: 600; }

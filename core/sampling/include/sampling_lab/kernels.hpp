@@ -32,6 +32,10 @@ constexpr std::size_t block_count(std::size_t size) { return (size + kBlock - 1)
 double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out,
                    std::span<double> block_sums = {});
 
+// Σ weights[i] · (values[i] − shift) · scale, Kahan-compensated: with the weights exp_shifted
+// wrote, Σ w ln w, from which the entropy follows without a log per token.
+double weighted_exponent_sum(std::span<const float> values, std::span<const float> weights, float shift, float scale);
+
 // Σ exp((values[i] - shift) * scale), Kahan-compensated, without storing the terms.
 double exp_sum(std::span<const float> values, float shift, float scale);
 

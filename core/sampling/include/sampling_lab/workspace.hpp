@@ -66,6 +66,8 @@ struct PrefixScratch {
 struct ChainScratch {
   Buffer<float> ranking_keys;
   Buffer<float> before_truncation;         // the logits the first truncating stage saw
+  Buffer<std::uint32_t> positions;         // a threshold's survivors, by position
+  Buffer<float> survivor_keys;
   std::vector<std::uint8_t> masked;
   std::vector<std::int32_t> reversed;      // DRY's window, newest first
   std::vector<std::int32_t> match_length;  // Z-array of `reversed`

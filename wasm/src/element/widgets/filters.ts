@@ -1,7 +1,7 @@
 // The distribution-shape widget: temperature, top-k, top-p and min-p on the handbook's 12 tokens,
 // on a 151,936-token synthetic vocabulary, or on logits loaded from a .npy file, with the
 // chapter's real-model readouts (top probability and tokens for 90 % at three temperatures).
-import type { FiltersParams, FiltersResult, TemperatureResult } from '../../index.js';
+import type { FiltersParams, FiltersResult, SampleTokenOptions, TemperatureResult } from '../../index.js';
 import { npyRow, parseNpy, type NpyArray } from '../../npy.js';
 import { SamplingLabError } from '../../errors.js';
 import { BarChart } from '../charts/bar-chart.js';
@@ -18,12 +18,18 @@ const SAMPLE_BATCH = 50;
 type Mode = 'handbook' | 'synthetic' | 'file';
 
 /** The filters experiment's result, with vocabulary-sized arrays kept typed. */
-type Shape = Omit<FiltersResult, 'probs' | 'tempered'> & { probs: ArrayLike<number>; tempered: ArrayLike<number> };
+type Shape = Omit<FiltersResult, 'probs' | 'tempered'> & {
+  probs: ArrayLike<number>;
+  tempered: ArrayLike<number>;
+  /** lab.stages() codes, on the vocabulary-sized views. */
+  codes?: Uint8Array;
+};
 
 const percent = (x: number) => `${(100 * x).toFixed(x >= 0.1 ? 1 : 2)}%`;
 
 export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handbook'): Widget {
   const { lab } = context;
+  const stageOf = (code: number) => (code === 0 ? null : code === lab.masksCode ? 'masks' as const : lab.stageNames[code - 1]);
   let mode: Mode = initialMode;
   // The distribution being shaped, with its ranking for the log-rank chart.
   let source: { logits: Float32Array | number[]; ranking?: Uint32Array } = { logits: HANDBOOK_LOGITS };
@@ -42,14 +48,15 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
     // The 151,936-token views go through the typed API: the same core functions, no JSON.
     compute: (params) => {
       if (mode === 'handbook') return lab.runExperiment('filters', params as FiltersParams);
-      const { logits, ...options } = params as { logits: Float32Array; temperature: number };
+      const { logits, ...options } = params as unknown as { logits: Float32Array } & SampleTokenOptions & { temperature: number };
       const filtered = lab.distribution(logits, options);
       const traced = lab.stages(logits, options);
       return {
         ...filtered,
         tempered: lab.distribution(logits, { temperature: options.temperature }).probs,
         stages: traced.stages,
-        cutBy: Array.from(traced.cutBy, (code) => (code === 0 ? null : code === lab.masksCode ? 'masks' as const : lab.stageNames[code - 1])),
+        cutBy: Array.from(traced.cutBy, stageOf),
+        codes: traced.cutBy,
         tokensFor90: lab.coverCount(logits, 0.9, { temperature: options.temperature }),
       };
     },
@@ -87,6 +94,24 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       for (const control of [temperature, topK, topP, minP]) control.input.addEventListener('input', () => stopSampling());
       kit.controls.append(temperature.root, topK.root, topP.root, minP.root, position.root);
 
+      // The other samplers, on the vocabulary-sized views: their sliders come from the option table.
+      const advanced = element('details', 'sl-advanced');
+      const advancedTitle = element('summary');
+      kit.label(advancedTitle, (s) => s.advancedSamplers);
+      const advancedNote = element('p', 'sl-note');
+      kit.label(advancedNote, (s) => s.advancedNote);
+      const typicalP = kit.slider('typicalP', { label: (s) => s.typicalP, format: (p) => p.toFixed(2) });
+      const topNSigma = kit.slider('topNSigma', { label: (s) => s.topNSigma, format: (n) => n.toFixed(1) });
+      const xtcProbability = kit.slider('xtcProbability', { param: 'xtc.probability', label: (s) => s.xtcProbability, format: (p) => p.toFixed(2) });
+      const xtcThreshold = kit.slider('xtcThreshold', { param: 'xtc.threshold', label: (s) => s.xtcThreshold, format: (p) => p.toFixed(2) });
+      const mirostatTau = kit.slider('mirostatTau', { param: 'mirostat.tau', label: (s) => s.mirostatTau, format: (t) => t.toFixed(1) });
+      const mirostat = kit.choice<'off' | 'v1' | 'v2'>('mirostatVersion', { labels: (s) => s.mirostatVersions, groupLabel: (s) => s.mirostat });
+      const order = kit.choice<'handbook' | 'llama.cpp'>('order', { labels: (s) => s.orders, groupLabel: (s) => s.order });
+      const advancedSliders = element('div', 'sl-sliders');
+      advancedSliders.append(typicalP.root, topNSigma.root, xtcProbability.root, xtcThreshold.root, mirostatTau.root);
+      advanced.append(advancedTitle, advancedNote, mirostat.root, order.root, advancedSliders);
+      kit.controls.after(advanced);
+
       const chartBox = element('div', 'sl-chart');
       const bars = kit.chart(new BarChart(chartBox));
       const rankChart = kit.chart(new RankChart(chartBox));
@@ -103,6 +128,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           source = { logits, ranking: lab.ranking(logits) };
         }
         filePanel.hidden = mode !== 'file';
+        advanced.hidden = mode === 'handbook';
         sampleButton.hidden = mode !== 'handbook';
         position.root.hidden = !(mode === 'file' && file?.shape.length === 2);
         topK.setRange(0, mode === 'handbook' ? 12 : kit.param('topK').slider!.max);
@@ -212,7 +238,14 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       }
 
       function options() {
-        return { temperature: temperature.value(), topK: topK.value(), topP: topP.value(), minP: minP.value() };
+        const basic = { temperature: temperature.value(), topK: topK.value(), topP: topP.value(), minP: minP.value() };
+        if (mode === 'handbook') return basic;
+        const version = ({ off: 0, v1: 1, v2: 2 } as const)[mirostat.value()];
+        return {
+          ...basic, typicalP: typicalP.value(), topNSigma: topNSigma.value(), order: order.value(),
+          xtc: { probability: xtcProbability.value(), threshold: xtcThreshold.value() },
+          mirostat: { version, tau: mirostatTau.value() },
+        };
       }
 
       setMode(mode);
@@ -233,8 +266,9 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
               },
             });
           } else {
-            rankChart.draw(source.ranking!, result.tempered as Float32Array, result.kept, {
-              rank: s.rank, probability: s.probability, kept: s.keptSeries, cut: s.cutSeries, summary,
+            rankChart.draw(source.ranking!, result.tempered as Float32Array, result.codes!, {
+              rank: s.rank, probability: s.probability, kept: s.keptSeries, summary,
+              cutBy: (code) => `${s.cutSeries}: ${s.cutBy[stageOf(code)!]}`,
             });
           }
           numbers.set('entropy', s.entropyAfter, `${result.entropyBits.toFixed(2)} ${s.bits}`);
@@ -242,8 +276,9 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           numbers.set('kept-mass', s.keptMassBefore, percent(result.keptMass));
           numbers.set('top-prob', s.topProbAfter, percent(result.topProb));
           numbers.set('tokens-for-90', s.tokensFor90Before, `${result.tokensFor90.toLocaleString()} ${s.tokensUnit}`.trim());
-          numbers.set('cuts', s.cutsTitle, result.stages.length
-            ? result.stages.map((stage) => s.cutAfter(s.cutBy[stage.filter], stage.kept)).join(' → ') : s.noCut);
+          // Stages that only reshape (penalties, a temperature) cut nothing and are left out.
+          const cuts = result.stages.filter((stage, i) => stage.kept < (i === 0 ? source.logits.length : result.stages[i - 1].kept));
+          numbers.set('cuts', s.cutsTitle, cuts.length ? cuts.map((stage) => s.cutAfter(s.cutBy[stage.filter], stage.kept)).join(' → ') : s.noCut);
         },
         relabel: () => { labelPlay(); renderTemperatures(); },
         destroy: stop,
