@@ -164,10 +164,16 @@ inline Chain chain(std::span<const float> input, const sampling_lab::SamplingOpt
         const double h = entropy(p);
         std::vector<std::size_t> order;
         for (std::size_t i = 0; i < v; ++i) if (alive[i]) order.push_back(i);
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-          return std::abs(-std::log(p[a]) - h) < std::abs(-std::log(p[b]) - h);
-        });
+        const auto distance = [&](std::size_t id) { return std::abs(-std::log(p[id]) - h); };
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return distance(a) < distance(b); });
         keep_mass(order, p, o.typical_p);
+        // float32 ranks distances within about 1e-6 of each other either way: the boundary
+        // token against the next one.
+        for (std::size_t r = 0; r + 1 < order.size(); ++r) {
+          if (alive[order[r]] && !alive[order[r + 1]] && std::abs(distance(order[r]) - distance(order[r + 1])) <= 1e-5 * (1 + distance(order[r]))) {
+            out.near_boundary = true;
+          }
+        }
         break;
       }
       case sl::Stage::kTopNSigma: {

@@ -302,3 +302,36 @@ TEST(Validation, NewOptionsNameTheArgument) {
   EXPECT_EQ(bad(with([&](auto& o) { o.allowed_tokens = outside; })), "allowedTokens");
   EXPECT_EQ(bad(with([&](auto& o) { o.dry_sequence_breakers = outside; })), "dry.sequenceBreakers");
 }
+
+// XTC removes tokens spread over many blocks and shifts the block sums the draw skips by: the
+// drawn tokens equal an inverse CDF in double over the distribution it reports, step by step.
+TEST(Chain, XtcDrawsFollowTheInverseCdfOfItsDistribution) {
+  const auto logits = reference::random_logits(kVocabulary, 71, 3.0);
+  sl::FilterWorkspace workspace;
+  std::vector<float> probs(logits.size());
+  auto options = with([](auto& o) { o.xtc_probability = 1.0, o.xtc_threshold = 1e-4, o.seed = 9; });
+  const auto result = sl::filter_distribution(logits, options, probs, workspace);
+  ASSERT_LT(result.kept, logits.size() - 100);  // hundreds removed, across blocks
+  // Each float32 probability is within 2^-24 (relative) of its weight's share, so their running
+  // sum is within 6e-8 of the weights' own: a target closer than 1e-7 to a boundary could fall
+  // either way and is left out.
+  std::size_t unresolved = 0;
+  for (std::uint64_t step = 0; step < 300; ++step) {
+    options.step = step;
+    const double target = sl::token_uniforms(options).token;
+    double cumulative = 0.0;
+    std::size_t expected = 0;
+    for (std::size_t i = 0; i < probs.size(); ++i) {
+      if (probs[i] == 0.0f) continue;
+      expected = i;
+      cumulative += probs[i];
+      if (cumulative > target) break;
+    }
+    if (std::min(cumulative - target, target - (cumulative - probs[expected])) < 1e-7) {
+      ++unresolved;
+      continue;
+    }
+    EXPECT_EQ(sl::sample_token(logits, options, workspace), std::int32_t(expected)) << "step " << step;
+  }
+  EXPECT_LE(unresolved, 30u);  // most draws are checked
+}

@@ -175,6 +175,8 @@ function numberList(value: unknown, name: string): NumericArray {
   return value;
 }
 
+const NO_ITEMS: readonly number[] = Object.freeze([]);
+
 /** `{ [tokenId]: bias }` or `[ids, biases]` as the table's two lists. */
 function logitBiasLists(value: unknown): [IntegerArray, NumericArray] {
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'object') {
@@ -199,6 +201,14 @@ export class Lab {
   readonly #core: CoreModule;
   readonly #engine: CoreEngine;
   readonly #scalarCount: number;
+  // The option table by name, its scalars' defaults (NaN for an unset optional) and list counts.
+  readonly #layout: {
+    byName: Map<string, OptionSpec>;
+    scalarBySlot: OptionSpec[];
+    defaults: Float64Array;
+    idLists: number;
+    numberLists: number;
+  };
   readonly #stageTable: StageTable;
   /** The stages `order` arranges, by index. */
   readonly stageNames: readonly StageName[];
@@ -216,6 +226,20 @@ export class Lab {
     this.experiments = Object.freeze(JSON.parse(core.listExperiments()) as ExperimentInfo[]);
     this.options = Object.freeze(JSON.parse(core.optionTable()) as OptionSpec[]);
     this.#scalarCount = this.options.filter((o) => o.kind !== 'array').length;
+    const scalarBySlot: OptionSpec[] = [];
+    const defaults = new Float64Array(this.#scalarCount);
+    for (const spec of this.options) {
+      if (spec.kind === 'array') continue;
+      scalarBySlot[spec.slot] = spec;
+      defaults[spec.slot] = spec.kind === 'optional' ? NaN : (spec.default as number);
+    }
+    this.#layout = {
+      byName: new Map(this.options.map((spec) => [spec.name, spec])),
+      scalarBySlot,
+      defaults,
+      idLists: this.options.filter((o) => o.kind === 'array' && o.items?.kind !== 'number').length,
+      numberLists: this.options.filter((o) => o.kind === 'array' && o.items?.kind === 'number').length,
+    };
     this.#stageTable = JSON.parse(core.stageTable()) as StageTable;
     this.stageNames = Object.freeze(this.#stageTable.stages);
     this.masksCode = this.#stageTable.masksCode;
@@ -464,6 +488,8 @@ export class Lab {
   // row's options, after checking its keys.
   #flatten(options: object, accepted: AcceptedNames): Record<string, unknown> {
     checkKeys(options, accepted.names);
+    // Most calls give only flat options: they cross as given.
+    if (!Object.keys(options).some((key) => key === 'logitBias' || key === 'order' || accepted.nested.has(key))) return options;
     const flat: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(options)) {
       if (value === undefined) continue;
@@ -498,39 +524,45 @@ export class Lab {
   #writeOptions(rows: readonly object[], groups: readonly Group[]): void {
     const accepted = this.#accepted(groups);
     const scalars = this.#scalarCount;
+    const { byName, defaults, idLists, numberLists: numberListCount } = this.#layout;
     const lists: IntegerArray[] = [];
     const numberLists: NumericArray[] = [];
-    const offsets = [0];
-    const numberOffsets = [0];
-    let total = 0;
-    let numberTotal = 0;
-    const values = new Float64Array(rows.length * scalars);
+    const rowScalars: [number, number, unknown][] = [];  // (row, spec slot, value) of the given scalars
     rows.forEach((options, r) => {
-      const given = this.#flatten(options, accepted);
-      for (const spec of this.options) {
-        const value = accepted.flat.has(spec.name) ? given[spec.name] : undefined;
-        if (spec.kind === 'array' && spec.items?.kind === 'number') {
-          const list = value === undefined ? [] : numberList(value, spec.name);
-          numberLists.push(list);
-          numberOffsets.push(numberTotal += list.length);
-        } else if (spec.kind === 'array') {
-          const list = value === undefined ? [] : idList(value, spec.name);
-          lists.push(list);
-          offsets.push(total += list.length);
-        } else if (spec.kind === 'optional') {
-          // NaN is how an unset value crosses, so a NaN given here is refused rather than unset.
-          if (value !== undefined && value !== null && (typeof value !== 'number' || Number.isNaN(value))) {
-            throw new SamplingLabError(spec.name, `${spec.name} must be a number or null`);
-          }
-          values[r * scalars + spec.slot] = value ?? NaN;  // NaN: unset
-        } else {
-          if (value !== undefined && typeof value !== 'number') throw new SamplingLabError(spec.name, `${spec.name} must be a number`);
-          values[r * scalars + spec.slot] = value ?? (spec.default as number);
-        }
+      const rowLists: IntegerArray[] = new Array(idLists).fill(NO_ITEMS);
+      const rowNumbers: NumericArray[] = new Array(numberListCount).fill(NO_ITEMS);
+      // Only the given options are visited: the rest keep the defaults.
+      for (const [name, value] of Object.entries(this.#flatten(options, accepted))) {
+        const spec = byName.get(name)!;
+        if (value === undefined) continue;
+        if (spec.kind !== 'array') rowScalars.push([r, spec.slot, value]);
+        else if (spec.items?.kind === 'number') rowNumbers[spec.slot] = numberList(value, spec.name);
+        else rowLists[spec.slot] = idList(value, spec.name);
       }
+      lists.push(...rowLists);
+      numberLists.push(...rowNumbers);
     });
-    const buffers = this.#optionBuffers(rows.length, total, offsets.length, numberTotal, numberOffsets.length);
-    buffers.values.set(values);
+    const offsets = [0];
+    for (const list of lists) offsets.push(offsets[offsets.length - 1] + list.length);
+    const numberOffsets = [0];
+    for (const list of numberLists) numberOffsets.push(numberOffsets[numberOffsets.length - 1] + list.length);
+    const buffers = this.#optionBuffers(rows.length, offsets[offsets.length - 1], offsets.length,
+      numberOffsets[numberOffsets.length - 1], numberOffsets.length);
+    const values = buffers.values;
+    for (let r = 0; r < rows.length; r++) values.set(defaults, r * scalars);
+    for (const [r, slot, value] of rowScalars) {
+      const spec = this.#layout.scalarBySlot[slot];
+      if (spec.kind === 'optional') {
+        // NaN is how an unset value crosses, so a NaN given here is refused rather than unset.
+        if (value !== null && (typeof value !== 'number' || Number.isNaN(value))) {
+          throw new SamplingLabError(spec.name, `${spec.name} must be a number or null`);
+        }
+        values[r * scalars + slot] = value ?? NaN;
+      } else {
+        if (typeof value !== 'number') throw new SamplingLabError(spec.name, `${spec.name} must be a number`);
+        values[r * scalars + slot] = value;
+      }
+    }
     buffers.offsets.set(offsets);
     buffers.numberOffsets.set(numberOffsets);
     let at = 0;
@@ -559,7 +591,7 @@ export class Lab {
         if (field !== undefined && outer !== 'logitBias') nested.set(outer, [...(nested.get(outer) ?? []), field]);
       }
       const names = [...new Set(flat.map((name) => name.split('.')[0]))];
-      accepted = { names, flat: new Set(flat), nested };
+      accepted = { names, nested };
       this.#acceptedByGroups.set(groups, accepted);
     }
     return accepted;
@@ -623,8 +655,6 @@ interface OptionBuffers {
 interface AcceptedNames {
   /** Top-level keys a caller may give. */
   names: string[];
-  /** The table's names. */
-  flat: Set<string>;
   /** Objects whose fields are dotted names: xtc, dry, mirostat. */
   nested: Map<string, string[]>;
 }

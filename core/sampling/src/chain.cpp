@@ -165,13 +165,63 @@ class Candidates {
   void keep_keys_at_least(float threshold, std::uint8_t stage) {
     threshold = std::min(threshold, kernels::min_max(keys_).max);
     if (trace_ && !trace_->cut_by.empty()) return keep_if([&](std::size_t i) { return keys_[i] >= threshold; }, stage);
-    auto& positions = chain_.positions;
-    const std::size_t kept = kernels::gather_at_least(keys_, threshold, positions, chain_.survivor_keys);
+    kernels::gather_at_least(keys_, threshold, chain_.positions, chain_.survivor_keys);
+    keep_positions(chain_.positions);
+  }
+
+  // Removes the candidates at `positions` (ascending, few): the runs between them are copied as
+  // blocks into the spare buffers, which then become the candidates'. `heaviest` is the largest
+  // weight left.
+  void drop_positions(std::span<const std::uint32_t> positions, std::uint8_t stage, float heaviest) {
+    if (trace_ && !trace_->cut_by.empty()) {
+      for (const std::uint32_t position : positions) trace_->cut_by[ids_[position]] = stage;
+    }
+    const bool weighed = fresh_;
+    const std::size_t kept = size() - positions.size();
+    auto& ids = chain_.spare_ids;
+    auto& keys = chain_.spare_keys;
+    auto& weights = chain_.spare_weights;
+    ids.resize(kept);
+    keys.resize(kept);
+    weights.resize(weighed ? kept : 0);
+    std::size_t from = 0;
+    std::size_t to = 0;
+    const auto copy_run = [&](std::size_t end) {
+      std::copy(ids_.begin() + std::ptrdiff_t(from), ids_.begin() + std::ptrdiff_t(end), ids.begin() + std::ptrdiff_t(to));
+      std::copy(keys_.begin() + std::ptrdiff_t(from), keys_.begin() + std::ptrdiff_t(end), keys.begin() + std::ptrdiff_t(to));
+      if (weighed) {
+        std::copy(scratch_.weights.begin() + std::ptrdiff_t(from), scratch_.weights.begin() + std::ptrdiff_t(end),
+                  weights.begin() + std::ptrdiff_t(to));
+      }
+      to += end - from;
+    };
+    for (const std::uint32_t position : positions) {
+      copy_run(position);
+      from = position + 1;
+    }
+    copy_run(size());
+    scratch_.ids.swap(ids);
+    scratch_.keys.swap(keys);
+    ids_ = scratch_.ids;
+    keys_ = scratch_.keys;
+    fresh_ = false;
+    if (!weighed) return;
+    scratch_.weights.swap(weights);
+    scratch_.block_sums.resize(kernels::block_count(kept));
+    total_ = kernels::block_sum(scratch_.weights, scratch_.block_sums);
+    top_weight_ = heaviest;
+    fresh_ = top_weight_ > kStaleWeight;
+  }
+
+  // Keeps the candidates at `positions` (ascending), moving their weights along.
+  void keep_positions(std::span<const std::uint32_t> positions) {
+    const std::size_t kept = positions.size();
     if (kept == size()) return;
     const bool weighed = fresh_;
     const auto source_ids = ids_;
+    const auto source_keys = keys_;
     scratch_.ids.resize(std::max(scratch_.ids.size(), kept));
-    scratch_.keys.assign(chain_.survivor_keys.begin(), chain_.survivor_keys.end());
+    scratch_.keys.resize(std::max(scratch_.keys.size(), kept));
     auto& weights = scratch_.weights;
     auto& block_sums = scratch_.block_sums;
     block_sums.assign(kernels::block_count(kept), 0.0);
@@ -180,6 +230,7 @@ class Candidates {
     // Positions ascend and positions[j] >= j: in-place moves read before they write.
     for (std::size_t j = 0; j < kept; ++j) {
       scratch_.ids[j] = source_ids[positions[j]];
+      scratch_.keys[j] = source_keys[positions[j]];
       if (!weighed) continue;
       const float weight = weights[j] = weights[positions[j]];
       heaviest = std::max(heaviest, weight);
@@ -187,6 +238,7 @@ class Candidates {
       total += weight;
     }
     scratch_.ids.resize(kept);
+    scratch_.keys.resize(kept);
     weights.resize(kept);
     ids_ = scratch_.ids;
     keys_ = scratch_.keys;
@@ -199,12 +251,22 @@ class Candidates {
   // to the lower position).
   void keep_prefix(std::span<const float> ranking_keys, const Prefix& prefix, std::uint8_t stage) {
     std::size_t ties_left = prefix.ties_at_key;
-    keep_if([&](std::size_t i) {
+    const auto in_prefix = [&](std::size_t i) {
       const float key = ranking_keys[i];
       if (key > prefix.last_key) return true;
       if (key == prefix.last_key && ties_left > 0) return --ties_left, true;
       return false;
-    }, stage);
+    };
+    if (trace_ && !trace_->cut_by.empty()) return keep_if(in_prefix, stage);
+    // SIMD finds the keys >= the boundary; of those equal to it, the first ties_at_key stay.
+    auto& positions = chain_.positions;
+    kernels::gather_at_least(ranking_keys, prefix.last_key, positions, chain_.survivor_keys);
+    std::size_t kept = 0;
+    for (const std::uint32_t position : positions) {
+      if (in_prefix(position)) positions[kept++] = position;
+    }
+    positions.resize(kept);
+    keep_positions(positions);
   }
 
  private:
@@ -403,20 +465,23 @@ void min_p(Candidates& candidates, const SamplingOptions& options) {
 // Locally typical sampling (Meister et al. 2022): rank by |−ln p_i − H| ascending, keep the
 // shortest prefix reaching typicalP. −ln p_i − H = (max − z_i) / T + ln W − H.
 void typical_p(Candidates& candidates, const SamplingOptions& options, ChainScratch& chain, PrefixScratch& scratch) {
-  const double offset = std::log(candidates.total_weight()) - candidates.entropy_nats();
-  const double max_key = candidates.max_key();
-  const double inverse = inverse_temperature(candidates.temperature());  // as the weights have it
+  const double total = candidates.total_weight();
+  const double entropy = candidates.entropy_nats();
+  const double offset = std::log(total) - entropy;
+  // A token with p < q = min(e^(−2H), (1 − τ) / V) ranks after every token with p >= q (its
+  // surprise −ln p exceeds −ln q >= 2H, so it lies further from H), and those have mass
+  // > 1 − V q > τ: the kept set lies within p >= q. Half of q leaves room for rounding.
+  const double q = 0.5 * std::min(std::exp(-2.0 * entropy), (1.0 - options.typical_p) / double(candidates.size()));
+  const double log_bound = std::log(q * total) / inverse_temperature(candidates.temperature());
+  candidates.keep_keys_at_least(float_at_least(candidates.max_key() + log_bound), code(Stage::kTypicalP));
   const auto keys = candidates.keys();
   auto& closeness = chain.ranking_keys;
   closeness.resize(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    // Saturated: at tiny temperatures a deviation can exceed float's range, and the histogram
-    // needs a finite span.
-    closeness[i] = saturated(-std::abs((max_key - double(keys[i])) * inverse + offset));
-  }
+  kernels::negative_distance(keys, candidates.max_key(), inverse_temperature(candidates.temperature()), float(offset),
+                             closeness);
   const auto range = kernels::min_max(closeness);
   PrefixSelector selector(closeness, candidates.weights(), range.max, range.min, scratch);
-  const Prefix prefix = selector.reaching_mass(options.typical_p * candidates.total_weight());
+  const Prefix prefix = selector.reaching_mass(options.typical_p * total);
   if (prefix.count < candidates.size()) candidates.keep_prefix(closeness, prefix, code(Stage::kTypicalP));
 }
 
@@ -443,20 +508,23 @@ void keep_probable(Candidates& candidates, double bound, Stage stage) {
 
 // XTC (Weidmann 2024; llama.cpp's llama_sampler_xtc_apply): when it acts, of the tokens with
 // p_i >= threshold all but the least probable go, if there are at least two.
-void xtc(Candidates& candidates, const SamplingOptions& options, double uniform) {
+void xtc(Candidates& candidates, const SamplingOptions& options, double uniform, ChainScratch& chain) {
   if (!(uniform < options.xtc_probability) || candidates.size() < 2) return;
-  const auto weights = candidates.weights();
-  const auto keys = candidates.keys();
-  const double weight_bound = options.xtc_threshold * candidates.total_weight();
-  // The least probable qualifying token: lowest logit, ties to the highest id (last in ranking).
-  std::size_t qualifying = 0;
+  // p_i >= threshold <=> z_i >= shift + T ln(threshold · W): SIMD finds the few that qualify.
+  const double log_bound = std::log(options.xtc_threshold * candidates.total_weight());
+  const float bound = float_at_least(candidates.max_key() + log_bound / inverse_temperature(candidates.temperature()));
+  auto& qualifying = chain.positions;
+  kernels::gather_at_least(candidates.keys(), bound, qualifying, chain.survivor_keys);
+  if (qualifying.size() < 2) return;
+  // The least probable of them stays: lowest logit, ties to the highest position (last in ranking).
   std::size_t last = 0;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (double(weights[i]) < weight_bound) continue;
-    if (qualifying++ == 0 || keys[i] <= keys[last]) last = i;
+  for (std::size_t j = 1; j < qualifying.size(); ++j) {
+    if (chain.survivor_keys[j] <= chain.survivor_keys[last]) last = j;
   }
-  if (qualifying < 2) return;
-  candidates.keep_if([&](std::size_t i) { return i == last || double(weights[i]) < weight_bound; }, code(Stage::kXtc));
+  // It is also the heaviest token left: every other one is below the threshold.
+  const float heaviest = candidates.weights()[qualifying[last]];
+  qualifying.erase(qualifying.begin() + std::ptrdiff_t(last));
+  candidates.drop_positions(qualifying, code(Stage::kXtc), heaviest);
 }
 
 // Mirostat (Basu et al. 2021) as llama.cpp's llama_sampler_mirostat(_v2)_apply. Version 2 keeps
@@ -531,7 +599,7 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
         keep_probable(candidates, std::min(eta, std::sqrt(eta) * std::exp(-candidates.entropy_nats())), stage);
         break;
       }
-      case Stage::kXtc: xtc(candidates, options, token_uniforms(options).xtc); break;
+      case Stage::kXtc: xtc(candidates, options, token_uniforms(options).xtc, chain); break;
       case Stage::kMirostat: mirostat(candidates, options, logits.size(), chain, prefix); break;
     }
     record(kStageNames[std::size_t(stage)]);

@@ -226,6 +226,43 @@ double exp_pass(std::span<const float> values, float shift, float scale, float* 
 
 }  // namespace
 
+double block_sum(std::span<const float> values, std::span<double> block_sums) {
+  double total = 0.0;
+  alignas(64) std::array<float, kLanes> sums{}, compensations{};
+  for (std::size_t begin = 0; begin < values.size(); begin += kBlock) {
+    const std::size_t end = std::min(values.size(), begin + kBlock);
+    // Kahan-compensated lanes, read out in double: as exact as exp_pass's block sums.
+    Batch sum(0.0f), compensation(0.0f);
+    std::size_t i = begin;
+    for (; i + kLanes <= end; i += kLanes) {
+      const Batch y = Batch::load_unaligned(values.data() + i) - compensation;
+      const Batch t = sum + y;
+      compensation = (t - sum) - y;
+      sum = t;
+    }
+    sum.store_aligned(sums.data());
+    compensation.store_aligned(compensations.data());
+    double block = 0.0;
+    for (std::size_t lane = 0; lane < kLanes; ++lane) block += double(sums[lane]) - double(compensations[lane]);
+    for (; i < end; ++i) block += values[i];
+    block_sums[begin / kBlock] = block;
+    total += block;
+  }
+  return total;
+}
+
+void negative_distance(std::span<const float> values, float shift, float scale, float offset, std::span<float> out) {
+  const std::size_t end = simd_end(values.size());
+  const Batch shift_batch(shift), scale_batch(scale), offset_batch(offset), lowest(-std::numeric_limits<float>::max());
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    const Batch distance = xsimd::abs((shift_batch - Batch::load_unaligned(values.data() + i)) * scale_batch + offset_batch);
+    xsimd::max(-distance, lowest).store_unaligned(out.data() + i);
+  }
+  for (std::size_t i = end; i < values.size(); ++i) {
+    out[i] = std::max(-std::abs((shift - values[i]) * scale + offset), -std::numeric_limits<float>::max());
+  }
+}
+
 double weighted_exponent_sum(std::span<const float> values, std::span<const float> weights, float shift, float scale) {
   constexpr std::size_t kWays = 4;
   constexpr std::size_t kStride = kWays * kLanes;

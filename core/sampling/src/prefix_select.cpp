@@ -30,9 +30,13 @@ PrefixSelector::PrefixSelector(std::span<const float> keys, std::span<const floa
   auto& bucket_of = scratch_.bucket_of;
   bucket_of.resize(keys_.size());
   kernels::bucket_indices(keys_, max_key_, scale_, kBuckets - 1, bucket_of);
-  for (std::size_t i = 0; i < keys_.size(); ++i) ++scratch_.bucket_counts[bucket_of[i]];
-  if (!weights_.empty()) {
-    for (std::size_t i = 0; i < keys_.size(); ++i) scratch_.bucket_mass[bucket_of[i]] += weights_[i];
+  if (weights_.empty()) {
+    for (std::size_t i = 0; i < keys_.size(); ++i) ++scratch_.bucket_counts[bucket_of[i]];
+    return;
+  }
+  for (std::size_t i = 0; i < keys_.size(); ++i) {
+    ++scratch_.bucket_counts[bucket_of[i]];
+    scratch_.bucket_mass[bucket_of[i]] += weights_[i];
   }
 }
 

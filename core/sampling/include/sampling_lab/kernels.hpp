@@ -32,6 +32,14 @@ constexpr std::size_t block_count(std::size_t size) { return (size + kBlock - 1)
 double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out,
                    std::span<double> block_sums = {});
 
+// out[i] = −|(shift − values[i]) · scale + offset|, at least −FLT_MAX: with shift = max, scale =
+// 1/T and offset = ln W − H, minus the distance of each token's surprise −ln p_i from the
+// entropy H (locally typical sampling's ranking key).
+void negative_distance(std::span<const float> values, float shift, float scale, float offset, std::span<float> out);
+
+// Σ values, and the sum of each block of kBlock values into block_sums (block_count entries).
+double block_sum(std::span<const float> values, std::span<double> block_sums);
+
 // Σ weights[i] · (values[i] − shift) · scale, Kahan-compensated: with the weights exp_shifted
 // wrote, Σ w ln w, from which the entropy follows without a log per token.
 double weighted_exponent_sum(std::span<const float> values, std::span<const float> weights, float shift, float scale);

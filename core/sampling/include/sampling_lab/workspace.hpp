@@ -68,6 +68,11 @@ struct ChainScratch {
   Buffer<float> before_truncation;         // the logits the first truncating stage saw
   Buffer<std::uint32_t> positions;         // a threshold's survivors, by position
   Buffer<float> survivor_keys;
+  // Where dropping a few candidates copies the rest, then swaps with the candidates' buffers:
+  // copies between distinct buffers are plain memcpy.
+  Buffer<std::uint32_t> spare_ids;
+  Buffer<float> spare_keys;
+  Buffer<float> spare_weights;
   std::vector<std::uint8_t> masked;
   std::vector<std::int32_t> reversed;      // DRY's window, newest first
   std::vector<std::int32_t> match_length;  // Z-array of `reversed`
