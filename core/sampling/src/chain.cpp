@@ -213,6 +213,26 @@ class Candidates {
     fresh_ = top_weight_ > kStaleWeight;
   }
 
+  // Gives the candidates at `positions` weight 0 and leaves them in place: for a last stage whose
+  // result is only drawn from (the draw never returns a zero-weight token), instead of copying
+  // the rest.
+  void zero_positions(std::span<const std::uint32_t> positions, float heaviest) {
+    weigh();
+    for (const std::uint32_t position : positions) scratch_.weights[position] = 0.0f;
+    // The blocks that lost weight are summed again (not decremented, which could leave a
+    // rounding residue in a block with nothing left to draw).
+    for (std::size_t j = 0; j < positions.size(); ++j) {
+      const std::size_t block = positions[j] / kernels::kBlock;
+      if (j > 0 && positions[j - 1] / kernels::kBlock == block) continue;
+      const std::size_t begin = block * kernels::kBlock;
+      const auto weights = std::span<const float>(scratch_.weights).subspan(begin, std::min(kernels::kBlock, size() - begin));
+      kernels::block_sum(weights, std::span(scratch_.block_sums).subspan(block, 1));
+    }
+    total_ = 0.0;
+    for (const double block : scratch_.block_sums) total_ += block;
+    top_weight_ = heaviest;
+  }
+
   // Keeps the candidates at `positions` (ascending), moving their weights along.
   void keep_positions(std::span<const std::uint32_t> positions) {
     const std::size_t kept = positions.size();
@@ -508,7 +528,7 @@ void keep_probable(Candidates& candidates, double bound, Stage stage) {
 
 // XTC (Weidmann 2024; llama.cpp's llama_sampler_xtc_apply): when it acts, of the tokens with
 // p_i >= threshold all but the least probable go, if there are at least two.
-void xtc(Candidates& candidates, const SamplingOptions& options, double uniform, ChainScratch& chain) {
+void xtc(Candidates& candidates, const SamplingOptions& options, double uniform, ChainScratch& chain, bool zero_only) {
   if (!(uniform < options.xtc_probability) || candidates.size() < 2) return;
   // p_i >= threshold <=> z_i >= shift + T ln(threshold · W): SIMD finds the few that qualify.
   const double log_bound = std::log(options.xtc_threshold * candidates.total_weight());
@@ -524,6 +544,8 @@ void xtc(Candidates& candidates, const SamplingOptions& options, double uniform,
   // It is also the heaviest token left: every other one is below the threshold.
   const float heaviest = candidates.weights()[qualifying[last]];
   qualifying.erase(qualifying.begin() + std::ptrdiff_t(last));
+  // Zeroing needs the kept weights to be resolvable; an underflowed one needs reweighing.
+  if (zero_only && heaviest > kStaleWeight) return candidates.zero_positions(qualifying, heaviest);
   candidates.drop_positions(qualifying, code(Stage::kXtc), heaviest);
 }
 
@@ -564,7 +586,7 @@ bool needs_general_chain(const SamplingOptions& o) {
 double mirostat_mu(const SamplingOptions& options) { return options.mirostat_mu.value_or(2.0 * options.mirostat_tau); }
 
 Selection run_chain(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
-                    ChainTrace* trace) {
+                    ChainTrace* trace, bool draw_only) {
   Candidates candidates(logits, workspace, trace);
   auto& chain = workspace.chain;
   auto& prefix = workspace.prefix;
@@ -578,7 +600,9 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
   if (!options.allowed_tokens.empty() || !options.banned_tokens.empty()) record("masks");
   bool truncated = false;
   const StageOrder order = stage_order(options);
-  for (const Stage stage : order.view()) {
+  const auto active = order.view();
+  const auto last_on = std::find_if(active.rbegin(), active.rend(), [&](Stage s) { return stage_on(s, options); });
+  for (const Stage stage : active) {
     if (!stage_on(stage, options)) continue;
     if (trace && !truncated && truncates(stage, options)) {
       chain.before_truncation.assign(candidates.keys().begin(), candidates.keys().end());
@@ -599,7 +623,9 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
         keep_probable(candidates, std::min(eta, std::sqrt(eta) * std::exp(-candidates.entropy_nats())), stage);
         break;
       }
-      case Stage::kXtc: xtc(candidates, options, token_uniforms(options).xtc, chain); break;
+      case Stage::kXtc:
+        xtc(candidates, options, token_uniforms(options).xtc, chain, draw_only && stage == *last_on);
+        break;
       case Stage::kMirostat: mirostat(candidates, options, logits.size(), chain, prefix); break;
     }
     record(kStageNames[std::size_t(stage)]);

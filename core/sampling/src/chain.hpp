@@ -27,9 +27,10 @@ struct ChainTrace {
 };
 
 // Runs bias, masks and the stages in the options' order on the input logits (not penalised
-// yet). Expects checked options.
+// yet). With `draw_only` the caller only draws from the result, which may then hold tokens of
+// weight 0 (a last XTC zeroes them rather than copying the rest). Expects checked options.
 Selection run_chain(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
-                    ChainTrace* trace = nullptr);
+                    ChainTrace* trace = nullptr, bool draw_only = false);
 
 // Mirostat's μ for this token: the option, else its start 2τ.
 double mirostat_mu(const SamplingOptions& options);

@@ -294,11 +294,14 @@ struct Drawn {
   std::size_t position = 0;               // of the token in kept->ids
 };
 
-Drawn draw(std::span<const float> input_logits, const SamplingOptions& options, FilterWorkspace& workspace) {
+// `draw_only`: the caller reads only the token and its weight, not the kept set.
+Drawn draw(std::span<const float> input_logits, const SamplingOptions& options, FilterWorkspace& workspace,
+           bool draw_only) {
   const bool general = detail::needs_general_chain(options);
   const auto logits = general ? input_logits : penalised(input_logits, options, workspace.penalties);
   if (!general && options.temperature == 0.0) return {std::int32_t(argmax(logits)), std::nullopt};
-  const auto kept = general ? detail::run_chain(logits, options, workspace) : detail::select_kept(logits, options, workspace);
+  const auto kept = general ? detail::run_chain(logits, options, workspace, nullptr, draw_only)
+                            : detail::select_kept(logits, options, workspace);
   const double target = token_uniforms(options).token * kept.kept_weight;
   const std::size_t at = kernels::inverse_cdf(kept.weights, kept.block_sums, target);
   return {std::int32_t(kept.ids[at]), kept, at};
@@ -322,18 +325,18 @@ std::size_t rank_of(std::span<const float> keys, std::size_t at) {
 }  // namespace
 
 TokenDraw draw_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace) {
-  const Drawn drawn = draw(logits, options, workspace);
+  const Drawn drawn = draw(logits, options, workspace, true);
   return {drawn.token, next_mirostat_mu(options, drawn)};
 }
 
 std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace) {
-  return draw(logits, options, workspace).token;
+  return draw(logits, options, workspace, true).token;
 }
 
 // vLLM's logprobs: `raw` from the model's logits, `processed` from the distribution drawn from.
 TokenLogprobs sample_token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::size_t count,
                                     LogprobsMode mode, FilterWorkspace& workspace) {
-  const Drawn drawn = draw(logits, options, workspace);
+  const Drawn drawn = draw(logits, options, workspace, false);
   TokenLogprobs result{drawn.token, 0.0, 1, {}, next_mirostat_mu(options, drawn)};
   auto& best = workspace.chain.top;
   if (mode == LogprobsMode::kRaw) {
