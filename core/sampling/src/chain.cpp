@@ -98,66 +98,27 @@ class Candidates {
   }
 
   // Keeps the candidates at the positions where keep(position) holds, in order; the others are
-  // cut by `stage`.
-  // Weights that were fresh stay so (relative to the same maximum), with their sums redone in
-  // the same pass, unless the stage cut every token weighing more than kStaleWeight.
+  // cut by `stage`. A scalar pass: the hot stages gather with SIMD instead.
   template <typename Keep>
   void keep_if(Keep keep, std::uint8_t stage) {
-    const auto source_ids = ids_;
-    const auto source_keys = keys_;
-    scratch_.ids.resize(std::max(scratch_.ids.size(), source_ids.size()));
-    scratch_.keys.resize(std::max(scratch_.keys.size(), source_keys.size()));
     const std::span<std::uint8_t> cut_by = trace_ ? trace_->cut_by : std::span<std::uint8_t>();
-    const bool weighed = fresh_;
-    auto& weights = scratch_.weights;
-    auto& block_sums = scratch_.block_sums;
-    double total = 0.0;
-    double block = 0.0;
-    float heaviest = 0.0f;
-    block_sums.clear();
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < source_ids.size(); ++i) {
-      if (!keep(i)) {
-        if (!cut_by.empty()) cut_by[source_ids[i]] = stage;
-        continue;
+    auto& positions = chain_.positions;
+    positions.clear();
+    for (std::size_t i = 0; i < size(); ++i) {
+      if (keep(i)) {
+        positions.push_back(std::uint32_t(i));
+      } else if (!cut_by.empty()) {
+        cut_by[ids_[i]] = stage;
       }
-      // Forward compaction: position kept <= i, so in-place moves read before they write.
-      scratch_.ids[kept] = source_ids[i];
-      scratch_.keys[kept] = source_keys[i];
-      if (weighed) {
-        const float weight = weights[kept] = weights[i];
-        heaviest = std::max(heaviest, weight);
-        block += weight;
-        if ((kept + 1) % kernels::kBlock == 0) {
-          block_sums.push_back(block);
-          total += block;
-          block = 0.0;
-        }
-      }
-      ++kept;
     }
-    if (kept == 0) {
+    if (positions.empty()) {
       // Every stage leaves at least the top token (a cut of everything can only come from a
-      // threshold rounding past it); no write happened, so the sources are intact.
-      const std::size_t top = kernels::argmax(source_keys);
-      if (trace_ && !trace_->cut_by.empty()) trace_->cut_by[source_ids[top]] = 0;
-      scratch_.ids[0] = source_ids[top];
-      scratch_.keys[0] = source_keys[top];
-      kept = 1;
-      heaviest = 0.0f;  // weighed again
+      // threshold rounding past it).
+      const std::size_t top = kernels::argmax(keys_);
+      if (!cut_by.empty()) cut_by[ids_[top]] = 0;
+      positions.push_back(std::uint32_t(top));
     }
-    scratch_.ids.resize(kept);
-    scratch_.keys.resize(kept);
-    ids_ = scratch_.ids;
-    keys_ = scratch_.keys;
-    if (weighed && kept % kernels::kBlock != 0) {
-      block_sums.push_back(block);
-      total += block;
-    }
-    weights.resize(kept);
-    total_ = total;
-    top_weight_ = heaviest;
-    fresh_ = weighed && heaviest > kStaleWeight;
+    keep_positions(positions);
   }
 
   // Keeps the candidates whose logit is >= threshold, and the top one in any case: SIMD skips the
