@@ -38,6 +38,16 @@ describe('options', () => {
     }
   });
 
+  it('sampleBatch takes the new options per row, and each row draws as sampleToken does', () => {
+    const rows = [lab.syntheticLogits(5000, 1), lab.syntheticLogits(5000, 2), lab.syntheticLogits(5000, 3)];
+    const options = [
+      { typicalP: 0.5, seed: 1, step: 4 },
+      { xtc: { probability: 1, threshold: 0.05 }, logitBias: { 9: 3 }, seed: 2 },
+      { mirostat: { version: 2 as const, mu: 6 }, order: 'llama.cpp' as const, temperature: 0.7, seed: 3 },
+    ];
+    expect(Array.from(lab.sampleBatch(rows, options))).toEqual(rows.map((row, r) => lab.sampleToken(row, options[r])));
+  });
+
   it('orders: a preset, its stage names, and the handbook default', () => {
     const names = ['penalties', 'dry', 'topNSigma', 'topK', 'typicalP', 'topP', 'minP', 'epsilonCutoff', 'etaCutoff', 'xtc', 'temperature', 'mirostat'] as const;
     const options = { temperature: 0.5, topP: 0.9 };
