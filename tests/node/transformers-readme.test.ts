@@ -1,0 +1,25 @@
+// README.md's transformers.js block runs as written, with the tiny model (same files and graph as
+// the download) standing in for the ./Qwen3-0.6B-ONNX folder it loads.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+import { ensureTinyModel } from '../support/tiny-model.js';
+
+const root = join(__dirname, '../../README.md');
+// Inside the checkout, so that the block's imports resolve as in a reader's project.
+const workspace = join(__dirname, '../../build/readme-transformers');
+
+it('the README\'s transformers.js block runs and prints the generation and each step', async () => {
+  const blocks = [...readFileSync(root, 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const usage = blocks.filter((block) => block.includes("from 'sampling-lab/transformers'"));
+  expect(usage).toHaveLength(1);
+  mkdirSync(workspace, { recursive: true });
+  if (!existsSync(join(workspace, 'Qwen3-0.6B-ONNX'))) symlinkSync(ensureTinyModel(), join(workspace, 'Qwen3-0.6B-ONNX'));
+  writeFileSync(join(workspace, 'usage.mjs'), usage[0]);
+  const { stdout } = await promisify(execFile)(process.execPath, ['usage.mjs'], { cwd: workspace });
+  const prompt = /const prompt = '([^']+)'/.exec(usage[0])![1];
+  expect(stdout.startsWith(prompt), stdout).toBe(true);
+  expect(stdout.split('\n').length).toBeGreaterThan(8);
+});

@@ -1,0 +1,84 @@
+// Argument checks shared by the adapter's entry points: each names the argument it rejects.
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+import { SamplingLabError } from '../errors.js';
+import type { Lab, SampleTokenOptions } from '../lab.js';
+
+const LOWEST_FLOAT32 = -3.4028234663852886e38;
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
+}
+
+export function checkObject(value: unknown, name: string): asserts value is Record<string, unknown> {
+  if (!isObject(value)) throw new SamplingLabError(name, `${name} must be an object`);
+}
+
+// Duck-typed rather than instanceof: a bundle may hold two copies of the lab module.
+export function checkLab(lab: unknown): asserts lab is Lab {
+  const methods = lab as Partial<Lab> | null | undefined;
+  if (typeof methods?.sampleToken !== 'function' || typeof methods.checkOptions !== 'function') {
+    throw new SamplingLabError('lab', 'lab must be a Sampling Lab instance (await loadSamplingLab())');
+  }
+}
+
+// transformers.js models and tokenizers are callable objects.
+export function checkModel(model: unknown): asserts model is PreTrainedModel {
+  if (typeof model !== 'function' || !isObject((model as { config?: unknown }).config)) {
+    throw new SamplingLabError('model', 'model must be a transformers.js model, e.g. (await loadLocalModel(folder)).model');
+  }
+}
+
+export function checkTokenizer(tokenizer: unknown): asserts tokenizer is PreTrainedTokenizer {
+  if (typeof tokenizer !== 'function' || typeof (tokenizer as { decode?: unknown }).decode !== 'function') {
+    throw new SamplingLabError('tokenizer', 'tokenizer must be a transformers.js tokenizer, e.g. (await loadLocalModel(folder)).tokenizer');
+  }
+}
+
+/** A value as an error message shows it: strings quoted. */
+export function shown(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : String(value);
+}
+
+export function checkInteger(value: unknown, name: string, min: number, max: number): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new SamplingLabError(name, `${name} must be an integer in [${min}, ${max}], not ${shown(value)}`);
+  }
+}
+
+// The sampling options that the sequence being generated sets.
+const FROM_SEQUENCE = ['step', 'generatedIds'];
+
+/**
+ * Checks the sampling options of a generation: names (beside the caller's own, `own`), kinds,
+ * ranges, and token ids below `vocabSize`.
+ */
+export function checkSamplingOptions(lab: Lab, options: Record<string, unknown>, own: readonly string[], vocabSize?: number): void {
+  const sampling = [...new Set(lab.options.map((spec) => spec.name.split('.')[0]))].filter((name) => !FROM_SEQUENCE.includes(name));
+  for (const name of Object.keys(options)) {
+    if (FROM_SEQUENCE.includes(name)) throw new SamplingLabError(name, `${name} is taken from the sequence being generated; it cannot be given`);
+    if (!sampling.includes(name)) {
+      throw new SamplingLabError(name, `unknown option '${name}'; accepted: ${[...own, ...sampling].join(', ')}`);
+    }
+  }
+  lab.checkOptions(options as SampleTokenOptions, vocabSize);
+}
+
+/** Whether the options need the sequence so far as generatedIds: the penalties and DRY. */
+export function needsHistory(options: SampleTokenOptions): boolean {
+  return (options.repetitionPenalty ?? 1) !== 1 || (options.presencePenalty ?? 0) !== 0 || (options.frequencyPenalty ?? 0) !== 0
+    || options.dry !== undefined;
+}
+
+/**
+ * Makes −∞ logits (tokens a model or transformers' own processors banned: min_new_tokens,
+ * suppress_tokens, bad_words_ids) the lowest finite logit, whose weight beside any finite logit
+ * is exactly 0, so they are never drawn. A row with no finite logit has no token to draw.
+ */
+export function maskInfinities(row: Float32Array, name: string): void {
+  let masked = 0;
+  for (let i = row.indexOf(-Infinity); i !== -1; i = row.indexOf(-Infinity, i + 1)) {
+    row[i] = LOWEST_FLOAT32;
+    masked++;
+  }
+  if (masked === row.length) throw new SamplingLabError('logits', `${name} has no finite logit: every token is banned`);
+}
