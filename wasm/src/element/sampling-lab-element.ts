@@ -15,6 +15,16 @@ export class SamplingLabElement extends HTMLElement {
   #stopWatching?: () => void;
   #sliders: { slider: Slider; initial: number }[] = [];
 
+  constructor() {
+    super();
+    // Inner controls' native change events end here, after their own listeners ran: listeners on
+    // <sampling-lab> and above see only the widget's change, with its documented detail. Added at
+    // construction, this runs before every listener added once the element is defined.
+    this.addEventListener('change', (event) => {
+      if (event.target !== this) event.stopImmediatePropagation();
+    });
+  }
+
   connectedCallback(): void {
     if (this.#visibility || this.#widget) return;
     installStyles();
