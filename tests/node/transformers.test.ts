@@ -99,6 +99,7 @@ describe('createLogitsProcessor and generateTokens', () => {
     // Token-id options above the old 1-token check, and DRY, which needs the sequence in both.
     { dry: { multiplier: 2, sequenceBreakers: [100, 151643] }, logitBias: { 100: 2, 151000: -5 }, seed: 6 },
     { allowedTokens: [100, 200, 300, 151000], temperature: 1.5, seed: 7 },
+    { mirostat: { version: 2, tau: 3, eta: 0.5 }, repetitionPenalty: 1.2, seed: 8 },
   ];
 
   it('generate() with the processor returns exactly the tokens of the manual loop', async () => {
@@ -201,6 +202,21 @@ describe('createLogitsProcessor and generateTokens', () => {
     const processed = generateTokens(fp32.model, fp32.tokenizer, PROMPT, { lab, ...options, logprobs: 2, logprobsMode: 'processed', maxNewTokens: 3 });
     for await (const step of processed) expect(Math.exp(step.logprobs!.logprob)).toBeCloseTo(step.prob, 5);
   });
+});
+
+it('mirostat\'s μ moves from step to step, as in a stateful sampler', async () => {
+  const options = { mirostat: { version: 2 as const, tau: 2, eta: 0.8 }, temperature: 1.2, seed: 5 };
+  const promptIds = Array.from(fp32.tokenizer(PROMPT).input_ids.data as BigInt64Array, Number);
+  const sampler = lab.createSampler({ ...options, generatedIds: promptIds, step: promptIds.length });
+  const [stateful, stateless] = [[...promptIds], [...promptIds]];
+  for (let step = 0; step < 10; step++) {
+    stateful.push(sampler.sample(await positionLogits(fp32.model, stateful, stateful.length - 1)));
+    stateless.push(lab.sampleToken(await positionLogits(fp32.model, stateless, stateless.length - 1), { ...options, step: stateless.length }));
+  }
+  const expected = stateful.slice(promptIds.length);
+  expect(stateless.slice(promptIds.length)).not.toEqual(expected);
+  expect(await manualTokens(options, 10)).toEqual(expected);
+  expect(await processorTokens(options, 10)).toEqual(expected);
 });
 
 describe('loadLocalModel', () => {

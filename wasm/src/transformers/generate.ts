@@ -86,16 +86,23 @@ export async function* generateTokens(
   const ids: bigint[] = Array.from((tokenizer(prompt).input_ids as Tensor).data as BigInt64Array);
   if (ids.length === 0) throw new SamplingLabError('prompt', 'the prompt must encode to at least one token');
   const eos = new Set([model.generation_config?.eos_token_id, (model.config as { eos_token_id?: unknown }).eos_token_id].flat());
+  // Mirostat's μ moves after every draw: a stateful sampler carries it and draws the same token.
+  const sampler = filterOptions.mirostat && lab.createSampler({ ...sampling, generatedIds: Int32Array.from(ids, Number), step: ids.length });
   let past: KvCache | undefined;
   let pending = ids;
   for (let step = 0; step < maxNewTokens && !signal?.aborted; step++) {
     const pass = await forward(model, pending, past, ids.length - pending.length, 1);
     const logits = row(pass, 0);
     maskInfinities(logits, 'logits');
-    const filters = { ...filterOptions, ...(history ? { generatedIds: Int32Array.from(ids, Number) } : {}) };
+    const mu = sampler?.state.mirostatMu;
+    const filters = {
+      ...filterOptions,
+      ...(mu != null ? { mirostat: { ...filterOptions.mirostat, mu } } : {}),
+      ...(history ? { generatedIds: Int32Array.from(ids, Number) } : {}),
+    };
     const key = { seed, stream, step: ids.length };
     const drawn = logprobs === undefined ? undefined : lab.sampleToken(logits, { ...filters, ...key, logprobs, logprobsMode });
-    const token = drawn ? drawn.token : lab.sampleToken(logits, { ...filters, ...key });
+    const token = sampler ? sampler.sample(logits) : drawn ? drawn.token : lab.sampleToken(logits, { ...filters, ...key });
     yield {
       token,
       text: tokenizer.decode([token]),

@@ -1,7 +1,7 @@
 // A logits processor that makes generate() return Sampling Lab's tokens.
 import type { Tensor } from '@huggingface/transformers';
 import { SamplingLabError } from '../errors.js';
-import type { Lab, SampleTokenOptions } from '../lab.js';
+import type { Lab, Sampler, SampleTokenOptions } from '../lab.js';
 import { checkLab, checkObject, checkSamplingOptions, maskInfinities, needsHistory } from './checks.js';
 
 /** transformers.js's logits processor shape: token ids so far per row, and the step's logits. */
@@ -30,6 +30,20 @@ export function createLogitsProcessor(lab: Lab, options: ProcessorOptions = {}):
   checkSamplingOptions(lab, options, []);
   const stream = options.stream ?? 0;
   const history = needsHistory(options);
+  // Mirostat's μ moves after every draw: each row's stateful sampler carries it while the row
+  // continues the sequence it drew for (one more id, the last one its token); else a new one.
+  const rowSamplers: { sampler: Sampler; length: number; token: bigint }[] = [];
+  const draw = (view: Float32Array, ids: bigint[], row: number): number => {
+    const key = { stream: stream + row, step: ids.length };
+    if (!options.mirostat) return lab.sampleToken(view, { ...options, ...key, ...(history && { generatedIds: Int32Array.from(ids, Number) }) });
+    const previous = rowSamplers[row];
+    const sampler = previous?.length === ids.length && ids[ids.length - 1] === previous.token
+      ? previous.sampler
+      : lab.createSampler({ ...options, ...key, generatedIds: Int32Array.from(ids, Number) });
+    const token = sampler.sample(view);
+    rowSamplers[row] = { sampler, length: ids.length + 1, token: BigInt(token) };
+    return token;
+  };
   return (inputIds, logits) => {
     if (logits.type !== 'float32') {
       throw new SamplingLabError('logits', `logits must be float32 (generate() converts them), not ${logits.type}`);
@@ -39,13 +53,7 @@ export function createLogitsProcessor(lab: Lab, options: ProcessorOptions = {}):
     for (let row = 0; row < rows; row++) {
       const view = data.subarray(row * vocab, (row + 1) * vocab);
       maskInfinities(view, `logits row ${row}`);
-      const ids = inputIds[row];
-      const token = lab.sampleToken(view, {
-        ...options,
-        stream: stream + row,
-        step: ids.length,
-        ...(history ? { generatedIds: Int32Array.from(ids, Number) } : {}),
-      });
+      const token = draw(view, inputIds[row], row);
       const kept = view[token];
       view.fill(-Infinity);
       view[token] = kept;
