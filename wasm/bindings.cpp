@@ -6,6 +6,7 @@
 #include <malloc.h>
 
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "sampling_lab/distribution.hpp"
@@ -44,10 +45,6 @@ val view_value(const char* name, std::vector<T>& values) {
 // Parameter names echo user input, which need not be valid UTF-8.
 std::string to_text(const Json& json) {
   return json.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-std::string error_json(const ArgumentError& error) {
-  return to_text({{"error", {{"argument", error.argument}, {"message", error.message}}}});
 }
 
 sampling_lab::Check check_count(double value, const char* name, double max) {
@@ -135,9 +132,10 @@ class Engine {
     return row_options(0, 1, current_->size());
   }
 
-  // The options written as a batch of one row, checked against the largest vocabulary.
-  val check_options() {
-    auto options = row_options(0, 1, sampling_lab::kMaxVocabulary);
+  // The options written as a batch of one row, checked for a vocabulary of `vocabulary` tokens.
+  val check_options(double vocabulary) {
+    if (auto error = check_count(vocabulary, "vocabSize", double(sampling_lab::kMaxVocabulary))) return error_value(*error);
+    auto options = row_options(0, 1, std::size_t(vocabulary));
     if (auto* error = std::get_if<ArgumentError>(&options)) return error_value(*error);
     return val::object();
   }
@@ -315,6 +313,67 @@ class Engine {
     return view_value("order", ranking_);
   }
 
+  // An experiment's JSON parameters (without arrays) and its arrays' lengths as a JSON object
+  // ({"p": 151936}): every check that sizes allow runs here, then the arrays' buffers are sized.
+  // Returns their views in the order of `lengths_text`, to be filled before runExperiment.
+  val prepare_experiment(std::string name, std::string params_text, std::string lengths_text) {
+    release_experiment();
+    // Both texts hold scalars only; a parsed JSON value takes about 16 bytes per character.
+    if (auto error = sampling_lab::check_memory((params_text.size() + lengths_text.size()) * 16, "params")) {
+      return error_value(*error);
+    }
+    const Json params = Json::parse(params_text, nullptr, /*allow_exceptions=*/false);
+    const Json lengths = Json::parse(lengths_text, nullptr, /*allow_exceptions=*/false);
+    if (params.is_discarded() || !lengths.is_object()) return error_value({"params", "params is not valid JSON"});
+    std::vector<sampling_lab::ArrayParam> arrays;
+    for (const auto& [key, length] : lengths.items()) {
+      const double entries = length.is_number() ? length.get<double>() : -1.0;
+      if (auto error = sampling_lab::check_length(entries, key, double(sampling_lab::kMaxVocabulary))) return error_value(*error);
+      arrays.push_back({key, std::size_t(entries)});
+    }
+    auto prepared = sampling_lab::prepare_experiment(name, params, arrays);
+    if (auto* error = std::get_if<ArgumentError>(&prepared)) return error_value(*error);
+    prepared_.emplace(std::move(std::get<sampling_lab::PreparedExperiment>(prepared)));
+    val views = val::array();
+    for (std::size_t a = 0; a < arrays.size(); ++a) {
+      const auto buffer = prepared_->array(a);
+      views.call<void>("push", val(emscripten::typed_memory_view(buffer.size(), buffer.data())));
+    }
+    val out = val::object();
+    out.set("arrays", views);
+    return out;
+  }
+
+  // Runs the prepared experiment: {text, bulk} where `text` is the result's JSON with each
+  // vocabulary-sized array replaced by {"$bulk": i}, and bulk[i] = {type, bytes} its raw bytes
+  // (a Uint8Array view, valid until releaseExperiment). `on_progress` hears the fraction done.
+  val run_experiment(val on_progress) {
+    if (!prepared_) return error_value({"experiment", "no experiment was prepared"});
+    auto outcome = prepared_->run(progress_of(on_progress));
+    prepared_.reset();  // the parameters' arrays are no longer needed
+    if (auto* error = std::get_if<ArgumentError>(&outcome)) return error_value(*error);
+    Json result = std::move(std::get<Json>(outcome));
+    set_aside_bulk(result);
+    const std::string text = to_text(result);
+    val bulk = val::array();
+    for (const auto& bytes : bulk_) {
+      val item = val::object();
+      item.set("type", int(bytes.subtype()));
+      item.set("bytes", val(emscripten::typed_memory_view(bytes.size(), bytes.data())));
+      bulk.call<void>("push", item);
+    }
+    val out = val::object();
+    out.set("text", text);
+    out.set("bulk", bulk);
+    return out;
+  }
+
+  // Hands back the memory of the last experiment's parameters and result.
+  void release_experiment() {
+    prepared_.reset();
+    std::vector<Json::binary_t>().swap(bulk_);
+  }
+
   val synthetic_logits(double vocabulary, double seed) {
     if (auto error = check_count(vocabulary, "vocabSize", double(sampling_lab::kMaxVocabulary))) return error_value(*error);
     if (auto error = sampling_lab::check_scalar(seed, Kind::kSeed, {}, "seed")) return error_value(*error);
@@ -323,6 +382,16 @@ class Engine {
   }
 
  private:
+  // Moves every bulk array of `json` into bulk_, leaving {"$bulk": index} in its place.
+  void set_aside_bulk(Json& json) {
+    if (json.is_binary()) {
+      bulk_.push_back(std::move(json.get_binary()));
+      json = Json{{"$bulk", bulk_.size() - 1}};
+    } else if (json.is_structured()) {
+      for (auto& value : json) set_aside_bulk(value);
+    }
+  }
+
   // A view of `length` elements of `buffer`, after checking the length and, where the buffer must
   // grow, that the memory is there.
   template <typename T>
@@ -409,19 +478,9 @@ class Engine {
   sampling_lab::FilterWorkspace filter_workspace_;
   sampling_lab::SamplerWorkspace sampler_workspace_;
   sampling_lab::CoverWorkspace cover_workspace_;
+  std::optional<sampling_lab::PreparedExperiment> prepared_;
+  std::vector<Json::binary_t> bulk_;
 };
-
-// JSON text in and out: the same contract the CLI prints and the tests read. `on_progress`
-// (a function or undefined) hears the fraction done of long runs.
-std::string run_experiment(const std::string& name, const std::string& params_text, val on_progress) {
-  // A parsed JSON value takes about 16 bytes for each character of its text.
-  if (auto error = sampling_lab::check_memory(params_text.size() * 16, "params")) return error_json(*error);
-  const Json params = Json::parse(params_text, nullptr, /*allow_exceptions=*/false);
-  if (params.is_discarded()) return error_json({"params", "params is not valid JSON"});
-  auto outcome = sampling_lab::run_experiment(name, params, progress_of(on_progress));
-  if (auto* error = std::get_if<ArgumentError>(&outcome)) return error_json(*error);
-  return to_text({{"result", std::get<Json>(outcome)}});
-}
 
 std::string list_experiments() {
   Json list = Json::array();
@@ -471,8 +530,10 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("range", &Engine::range)
       .function("stages", &Engine::stages)
       .function("ranking", &Engine::ranking)
-      .function("syntheticLogits", &Engine::synthetic_logits);
-  emscripten::function("runExperiment", &run_experiment);
+      .function("syntheticLogits", &Engine::synthetic_logits)
+      .function("prepareExperiment", &Engine::prepare_experiment)
+      .function("runExperiment", &Engine::run_experiment)
+      .function("releaseExperiment", &Engine::release_experiment);
   emscripten::function("listExperiments", &list_experiments);
   emscripten::function("optionTable", &option_table);
   emscripten::function("stageTable", &stage_table);

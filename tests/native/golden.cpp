@@ -12,7 +12,7 @@ int main() {
       std::fprintf(stderr, "%s: %s: %s\n", info.name.c_str(), error->argument.c_str(), error->message.c_str());
       return 1;
     }
-    golden[info.name] = std::get<sampling_lab::Json>(outcome);
+    golden[info.name] = sampling_lab::plain_json(std::get<sampling_lab::Json>(outcome));
   }
   std::printf("%s\n", golden.dump().c_str());
   return 0;

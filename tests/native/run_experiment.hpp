@@ -1,5 +1,5 @@
 #pragma once
-// Runs an experiment in a test, failing the test on an ArgumentError.
+// Runs an experiment in a test, failing the test on an ArgumentError; bulk arrays as JSON arrays.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -12,5 +12,5 @@ inline sampling_lab::Json run(const std::string& name, const sampling_lab::Json&
     ADD_FAILURE() << error->argument << ": " << error->message;
     return nullptr;
   }
-  return std::get<sampling_lab::Json>(outcome);
+  return sampling_lab::plain_json(std::get<sampling_lab::Json>(outcome));
 }

@@ -40,7 +40,7 @@ it('10,000 throwing progress callbacks in a row leak nothing and leave every fun
 it('a progress callback that returns false stops a long run, and a stopped run leaks nothing', () => {
   const stop = () => {
     expect(argumentOf(() => lab.sample(P, { isProbs: true, n: 1 << 22, method: 'alias', onProgress: () => false }))).toBe('onProgress');
-    expect(argumentOf(() => lab.runExperiment('samplers', { n: 10_000_000 }, { onProgress: () => false }))).toBe('onProgress');
+    expect(argumentOf(() => lab.runExperiment('samplers', { n: 4_000_000 }, { onProgress: () => false }))).toBe('onProgress');
     lab.distribution([1, 2]);  // hands back what the large call grew
   };
   stop();
@@ -85,7 +85,8 @@ it('calls at the size limits succeed, and give their memory back for later ones'
     lab.logitsBuffer(10);
     lab.distribution([1, 2]);
   }
-  expect(lab.memory().heapInUse).toBeLessThan(base + (64 << 20));
+  // The resident buffer stays reserved (64 MiB), and buffers of up to 2^20 elements are kept for reuse.
+  expect(lab.memory().heapInUse).toBeLessThan(base + (64 << 20) + (8 << 20));
   expect(argumentOf(() => lab.logitsBuffer(lab.maxVocabulary + 1))).toBe('vocabSize');
   expect(argumentOf(() => lab.sample(lab.syntheticLogits(), { method: 'gumbel-max', n: 10_000 }))).toBe('n');
   expectWorking();

@@ -1,5 +1,6 @@
 // Result shapes of the core's experiments (core/experiments/src/chapter/). Their parameter
-// types are generated from the core's schemas (generated/types.ts).
+// types are generated from the core's schemas (generated/types.ts). Vocabulary-sized arrays are
+// typed arrays: they cross from WebAssembly as bytes, never as JSON text.
 import type { FilterStage } from './sampling-lab-core.js';
 import type { ExperimentName, ExperimentParams } from './generated/types.js';
 
@@ -8,13 +9,13 @@ export type * from './generated/types.js';
 
 export interface FiltersResult {
   /** The kept tokens renormalised; 0 for cut ones. */
-  probs: number[];
+  probs: Float32Array;
   /** The distribution before truncation (penalties and temperature only). */
-  tempered: number[];
+  tempered: Float32Array;
   /** Where each active truncating filter cut the ranking, cumulatively in chain order. */
   stages: FilterStage[];
-  /** Per token, the stage that cut it, or null when kept. */
-  cutBy: (FilterStage['filter'] | null)[];
+  /** Per token: 0 = kept, else 1 + the index in `lab.stageNames` of the stage that cut it (`lab.masksCode` for the masks), as `lab.stages` gives. */
+  cutBy: Uint8Array;
   kept: number;
   keptMass: number;
   entropyBits: number;
@@ -38,12 +39,12 @@ export interface ChiSquare {
 export interface SamplersResult {
   n: number;
   /** √(p(1 − p)/n) per category: the spread of a correct sampler's frequencies. */
-  standardErrors: number[];
+  standardErrors: Float64Array;
   methods: {
     name: 'inverse-cdf' | 'gumbel-max' | 'exponential-race' | 'alias';
-    frequencies: number[];
+    frequencies: Float64Array;
     /** frequency − p per category. */
-    deviations: number[];
+    deviations: Float64Array;
     maxDeviation: number;
     chiSquare: ChiSquare;
     nanosPerSample: number;
@@ -58,8 +59,8 @@ export interface McErrorResult {
     /** The estimates' 5th, 25th, 50th, 75th and 95th percentiles. */
     spread: [number, number, number, number, number];
   }[];
-  /** Least-squares slope of log std against log n: −½ by the 1/√n law (NaN below two rows). */
-  slope: number;
+  /** Least-squares slope of log std against log n: −½ by the 1/√n law; null without two distinct n with spread. */
+  slope: number | null;
 }
 
 export interface EvalErrorResult {
@@ -110,14 +111,14 @@ export interface SequenceRandomResult {
 export interface SpeculativeResult {
   mode: 'exact' | 'pitfall';
   n: number;
-  target: number[];
-  draft: number[];
+  target: Float32Array;
+  draft: Float32Array;
   /** norm(max(0, p − q)): where a rejection resamples from. */
-  residual: number[];
+  residual: Float32Array;
   /** The draft moved towards p in 11 steps: 1 − TV against the simulated acceptance. */
   sweep: { closeness: number; oneMinusTV: number; simulated: number }[];
   acceptance: { empirical: number; theory: number; oneMinusTV: number; standardError: number };
-  output: { frequencies: number[]; chiSquare: ChiSquare };
+  output: { frequencies: Float64Array; chiSquare: ChiSquare };
   expectedTokens: { alpha: number; gamma: number; formula: number; simulated: number; verifications: number };
 }
 

@@ -47,7 +47,7 @@ const samplerFigure = (method: number, name: string, printed: number[], deviatio
   figure({
     id: `samplers.${name}.frequencies`, source: `${PROBABILITY}, experiment 2`, experiment: 'samplers',
     params: { p: CHAPTER_P, n: SAMPLER_N, seed: 0 }, printed, digits: 3,
-    live: (r) => r.methods[method].frequencies,
+    live: (r) => Array.from(r.methods[method].frequencies),
     standardError: () => bernoulliSE(CHAPTER_P, SAMPLER_N),
   }),
   figure({
@@ -80,7 +80,7 @@ const importanceRow = (shift: number, estimate: number, ess: number, clipped: nu
 export const HANDBOOK_FIGURES: readonly HandbookFigure[] = [
   figure({
     id: 'decoding.probs', source: DECODING, experiment: 'filters', params: {},
-    printed: [0.441, 0.268, 0.162, 0.06, 0.036, 0.022, 0.008, 0.003], digits: 3, live: (r) => r.probs,
+    printed: [0.441, 0.268, 0.162, 0.06, 0.036, 0.022, 0.008, 0.003], digits: 3, live: (r) => Array.from(r.probs),
   }),
   figure({ id: 'decoding.topK3', source: DECODING, experiment: 'filters', params: { topK: 3 }, printed: 3, digits: 0, live: (r) => r.kept }),
   figure({ id: 'decoding.topP0.8', source: DECODING, experiment: 'filters', params: { topP: 0.8 }, printed: 3, digits: 0, live: (r) => r.kept }),
@@ -96,7 +96,7 @@ export const HANDBOOK_FIGURES: readonly HandbookFigure[] = [
   figure({
     id: 'decoding.penalties', source: DECODING, experiment: 'filters',
     params: { logits: [0, 0, 0, 0, 0], presencePenalty: 0.5, frequencyPenalty: 0.2, generatedIds: [1, 1, 3] },
-    printed: [0, -0.9, 0, -0.7, 0], digits: 1, live: (r) => r.probs.map((p) => Math.log(p / r.probs[0])),
+    printed: [0, -0.9, 0, -0.7, 0], digits: 1, live: (r) => Array.from(r.probs, (p) => Math.log(p / r.probs[0])),
   }),
   ...samplerFigure(0, 'inverseCdf', [0.499, 0.25, 0.151, 0.07, 0.03], 0.0014),
   ...samplerFigure(1, 'gumbelMax', [0.501, 0.249, 0.151, 0.07, 0.03], 0.0015),
@@ -124,7 +124,7 @@ export const HANDBOOK_FIGURES: readonly HandbookFigure[] = [
   }),
   figure({
     id: 'speculative.output', source: SERVING, experiment: 'speculative', params: {}, printed: [0.499, 0.3, 0.151, 0.05], digits: 3,
-    live: (r) => r.output.frequencies, standardError: (r) => bernoulliSE(r.target, r.n),
+    live: (r) => Array.from(r.output.frequencies), standardError: (r) => bernoulliSE(Array.from(r.target), r.n),
   }),
   figure({ id: 'speculative.tokens', source: `${SERVING}, exercise`, experiment: 'speculative', params: {}, printed: 2.77, digits: 2, live: (r) => r.expectedTokens.formula }),
   figure({ id: 'importance.trueMean', source: `${PROBABILITY}, experiment 6`, experiment: 'importance', params: {}, printed: 6.2, digits: 2, live: (r) => r.trueMean }),

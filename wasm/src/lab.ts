@@ -1,4 +1,4 @@
-import type { CoreEngine, CoreEnum, CoreError, CoreModule, FilterStage, StageName } from './sampling-lab-core.js';
+import type { BulkType, CoreEngine, CoreEnum, CoreError, CoreModule, FilterStage, StageName } from './sampling-lab-core.js';
 import { SamplingLabError } from './errors.js';
 import type { ExperimentName, ExperimentTypes } from './experiments.js';
 import type { FilterOptions, RandomKeyOptions } from './generated/types.js';
@@ -177,6 +177,30 @@ function numberList(value: unknown, name: string): NumericArray {
 
 const NO_ITEMS: readonly number[] = Object.freeze([]);
 
+/** Copies an array parameter into its WebAssembly buffer, refusing holes and non-numbers. */
+function fillNumbers(buffer: Float64Array, values: ArrayLike<unknown>, name: string): void {
+  if (!Array.isArray(values)) {
+    buffer.set(values as ArrayLike<number>);
+    return;
+  }
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (typeof value !== 'number') {
+      throw new SamplingLabError(name, `${name}[${i}] is ${i in values ? typeof value : 'a hole'}, not a number`);
+    }
+    buffer[i] = value;
+  }
+}
+
+/** A copy of a result's bulk array as the typed array its BulkType names. */
+function typedArrayOf(type: BulkType, bytes: ArrayBuffer): Float32Array | Float64Array | Uint8Array {
+  switch (type) {
+    case 1: return new Float32Array(bytes);
+    case 2: return new Float64Array(bytes);
+    default: return new Uint8Array(bytes);
+  }
+}
+
 /** `{ [tokenId]: bias }` or `[ids, biases]` as the table's two lists. */
 function logitBiasLists(value: unknown): [IntegerArray, NumericArray] {
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'object') {
@@ -304,9 +328,18 @@ export class Lab {
     };
     if (state !== undefined) checkSamplerState(state);
     // Checked once here, so that a bad option fails at creation rather than at the first token.
-    this.#writeOptions([options], TOKEN_GROUPS);
-    unwrap(this.#engine.checkOptions());
+    this.checkOptions(options);
     return new StatefulSampler(this, fixed, mirostat, start, state ?? start);
+  }
+
+  /**
+   * Checks sampling options without sampling: kinds, ranges, and every token id below `vocabSize`
+   * (default: the largest vocabulary accepted). Throws the SamplingLabError sampleToken would.
+   */
+  checkOptions(options: SampleTokenOptions, vocabSize = this.maxVocabulary): void {
+    if (typeof vocabSize !== 'number') throw new SamplingLabError('vocabSize', 'vocabSize must be a number');
+    this.#writeOptions([options], TOKEN_GROUPS);
+    unwrap(this.#engine.checkOptions(vocabSize));
   }
 
   /** sampleToken for a stateful sampler: the token and mirostat's μ for the next one. */
@@ -426,19 +459,46 @@ export class Lab {
     return unwrap(this.#engine.syntheticLogits(vocabSize, seed)).logits.slice();
   }
 
-  /** Runs one of the chapter's experiments; the same function backs the page and the CLI. */
+  /**
+   * Runs one of the chapter's experiments; the same function backs the page and the CLI. Array
+   * parameters cross as typed arrays (any number[] or numeric typed array), and the results'
+   * vocabulary-sized arrays come back as typed arrays.
+   */
   runExperiment<N extends ExperimentName>(name: N, params?: ExperimentTypes[N]['params'], options?: RunOptions): ExperimentTypes[N]['result'];
-  runExperiment(name: string, params?: Record<string, unknown>, options?: RunOptions): Record<string, unknown>;
-  runExperiment(name: string, params: object = {}, options: RunOptions = {}): unknown {
+  runExperiment(name: ExperimentName, params: object = {}, options: RunOptions = {}): unknown {
     if (typeof name !== 'string') throw new SamplingLabError('experiment', 'experiment must be a string');
     checkKeys(options as unknown, ['onProgress']);
-    const text = JSON.stringify(params, (_key, value: unknown) =>
-      ArrayBuffer.isView(value) ? Array.from(value as Float32Array) : value);
-    return this.#withProgress(options.onProgress, (progress) => {
-      const outcome = JSON.parse(this.#core.runExperiment(name, text ?? 'null', progress));
-      if (outcome.error) throw new SamplingLabError(outcome.error.argument, outcome.error.message);
-      return outcome.result;
-    });
+    if (!isObject(params)) throw new SamplingLabError('params', 'params must be an object');
+    const scalars: Record<string, unknown> = {};
+    const arrays: [string, ArrayLike<unknown>][] = [];
+    for (const [key, value] of Object.entries(params)) {
+      if (value === undefined) continue;
+      if (Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView))) {
+        if (value instanceof BigInt64Array || value instanceof BigUint64Array) {
+          throw new SamplingLabError(key, `${key} must hold numbers, not BigInt`);
+        }
+        arrays.push([key, value as ArrayLike<unknown>]);
+      } else if (typeof value === 'number' && !Number.isFinite(value)) {
+        throw new SamplingLabError(key, `${key} is ${value}; it must be a finite number`);
+      } else if (value === null || ['number', 'string', 'boolean'].includes(typeof value)) {
+        scalars[key] = value;
+      } else {
+        throw new SamplingLabError(key, `${key} must be a number, a string, null or an array of numbers, not ${typeof value}`);
+      }
+    }
+    const lengths = Object.fromEntries(arrays.map(([key, values]) => [key, values.length]));
+    try {
+      const { arrays: buffers } = unwrap(this.#engine.prepareExperiment(name, JSON.stringify(scalars), JSON.stringify(lengths)));
+      buffers.forEach((buffer, a) => fillNumbers(buffer, arrays[a][1], arrays[a][0]));
+      return this.#withProgress(options.onProgress, (progress) => {
+        const { text, bulk } = unwrap(this.#engine.runExperiment(progress));
+        const copies = bulk.map(({ type, bytes }) => typedArrayOf(type, bytes.slice().buffer));
+        return JSON.parse(text, (_key, value: unknown) =>
+          isObject(value) && typeof value.$bulk === 'number' ? copies[value.$bulk] : value);
+      });
+    } finally {
+      this.#engine.releaseExperiment();
+    }
   }
 
   // The core hears progress through a callback that never throws into WebAssembly (an exception

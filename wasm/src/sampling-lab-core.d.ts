@@ -33,7 +33,8 @@ export interface CoreEngine {
   resident(vocabulary: number): CoreError | Float32Array;
   use(slot: CoreEnum): void;
   logSumExp(temperature: number): CoreError | { value: number };
-  checkOptions(): CoreError | object;
+  /** The written options checked for a vocabulary of `vocabulary` tokens. */
+  checkOptions(vocabulary: number): CoreError | object;
   distribution(): CoreError | { probs: Float32Array; kept: number; keptMass: number; entropyBits: number; topProb: number };
   sampleToken(): CoreError | { token: number; mirostatMu?: number };
   sampleTokenLogprobs(count: number, processed: boolean): CoreError | {
@@ -48,13 +49,24 @@ export interface CoreEngine {
   stages(): CoreError | { stages: FilterStage[]; cutBy: Uint8Array };
   ranking(): CoreError | { order: Uint32Array };
   syntheticLogits(vocabSize: number, seed: number): CoreError | { logits: Float32Array };
+  /**
+   * Checks an experiment's JSON parameters (no arrays) and its arrays' lengths (JSON
+   * { name: length }), then sizes the arrays' buffers: their views, in the order of `lengthsJson`.
+   */
+  prepareExperiment(name: string, paramsJson: string, lengthsJson: string): CoreError | { arrays: Float64Array[] };
+  /** Runs the prepared experiment: its JSON with {"$bulk": i} for each bulk array, and their bytes. */
+  runExperiment(onProgress?: (fraction: number) => boolean): CoreError | { text: string; bulk: { type: BulkType; bytes: Uint8Array }[] };
+  /** Hands back the last experiment's memory (its bulk views become invalid). */
+  releaseExperiment(): void;
 }
+
+/** The core's BulkType: 1 = float32, 2 = float64, 3 = uint8. */
+export type BulkType = 1 | 2 | 3;
 
 export interface CoreModule {
   Engine: new () => CoreEngine;
   InputSlot: { primary: CoreEnum; secondary: CoreEnum; resident: CoreEnum };
   IdSlot: { ids: CoreEnum; offsets: CoreEnum; numberOffsets: CoreEnum };
-  runExperiment(name: string, paramsJson: string, onProgress?: (fraction: number) => boolean): string;
   /** JSON: [{ name, summary, params: ParamSpec[] }]. */
   listExperiments(): string;
   /** JSON: OptionSpec[] (a ParamSpec with group and slot). */

@@ -1,5 +1,8 @@
 #include "sampling_lab/experiments.hpp"
 
+#include <cmath>
+#include <cstring>
+
 #include "registry.hpp"
 
 namespace sampling_lab {
@@ -20,6 +23,58 @@ const std::vector<detail::Experiment>& registry() {
   return all;
 }
 
+// The path of the first number in `json` that is not finite ("" when none): results document
+// numbers, and JSON would turn NaN or ±∞ into null.
+std::string non_finite(const Json& json, const std::string& path) {
+  if (json.is_number_float()) return std::isfinite(json.get<double>()) ? "" : path;
+  if (json.is_binary() && json.get_binary().subtype() != std::uint8_t(BulkType::kUint8)) {
+    const auto& bytes = json.get_binary();
+    const bool single = bytes.subtype() == std::uint8_t(BulkType::kFloat32);
+    const std::size_t size = single ? sizeof(float) : sizeof(double);
+    for (std::size_t at = 0; at < bytes.size(); at += size) {
+      double x;
+      if (single) {
+        float f;
+        std::memcpy(&f, bytes.data() + at, size);
+        x = f;
+      } else {
+        std::memcpy(&x, bytes.data() + at, size);
+      }
+      if (!std::isfinite(x)) return path + "[" + std::to_string(at / size) + "]";
+    }
+    return "";
+  }
+  if (json.is_object()) {
+    for (const auto& [key, value] : json.items()) {
+      if (auto found = non_finite(value, path.empty() ? key : path + "." + key); !found.empty()) return found;
+    }
+  }
+  if (json.is_array()) {
+    for (std::size_t i = 0; i < json.size(); ++i) {
+      if (auto found = non_finite(json[i], path + "[" + std::to_string(i) + "]"); !found.empty()) return found;
+    }
+  }
+  return "";
+}
+
+template <typename T>
+Json bulk_of(std::span<const T> values, BulkType type) {
+  std::vector<std::uint8_t> bytes(values.size_bytes());
+  if (!values.empty()) std::memcpy(bytes.data(), values.data(), values.size_bytes());
+  return Json::binary(std::move(bytes), std::uint8_t(type));
+}
+
+template <typename T>
+Json numbers_of(const Json::binary_t& bytes) {
+  Json list = Json::array();
+  for (std::size_t at = 0; at < bytes.size(); at += sizeof(T)) {
+    T x;
+    std::memcpy(&x, bytes.data() + at, sizeof(T));
+    list.push_back(x);
+  }
+  return list;
+}
+
 }  // namespace
 
 const std::vector<ExperimentInfo>& experiments() {
@@ -31,18 +86,85 @@ const std::vector<ExperimentInfo>& experiments() {
   return infos;
 }
 
-std::variant<Json, ArgumentError> run_experiment(std::string_view name, const Json& params,
-                                                 const Progress& progress) {
+PreparedExperiment::PreparedExperiment(const detail::Experiment& experiment, std::unique_ptr<detail::Params> params)
+    : experiment_(&experiment), params_(std::move(params)) {}
+PreparedExperiment::PreparedExperiment(PreparedExperiment&&) noexcept = default;
+PreparedExperiment& PreparedExperiment::operator=(PreparedExperiment&&) noexcept = default;
+PreparedExperiment::~PreparedExperiment() = default;
+
+std::span<double> PreparedExperiment::array(std::size_t index) { return params_->array(index); }
+
+std::variant<Json, ArgumentError> PreparedExperiment::run(const Progress& progress) {
+  params_->check_arrays();
+  if (params_->error()) return *params_->error();
+  Json result = experiment_->run(*params_, progress);
+  if (params_->error()) return *params_->error();
+  if (const auto path = non_finite(result, ""); !path.empty()) {
+    return ArgumentError{"params", "these parameters make " + path + " too large or too small to represent"};
+  }
+  return result;
+}
+
+std::variant<PreparedExperiment, ArgumentError> prepare_experiment(std::string_view name, const Json& params,
+                                                                   std::span<const ArrayParam> arrays) {
   for (const auto& experiment : registry()) {
     if (experiment.info.name != name) continue;
-    detail::Params reader(params, experiment.info.params, experiment.info.name);
-    Json result = reader.error() ? Json(nullptr) : experiment.run(reader, progress);
-    if (reader.error()) return *reader.error();
-    return result;
+    auto reader = std::make_unique<detail::Params>(params, arrays, experiment.info.params, experiment.info.name);
+    if (!reader->error() && experiment.budget) {
+      if (auto error = experiment.budget(*reader)) reader->fail(*error);
+    }
+    if (reader->error()) return *reader->error();
+    return PreparedExperiment(experiment, std::move(reader));
   }
   std::string known;
   for (const auto& experiment : registry()) known += (known.empty() ? "" : ", ") + experiment.info.name;
   return ArgumentError{"experiment", "unknown experiment '" + std::string(name) + "'; known: " + known};
+}
+
+std::variant<Json, ArgumentError> run_experiment(std::string_view name, const Json& params, const Progress& progress) {
+  // Names the error: an unknown experiment, or params that are not an object.
+  if (!params.is_object()) return std::get<ArgumentError>(prepare_experiment(name, params, {}));
+  Json scalars = Json::object();
+  std::vector<ArrayParam> arrays;
+  std::vector<const Json*> contents;
+  for (const auto& [key, value] : params.items()) {
+    if (!value.is_array()) {
+      scalars[key] = value;
+      continue;
+    }
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (!value[i].is_number()) return ArgumentError{key, key + "[" + std::to_string(i) + "] must be a number"};
+    }
+    arrays.push_back({key, value.size()});
+    contents.push_back(&value);
+  }
+  auto prepared = prepare_experiment(name, scalars, arrays);
+  if (auto* error = std::get_if<ArgumentError>(&prepared)) return *error;
+  auto& experiment = std::get<PreparedExperiment>(prepared);
+  for (std::size_t a = 0; a < arrays.size(); ++a) {
+    auto buffer = experiment.array(a);
+    for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = (*contents[a])[i].get<double>();
+  }
+  return experiment.run(progress);
+}
+
+Json bulk(std::span<const float> values) { return bulk_of(values, BulkType::kFloat32); }
+Json bulk(std::span<const double> values) { return bulk_of(values, BulkType::kFloat64); }
+Json bulk(std::span<const std::uint8_t> values) { return bulk_of(values, BulkType::kUint8); }
+
+Json plain_json(Json result) {
+  if (result.is_binary()) {
+    const auto& bytes = result.get_binary();
+    switch (BulkType(bytes.subtype())) {
+      case BulkType::kFloat32: return numbers_of<float>(bytes);
+      case BulkType::kFloat64: return numbers_of<double>(bytes);
+      case BulkType::kUint8: return numbers_of<std::uint8_t>(bytes);
+    }
+  }
+  if (result.is_structured()) {
+    for (auto& value : result) value = plain_json(std::move(value));
+  }
+  return result;
 }
 
 }  // namespace sampling_lab

@@ -5,27 +5,80 @@
 
 namespace sampling_lab::detail {
 
-Params::Params(const Json& given, const Schema& schema, std::string_view experiment)
-    : given_(given), schema_(schema) {
-  if (!given_.is_object()) {
-    fail({"params", "params must be an object"});
-    return;
-  }
+namespace {
+
+// The array spec of an array parameter (itself, or what an optional holds); null otherwise.
+const ValueSpec* array_spec(const ValueSpec& spec) {
+  if (spec.kind == Kind::kArray) return &spec;
+  if (spec.kind == Kind::kOptional && spec.item->kind == Kind::kArray) return spec.item.get();
+  return nullptr;
+}
+
+std::string known_names(const Schema& schema) {
+  std::string names;
+  for (const auto& param : schema) names += (names.empty() ? "" : ", ") + param.name;
+  return names;
+}
+
+}  // namespace
+
+Params::Params(Json given, std::span<const ArrayParam> arrays, const Schema& schema, std::string_view experiment)
+    : given_(std::move(given)), schema_(schema) {
+  if (auto error = validate(arrays, experiment)) fail(*error);
+}
+
+Check Params::validate(std::span<const ArrayParam> arrays, std::string_view experiment) {
+  if (!given_.is_object()) return ArgumentError{"params", "params must be an object"};
+  const auto unknown = [&](const std::string& key) {
+    return ArgumentError{key.empty() ? "params" : key, "unknown parameter '" + key + "' for experiment '" +
+                                                           std::string(experiment) + "'; it takes: " + known_names(schema_)};
+  };
+  const auto find = [&](std::string_view key) {
+    return std::find_if(schema_.begin(), schema_.end(), [&](const ParamSpec& p) { return p.name == key; });
+  };
   for (const auto& entry : given_.items()) {
-    const std::string& key = entry.key();
-    const bool known = std::any_of(schema_.begin(), schema_.end(), [&](const ParamSpec& p) { return p.name == key; });
-    if (!known) {
-      std::string names;
-      for (const auto& param : schema_) names += (names.empty() ? "" : ", ") + param.name;
-      fail({key.empty() ? "params" : key, "unknown parameter '" + key + "' for experiment '" +
-                                             std::string(experiment) + "'; it takes: " + names});
-      return;
+    if (find(entry.key()) == schema_.end()) return unknown(entry.key());
+  }
+  double total = 0;
+  for (const auto& [name, length] : arrays) {
+    const auto param = find(name);
+    if (param == schema_.end()) return unknown(name);
+    if (given_.contains(name) || std::find(array_names_.begin(), array_names_.end(), name) != array_names_.end()) {
+      return ArgumentError{name, name + " is given twice"};
     }
+    const ValueSpec* spec = array_spec(param->value);
+    if (spec == nullptr) {
+      // The message a wrong kind of value gets.
+      return check_value(param->value, Json::array(), name).value_or(ArgumentError{name, name + " is not an array"});
+    }
+    if (length < spec->min_length || length > spec->max_length) {
+      return ArgumentError{name, name + " must be an array of " + std::to_string(spec->min_length) + " to " +
+                                     std::to_string(spec->max_length) + " " + std::string(kind_name(spec->item->kind)) +
+                                     " values, not " + std::to_string(length)};
+    }
+    array_names_.push_back(name);
+    total += double(length);
   }
   for (const auto& param : schema_) {
-    if (auto error = check_value(param.value, value(param.name), param.name)) {
-      fail(*error);
-      return;
+    if (std::find(array_names_.begin(), array_names_.end(), param.name) != array_names_.end()) continue;
+    if (auto error = check_value(param.value, value(param.name), param.name)) return error;
+  }
+  if (auto error = check_memory(std::size_t(total) * sizeof(double), arrays.empty() ? "params" : arrays.front().name)) {
+    return error;
+  }
+  for (const auto& array : arrays) arrays_.emplace_back(array.length);
+  return std::nullopt;
+}
+
+void Params::check_arrays() {
+  for (std::size_t a = 0; a < arrays_.size() && !error_; ++a) {
+    const std::string& name = array_names_[a];
+    const ValueSpec& item = *array_spec(spec(name).value)->item;
+    const auto& values = arrays_[a];
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (accepts(values[i], item.kind, item.range)) continue;
+      const auto error = check_scalar(values[i], item.kind, item.range, name + "[" + std::to_string(i) + "]");
+      return fail({name, error->message});
     }
   }
 }
@@ -34,11 +87,22 @@ void Params::fail(ArgumentError error) {
   if (!error_) error_ = std::move(error);
 }
 
+const ParamSpec& Params::spec(std::string_view name) const {
+  const auto found = std::find_if(schema_.begin(), schema_.end(), [&](const ParamSpec& p) { return p.name == name; });
+  if (found == schema_.end()) std::abort();  // an experiment reads a parameter it never declared
+  return *found;
+}
+
 const Json& Params::value(std::string_view name) const {
-  const auto spec = std::find_if(schema_.begin(), schema_.end(), [&](const ParamSpec& p) { return p.name == name; });
-  if (spec == schema_.end()) std::abort();  // an experiment reads a parameter it never declared
-  const auto found = given_.is_object() ? given_.find(spec->name) : given_.end();
-  return given_.is_object() && found != given_.end() ? *found : spec->value.default_value;
+  const ParamSpec& param = spec(name);
+  const auto found = given_.is_object() ? given_.find(param.name) : given_.end();
+  return given_.is_object() && found != given_.end() ? *found : param.value.default_value;
+}
+
+const std::vector<double>* Params::bulk(std::string_view name) const {
+  const auto found = std::find(array_names_.begin(), array_names_.end(), name);
+  const auto index = std::size_t(found - array_names_.begin());
+  return index < arrays_.size() ? &arrays_[index] : nullptr;
 }
 
 double Params::number(std::string_view name) const { return value(name).get<double>(); }
@@ -50,6 +114,7 @@ std::uint64_t Params::seed(std::string_view name) const { return std::uint64_t(v
 std::string Params::choice(std::string_view name) const { return value(name).get<std::string>(); }
 
 std::vector<double> Params::numbers(std::string_view name) const {
+  if (const auto* values = bulk(name)) return *values;
   const Json& list = value(name);
   if (list.is_null()) return {};
   std::vector<double> result;
@@ -59,20 +124,32 @@ std::vector<double> Params::numbers(std::string_view name) const {
 }
 
 std::vector<float> Params::floats(std::string_view name) const {
+  if (const auto* values = bulk(name)) return {values->begin(), values->end()};
   const auto list = numbers(name);
   return {list.begin(), list.end()};
 }
 
-bool Params::given(std::string_view name) const { return !value(name).is_null(); }
+std::size_t Params::length(std::string_view name) const {
+  if (const auto* values = bulk(name)) return values->size();
+  const Json& list = value(name);
+  return list.is_array() ? list.size() : 0;
+}
+
+bool Params::given(std::string_view name) const { return bulk(name) != nullptr || !value(name).is_null(); }
 
 SamplingOptions Params::options() {
-  Json declared = Json::object();
+  Json scalars = Json::object();
   for (const OptionSpec& option : kOptionSpecs) {
     const bool in_schema = std::any_of(schema_.begin(), schema_.end(), [&](const ParamSpec& p) { return p.name == option.name; });
-    if (in_schema) declared[std::string(option.name)] = value(option.name);
+    if (in_schema && option.kind != Kind::kArray && option.kind != Kind::kNumberArray) {
+      scalars[std::string(option.name)] = value(option.name);
+    }
   }
-  options_.emplace(declared);
-  // Every value was checked against the same table on construction.
+  options_.emplace(scalars, [&](std::string_view name) {
+    const bool in_schema = std::any_of(schema_.begin(), schema_.end(), [&](const ParamSpec& p) { return p.name == name; });
+    return in_schema ? numbers(name) : std::vector<double>{};
+  });
+  // Every value was checked against the same table on construction and by check_arrays.
   return std::get<SamplingOptions>(options_->options());
 }
 

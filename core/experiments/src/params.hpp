@@ -1,14 +1,17 @@
 #pragma once
-// An experiment's JSON parameters, validated against its schema on construction: unknown keys,
-// wrong kinds and out-of-range values become one ArgumentError. The typed getters then only
-// convert; asking for a name the schema lacks is a programming error.
-#include <array>
-#include <optional>
+// An experiment's parameters, validated against its schema: unknown keys, wrong kinds,
+// out-of-range values and array lengths become one ArgumentError. Array parameters arrive apart
+// from the JSON ones, as numbers written into buffers that are sized (after their lengths are
+// checked) before they are filled; their values are checked by check_arrays(). The typed getters
+// then only convert; asking for a name the schema lacks is a programming error.
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sampling_lab/experiments.hpp"
 #include "sampling_lab/options.hpp"
 #include "sampling_lab/schema.hpp"
 
@@ -16,7 +19,14 @@ namespace sampling_lab::detail {
 
 class Params {
  public:
-  Params(const Json& given, const Schema& schema, std::string_view experiment);
+  // `given` holds the JSON parameters (no arrays); `arrays` names the array parameters and their
+  // lengths.
+  Params(Json given, std::span<const ArrayParam> arrays, const Schema& schema, std::string_view experiment);
+
+  // The buffer of the index-th array of the constructor's list, to be filled by the caller.
+  std::span<double> array(std::size_t index) { return arrays_[index]; }
+  // Each array's values against its item kind and range.
+  void check_arrays();
 
   double number(std::string_view name) const;
   std::int64_t integer(std::string_view name) const;
@@ -24,6 +34,9 @@ class Params {
   std::string choice(std::string_view name) const;
   std::vector<double> numbers(std::string_view name) const;
   std::vector<float> floats(std::string_view name) const;
+  // Entries of an array parameter, given or default (0 for an unset optional); known before the
+  // arrays are filled, for work budgets.
+  std::size_t length(std::string_view name) const;
   bool given(std::string_view name) const;  // a non-null value (for optionals)
 
   // The sampler's options among the parameters; the rest keep their defaults. Lists point into
@@ -35,10 +48,16 @@ class Params {
   const Check& error() const { return error_; }
 
  private:
-  const Json& value(std::string_view name) const;
+  // Every check the JSON parameters and the arrays' lengths allow; sizes the arrays' buffers.
+  Check validate(std::span<const ArrayParam> arrays, std::string_view experiment);
+  const ParamSpec& spec(std::string_view name) const;
+  const Json& value(std::string_view name) const;  // given or default; not the arrays
+  const std::vector<double>* bulk(std::string_view name) const;
 
-  const Json& given_;
+  Json given_;
   const Schema& schema_;
+  std::vector<std::string> array_names_;
+  std::vector<std::vector<double>> arrays_;
   std::optional<JsonOptions> options_;
   Check error_;
 };

@@ -11,6 +11,9 @@ struct Experiment {
   ExperimentInfo info;
   // Returns the result, or calls params.fail(…) and returns null on input it rejects.
   Json (*run)(Params& params, const Progress& progress);
+  // The work the parameters ask for, from the scalars and the arrays' lengths alone (before the
+  // arrays are filled): an error when it exceeds the experiment's budget.
+  Check (*budget)(const Params& params) = nullptr;
 };
 
 inline Json reject(Params& params, ArgumentError error) {

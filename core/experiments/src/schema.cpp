@@ -49,7 +49,9 @@ ValueSpec optional(ValueSpec value) {
 
 namespace {
 ParamSpec option_param(const OptionSpec& option) {
-  const ValueSpec value = option.kind == Kind::kArray        ? array(integer(0, option.range), Json::array(), 0, kMaxVocabulary)
+  // Token-id lists hold up to a vocabulary; the stage order names each stage at most once.
+  const std::size_t max_ids = option.range.max == kTokenIds.max ? kMaxVocabulary : std::size_t(option.range.max) + 1;
+  const ValueSpec value = option.kind == Kind::kArray        ? array(integer(0, option.range), Json::array(), 0, max_ids)
                           : option.kind == Kind::kNumberArray ? array(number(0, option.range), Json::array(), 0, kMaxVocabulary)
                           : option.kind == Kind::kOptional    ? optional(number(0, option.range))
                                                               : value_of(option.kind, option.default_value, option.range);
@@ -60,9 +62,10 @@ ParamSpec option_param(const OptionSpec& option) {
 Schema option_params(std::initializer_list<OptionGroup> groups) {
   Schema params;
   for (const OptionSpec& option : kOptionSpecs) {
-    if (std::find(groups.begin(), groups.end(), option.group) != groups.end()) {
-      params.push_back(option_param(option));
-    }
+    if (std::find(groups.begin(), groups.end(), option.group) == groups.end()) continue;
+    ParamSpec param = option_param(option);
+    param.value.max_length = std::min(param.value.max_length, kMaxExperimentArray);
+    params.push_back(std::move(param));
   }
   return params;
 }
@@ -170,24 +173,28 @@ Json stage_table_json() {
           {"masksCode", kMasksCode}};
 }
 
-JsonOptions::JsonOptions(const Json& object) {
-  std::size_t scalar = 0, list = 0, number_list = 0;
+JsonOptions::JsonOptions(const Json& scalars, const std::function<std::vector<double>(std::string_view)>& list) {
+  std::size_t scalar = 0, id_list = 0, number_list = 0;
   for (const OptionSpec& option : kOptionSpecs) {
-    const auto given = object.find(std::string(option.name));
-    const bool present = given != object.end();
     if (option.kind == Kind::kArray) {
-      if (present) lists_[list] = given->get<std::vector<std::int32_t>>();
-      ++list;
+      const auto values = list(option.name);
+      lists_[id_list++].assign(values.begin(), values.end());  // whole numbers, checked in range
     } else if (option.kind == Kind::kNumberArray) {
-      if (present) number_lists_[number_list] = given->get<std::vector<float>>();
-      ++number_list;
-    } else if (option.kind == Kind::kOptional) {
-      scalars_[scalar++] = present && !given->is_null() ? given->get<double>() : std::nan("");
+      const auto values = list(option.name);
+      number_lists_[number_list++].assign(values.begin(), values.end());
     } else {
-      scalars_[scalar++] = present ? given->get<double>() : option.default_value;
+      const auto given = scalars.find(std::string(option.name));
+      const bool present = given != scalars.end() && !given->is_null();
+      scalars_[scalar++] = present ? given->get<double>() : option.kind == Kind::kOptional ? std::nan("") : option.default_value;
     }
   }
 }
+
+JsonOptions::JsonOptions(const Json& object)
+    : JsonOptions(object, [&](std::string_view name) {
+        const auto list = object.find(std::string(name));
+        return list != object.end() && list->is_array() ? list->get<std::vector<double>>() : std::vector<double>{};
+      }) {}
 
 std::variant<SamplingOptions, ArgumentError> JsonOptions::options() const {
   std::array<std::span<const std::int32_t>, kListOptions> lists;

@@ -113,7 +113,8 @@ Distances distances(std::span<const float> p, std::span<const float> q) {
       kl += qi > 0.0 ? pi * std::log(pi / qi) : std::numeric_limits<double>::infinity();
     }
   }
-  return {0.5 * absolute_difference, kl, overlap};
+  // Inputs are checked to sum to 1 within float rounding; the distances stay in their ranges.
+  return {std::min(1.0, 0.5 * absolute_difference), std::max(0.0, kl), std::min(1.0, overlap)};
 }
 
 }  // namespace sampling_lab

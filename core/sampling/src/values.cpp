@@ -43,29 +43,22 @@ std::string Range::text() const {
   return text;
 }
 
+bool accepts(double value, Kind kind, const Range& range) {
+  switch (kind) {
+    case Kind::kSeed: return value >= 0 && value <= kMaxSeed && value == std::floor(value);
+    case Kind::kInteger: return std::isfinite(value) && value == std::floor(value) && range.contains(value);
+    default: return std::isfinite(value) && range.contains(value);
+  }
+}
+
 Check check_scalar(double value, Kind kind, const Range& range, std::string_view name) {
+  if (accepts(value, kind, range)) return std::nullopt;
   const std::string argument(name);
   switch (kind) {
-    case Kind::kSeed:
-      if (!(value >= 0 && value <= kMaxSeed) || value != std::floor(value)) {
-        return ArgumentError{argument, argument + " must be an integer in [0, 2^53 − 1]"};
-      }
-      return std::nullopt;
-    case Kind::kInteger:
-      if (!std::isfinite(value) || value != std::floor(value) || !range.contains(value)) {
-        return ArgumentError{argument, argument + " must be an integer in " + range.text()};
-      }
-      return std::nullopt;
-    case Kind::kProbability:
-      if (!std::isfinite(value) || !range.contains(value)) {
-        return ArgumentError{argument, argument + " must be a probability in " + range.text()};
-      }
-      return std::nullopt;
-    default:
-      if (!std::isfinite(value) || !range.contains(value)) {
-        return ArgumentError{argument, argument + " must be a finite number in " + range.text()};
-      }
-      return std::nullopt;
+    case Kind::kSeed: return ArgumentError{argument, argument + " must be an integer in [0, 2^53 − 1]"};
+    case Kind::kInteger: return ArgumentError{argument, argument + " must be an integer in " + range.text()};
+    case Kind::kProbability: return ArgumentError{argument, argument + " must be a probability in " + range.text()};
+    default: return ArgumentError{argument, argument + " must be a finite number in " + range.text()};
   }
 }
 

@@ -1,9 +1,9 @@
 // The page's one Web Worker: runs long experiments and long sample() calls off the main thread
 // with its own WebAssembly instance, reporting progress at most every 50 ms.
-import { loadSamplingLab, SamplingLabError, type SampleOptions } from '../index.js';
+import { loadSamplingLab, SamplingLabError, type ExperimentName, type SampleOptions } from '../index.js';
 
 export type WorkerJob =
-  | { kind: 'experiment'; name: string; params: Record<string, unknown> }
+  | { kind: 'experiment'; name: ExperimentName; params: Record<string, unknown> }
   | { kind: 'sample'; values: Float32Array | Float64Array | number[]; options: SampleOptions };
 
 export type WorkerRequest = { id: number } & WorkerJob;
@@ -29,7 +29,7 @@ addEventListener('message', async (event: MessageEvent<WorkerRequest>) => {
   try {
     const loaded = await lab;
     const result = request.kind === 'experiment'
-      ? loaded.runExperiment(request.name, request.params, { onProgress })
+      ? loaded.runExperiment(request.name, request.params as never, { onProgress })
       : loaded.sample(request.values, { ...request.options, onProgress });
     reply({ id: request.id, result });
   } catch (error) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,10 @@
 namespace sampling_lab {
 
 using Json = nlohmann::ordered_json;  // keeps keys in the order results are written
+
+// The longest array any experiment takes (a vocabulary of up to a million tokens): every run
+// within it, at its work budget, takes about two seconds at most and stays far inside memory.
+inline constexpr std::size_t kMaxExperimentArray = std::size_t{1} << 20;
 
 struct ValueSpec {
   Kind kind = Kind::kNumber;
@@ -65,11 +70,14 @@ Json option_table_json();
 // "llama.cpp": […]}, "masksCode": the filter_stages code of the masks}.
 Json stage_table_json();
 
-// Sampling options read from a JSON object keyed by the table's public names ("topP",
-// "xtc.probability"); absent names keep their defaults, null leaves an optional unset. The
-// options' lists point into this object.
+// Sampling options read from a JSON object of the scalar options, keyed by the table's public
+// names ("topP", "xtc.probability"), and the lists `list(name)` gives (empty = none); absent
+// names keep their defaults, null leaves an optional unset. The options' lists point into this
+// object.
 class JsonOptions {
  public:
+  JsonOptions(const Json& scalars, const std::function<std::vector<double>(std::string_view)>& list);
+  // Scalars and lists in one object (lists as JSON arrays of numbers).
   explicit JsonOptions(const Json& object);
   // Checked by kind and range (not yet against a vocabulary: see check_options).
   std::variant<SamplingOptions, ArgumentError> options() const;

@@ -16,7 +16,7 @@ constexpr float kFloatMax = std::numeric_limits<float>::max();
 const Json kDecodingExampleLogits = {3, 2.5, 2, 1, 0.5, 0, -1, -2};
 
 ValueSpec logits_spec(Json default_value) {
-  return array(number(0, closed(-kFloatMax, kFloatMax)), std::move(default_value), 1, kMaxVocabulary);
+  return array(number(0, closed(-kFloatMax, kFloatMax)), std::move(default_value), 1, kMaxExperimentArray);
 }
 
 Json filters(Params& params, const Progress&) {
@@ -35,14 +35,10 @@ Json filters(Params& params, const Progress&) {
   for (const auto& stage : filter_stages(logits, options, filter_workspace, codes)) {
     stages.push_back({{"filter", stage.filter}, {"kept", stage.kept}});
   }
-  Json cut_by = Json::array();
-  for (const std::uint8_t code : codes) {
-    cut_by.push_back(code == 0 ? Json(nullptr) : Json(code == kMasksCode ? "masks" : kStageNames[code - 1]));
-  }
-  return {{"probs", probs},
+  return {{"probs", bulk(probs)},
           {"stages", stages},
-          {"cutBy", cut_by},
-          {"tempered", tempered},
+          {"cutBy", bulk(codes)},
+          {"tempered", bulk(tempered)},
           {"kept", result.kept},
           {"keptMass", result.kept_mass},
           {"entropyBits", result.entropy_bits},

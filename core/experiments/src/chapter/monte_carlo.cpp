@@ -15,9 +15,9 @@ namespace {
 constexpr double kMaxDraws = 1e8;
 
 // The slope of y against x by least squares: the exponent of std ∝ n^slope on log-log axes
-// (−½ by the 1/√n law). NaN with fewer than two points.
-double least_squares_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  if (x.size() < 2) return std::nan("");
+// (−½ by the 1/√n law). Null without two distinct x.
+Json least_squares_slope(const std::vector<double>& x, const std::vector<double>& y) {
+  if (x.size() < 2 || *std::min_element(x.begin(), x.end()) == *std::max_element(x.begin(), x.end())) return nullptr;
   const double n = double(x.size());
   const double mean_x = std::accumulate(x.begin(), x.end(), 0.0) / n;
   const double mean_y = std::accumulate(y.begin(), y.end(), 0.0) / n;
@@ -60,8 +60,11 @@ Json mc_error(Params& params, const Progress& progress) {
     std::vector<double> spread;
     for (const double q : {0.05, 0.25, 0.5, 0.75, 0.95}) spread.push_back(estimates[std::size_t(q * double(estimates.size() - 1) + 0.5)]);
     rows.push_back({{"n", n}, {"std", std}, {"theory", theory}, {"ratio", std / theory}, {"spread", spread}});
-    log_n.push_back(std::log(double(n)));
-    log_std.push_back(std::log(std));
+    // A row with no spread at all (p far below 1/n) has no place on log-log axes.
+    if (std > 0) {
+      log_n.push_back(std::log(double(n)));
+      log_std.push_back(std::log(std));
+    }
   }
   return {{"p", p}, {"repeats", repeats}, {"rows", rows}, {"slope", least_squares_slope(log_n, log_std)}};
 }
@@ -98,7 +101,7 @@ std::vector<Experiment> monte_carlo_experiments() {
       {{"mc-error",
         "Standard deviation of a frequency over repeated runs of n Bernoulli(p) draws against "
         "sqrt(p(1-p)/n)",
-        {{"p", probability(0.3, open(0, 1)), "The probability being estimated"},
+        {{"p", probability(0.3, closed(1e-9, 1 - 1e-9)), "The probability being estimated"},
          {"ns", array(integer(0, closed(1, 1e8)), {100, 10000}, 1, 32), "Draws per run, one row each"},
          {"repeats", integer(2000, closed(2, 1e6)), "Runs per n", {100, 5000, 100}},
          {"seed", seed(), "Philox seed; row i uses stream i"}}},

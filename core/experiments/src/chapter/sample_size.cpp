@@ -37,11 +37,11 @@ std::vector<Experiment> sample_size_experiments() {
       {{"sample-size",
         "Samples per configuration before a difference exceeds z standard errors (exercise 2)",
         {{"mode", choice({"means", "proportions"}), "Compare two means or two proportions"},
-         {"delta", number(0.1, open_closed(0, 1e6)), "Means: the difference to detect δ", {0.02, 0.5, 0.01}},
+         {"delta", number(0.1, closed(1e-9, 1e6)), "Means: the difference to detect δ", {0.02, 0.5, 0.01}},
          {"std", number(1.2, open_closed(0, 1e6)), "Means: the standard deviation σ of one run", {0.2, 3, 0.1}},
          {"z", number(2, open_closed(0, 10)), "Standard errors the difference must exceed", {1, 3, 0.1}},
-         {"p1", probability(0.7, open(0, 1)), "Proportions: the first", {0.05, 0.95, 0.01}},
-         {"p2", probability(0.72, open(0, 1)), "Proportions: the second", {0.05, 0.95, 0.01}}}},
+         {"p1", probability(0.7, closed(1e-9, 1 - 1e-9)), "Proportions: the first", {0.05, 0.95, 0.01}},
+         {"p2", probability(0.72, closed(1e-9, 1 - 1e-9)), "Proportions: the second", {0.05, 0.95, 0.01}}}},
        sample_size},
   };
 }

@@ -18,9 +18,6 @@ Json samplers(Params& params, const Progress& progress) {
   const std::int64_t n = params.integer("n");
   const std::uint64_t seed = params.seed("seed");
   if (auto error = check_probabilities(p, "p")) return reject(params, *error);
-  if (double(n) * double(p.size()) > kMaxNoiseVariates) {
-    return reject(params, {"n", "n × len(p) must be at most 1e8 (Gumbel-max and the race draw one variate per token)"});
-  }
 
   std::vector<std::int32_t> draws(static_cast<std::size_t>(n));
   SamplerWorkspace workspace;
@@ -38,8 +35,8 @@ Json samplers(Params& params, const Progress& progress) {
     std::vector<double> deviations(p.size());
     for (std::size_t i = 0; i < p.size(); ++i) deviations[i] = frequency[i] - double(p[i]);
     methods.push_back({{"name", method_name(method)},
-                       {"frequencies", frequency},
-                       {"deviations", deviations},
+                       {"frequencies", bulk(frequency)},
+                       {"deviations", bulk(deviations)},
                        {"maxDeviation", max_deviation(frequency, p)},
                        {"chiSquare", {{"statistic", fit.statistic}, {"dof", fit.dof}, {"pValue", fit.p_value}}},
                        {"nanosPerSample", elapsed.count() / double(n)}});
@@ -47,7 +44,12 @@ Json samplers(Params& params, const Progress& progress) {
   // A frequency's standard error under p: the spread chance alone gives each deviation.
   std::vector<double> standard_errors(p.size());
   for (std::size_t i = 0; i < p.size(); ++i) standard_errors[i] = standard_error(p[i], double(n));
-  return {{"n", n}, {"standardErrors", standard_errors}, {"methods", methods}};
+  return {{"n", n}, {"standardErrors", bulk(standard_errors)}, {"methods", methods}};
+}
+
+Check samplers_budget(const Params& params) {
+  if (double(params.integer("n")) * double(params.length("p")) <= kMaxNoiseVariates) return std::nullopt;
+  return ArgumentError{"n", "n × len(p) must be at most 1e8 (Gumbel-max and the race draw one variate per token)"};
 }
 
 }  // namespace
@@ -57,10 +59,10 @@ std::vector<Experiment> sampling_method_experiments() {
       {{"samplers",
         "Inverse CDF, Gumbel-max, exponential race and alias draws against p: frequencies, "
         "max deviation, chi-square, time per sample",
-        {{"p", array(probability(0), {0.5, 0.25, 0.15, 0.07, 0.03}, 1, kMaxVocabulary), "The distribution to draw from"},
-         {"n", integer(200000, closed(1, 1e7)), "Draws per method", {1000, 1000000, 1000}},
+        {{"p", array(probability(0), {0.5, 0.25, 0.15, 0.07, 0.03}, 1, kMaxExperimentArray), "The distribution to draw from"},
+         {"n", integer(200000, closed(1, 4e6)), "Draws per method", {1000, 1000000, 1000}},
          {"seed", seed(), "Philox seed; method i uses stream i"}}},
-       samplers},
+       samplers, samplers_budget},
   };
 }
 

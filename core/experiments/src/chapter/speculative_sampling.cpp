@@ -14,7 +14,7 @@ namespace sampling_lab::detail {
 namespace {
 
 // A rejection scans the vocabulary for the residual: bound draws × vocabulary.
-constexpr double kMaxScannedTokens = 2e8;
+constexpr double kMaxScannedTokens = 1e8;
 
 Json speculative(Params& params, const Progress& progress) {
   const bool exact = params.choice("mode") == "exact";
@@ -37,7 +37,6 @@ Json speculative(Params& params, const Progress& progress) {
   };
   const std::vector<float> q_full = mix(closeness);
   const std::size_t v = p_full.size();
-  if (double(n) * double(v) > kMaxScannedTokens) return reject(params, {"n", "n × len(p) must be at most 2e8"});
 
   // Exercise 1: both distributions truncated to top-k. The pitfall drafts from the truncated q
   // but verifies with the untruncated one.
@@ -94,19 +93,24 @@ Json speculative(Params& params, const Progress& progress) {
   for (float& r : residual) r = residual_mass > 0.0 ? float(r / residual_mass) : 0.0f;
   return {{"mode", exact ? "exact" : "pitfall"},
           {"n", n},
-          {"target", p},
-          {"draft", q},
-          {"residual", residual},
+          {"target", bulk(p)},
+          {"draft", bulk(q)},
+          {"residual", bulk(residual)},
           {"sweep", sweep},
           {"acceptance", {{"empirical", empirical},
                           {"theory", theory},
                           {"oneMinusTV", 1.0 - distances(p, q).tv},
                           {"standardError", standard_error(theory, double(n))}}},
-          {"output", {{"frequencies", frequencies(observed)},
+          {"output", {{"frequencies", bulk(frequencies(observed))},
                       {"chiSquare", {{"statistic", fit.statistic}, {"dof", fit.dof}, {"pValue", fit.p_value}}}}},
           {"expectedTokens", {{"alpha", theory}, {"gamma", g},
                               {"formula", expected_tokens(theory, g)},
                               {"simulated", tokens / double(chains)}, {"verifications", chains}}}};
+}
+
+Check speculative_budget(const Params& params) {
+  if (double(params.integer("n")) * double(params.length("p")) <= kMaxScannedTokens) return std::nullopt;
+  return ArgumentError{"n", "n × len(p) must be at most 1e8"};
 }
 
 // The chapter's real-model check, per position of a passage: Σ min(p, q) and 1 − TV between the
@@ -148,15 +152,15 @@ std::vector<Experiment> speculative_experiments() {
       {{"speculative",
         "Speculative sampling: acceptance = sum min(p, q) = 1 - TV, output distribution, residual, "
         "tokens per verification; top-k exercise and the mismatched-q pitfall",
-        {{"p", array(probability(0), {0.5, 0.3, 0.15, 0.05}, 1, kMaxVocabulary), "Target distribution"},
-         {"q", optional(array(probability(0), nullptr, 1, kMaxVocabulary)), "Draft distribution; null = uniform"},
+        {{"p", array(probability(0), {0.5, 0.3, 0.15, 0.05}, 1, kMaxExperimentArray), "Target distribution"},
+         {"q", optional(array(probability(0), nullptr, 1, kMaxExperimentArray)), "Draft distribution; null = uniform"},
          {"n", integer(200000, closed(1, 1e7)), "Verifications simulated"},
          {"seed", seed(), "Philox seed"},
          {"gamma", integer(4, closed(1, 64)), "Draft tokens per verification γ", {1, 8, 1}},
          {"topK", integer(0, closed(0, double(kMaxVocabulary))), "Truncate p and q to their top k first (exercise 1); 0 = off"},
          {"mode", choice({"exact", "pitfall"}), "pitfall: verify against the untruncated q"},
          {"closeness", number(0, closed(0, 1)), "Draft moved towards the target: (1 - closeness) q + closeness p", {0, 1, 0.05}}}},
-       speculative},
+       speculative, speculative_budget},
       {{"acceptance",
         "Acceptance of a draft model per position of a passage: mean, median and minimum of "
         "sum min(p, q), the mean of 1 - TV beside it, their largest difference, a histogram",

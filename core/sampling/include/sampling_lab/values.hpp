@@ -52,6 +52,10 @@ struct SliderHint {
 };
 inline constexpr SliderHint kNoSlider{};
 
+// Whether `value` is a number of this scalar kind inside `range` (check_scalar without the message,
+// for checking long arrays).
+bool accepts(double value, Kind kind, const Range& range);
+
 // Checks one number of a scalar kind (number, integer, seed or probability): finite, whole where
 // the kind says so, and inside `range`. Runs before any narrowing conversion.
 Check check_scalar(double value, Kind kind, const Range& range, std::string_view name);

@@ -17,14 +17,6 @@ const SAMPLE_DRAWS = 1000;
 const SAMPLE_BATCH = 50;
 type Mode = 'handbook' | 'synthetic' | 'file';
 
-/** The filters experiment's result, with vocabulary-sized arrays kept typed. */
-type Shape = Omit<FiltersResult, 'probs' | 'tempered'> & {
-  probs: ArrayLike<number>;
-  tempered: ArrayLike<number>;
-  /** lab.stages() codes, on the vocabulary-sized views. */
-  codes?: Uint8Array;
-};
-
 const percent = (x: number) => `${(100 * x).toFixed(x >= 0.1 ? 1 : 2)}%`;
 
 export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handbook'): Widget {
@@ -43,7 +35,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
   let playing = 0;
   let sampling = 0;
 
-  return experimentWidget<Shape>(context, {
+  return experimentWidget<FiltersResult>(context, {
     experiment: 'filters',
     // The 151,936-token views go through the typed API: the same core functions, no JSON.
     compute: (params) => {
@@ -55,8 +47,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         ...filtered,
         tempered: lab.distribution(logits, { temperature: options.temperature }).probs,
         stages: traced.stages,
-        cutBy: Array.from(traced.cutBy, stageOf),
-        codes: traced.cutBy,
+        cutBy: traced.cutBy,
         tokensFor90: lab.coverCount(logits, 0.9, { temperature: options.temperature }),
       };
     },
@@ -257,7 +248,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           if (mode === 'handbook') {
             const chosen = options();
             bars.draw({
-              labels: s.tokenLabels, tempered: Array.from(result.tempered), kept: Array.from(result.probs), cutBy: result.cutBy,
+              labels: s.tokenLabels, tempered: Array.from(result.tempered), kept: Array.from(result.probs), cutBy: Array.from(result.cutBy, stageOf),
               topP: chosen.topP, minP: chosen.minP, topK: chosen.topK, summary,
               sampled: sampled && { frequencies: sampled.counts.map((c) => c / sampled!.n), n: sampled.n },
               text: {
@@ -266,7 +257,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
               },
             });
           } else {
-            rankChart.draw(source.ranking!, result.tempered as Float32Array, result.codes!, {
+            rankChart.draw(source.ranking!, result.tempered, result.cutBy, {
               rank: s.rank, probability: s.probability, kept: s.keptSeries, summary,
               cutBy: (code) => `${s.cutSeries}: ${s.cutBy[stageOf(code)!]}`,
             });

@@ -57,7 +57,7 @@ export function mcErrorWidget(context: WidgetContext): Widget {
               { label: `p = ${result.p}`, color: '--sl-text', points: true },
             ],
           }, [n, quantile(1), quantile(3), quantile(0), quantile(4), rows.map(() => result.p)], s.spreadSummary(result.p, result.repeats));
-          const slope = Number.isFinite(result.slope) ? result.slope.toFixed(3) : '—';
+          const slope = result.slope === null ? '—' : result.slope.toFixed(3);
           numbers.set('slope', s.fittedSlope, `${slope} (${s.theory} −0.5)`);
           answer.textContent = s.slopeAnswer(slope);
           chart.draw({

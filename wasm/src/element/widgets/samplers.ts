@@ -44,9 +44,9 @@ export function samplersWidget(context: WidgetContext): Widget {
           chart.draw({
             categories: p.map((pi, i) => `x${i + 1} (p = ${pi})`),
             categoryLabel: s.token,
-            band: result.standardErrors.map((se) => 2 * se),
+            band: Array.from(result.standardErrors, (se) => 2 * se),
             bandLabel: s.twoStandardErrors,
-            series: result.methods.map((m, i) => ({ label: names[i], color: METHOD_COLORS[i], values: m.deviations })),
+            series: result.methods.map((m, i) => ({ label: names[i], color: METHOD_COLORS[i], values: Array.from(m.deviations) })),
             summary: s.samplersSummary(result.n),
           });
           fillTable(table, {

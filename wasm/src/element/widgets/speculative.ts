@@ -52,9 +52,10 @@ export function speculativeWidget(context: WidgetContext): Widget {
         },
         render(r) {
           const s = strings();
-          const categories = r.target.map((_, i) => `x${i + 1}`);
+          const target = Array.from(r.target);
+          const categories = target.map((_, i) => `x${i + 1}`);
           overlap.draw({
-            categories, p: r.target, q: r.draft, summary: s.overlapSummary(r.acceptance.theory),
+            categories, p: target, q: Array.from(r.draft), summary: s.overlapSummary(r.acceptance.theory),
             labels: { category: s.token, p: `p ${s.targetModel}`, q: `q ${s.draftModel}`, overlap: s.overlap, residual: s.residual },
           });
           numbers.set('acceptance', s.acceptanceTheory, r.acceptance.theory.toFixed(3));
@@ -70,8 +71,8 @@ export function speculativeWidget(context: WidgetContext): Widget {
           output.draw({
             categories,
             categoryLabel: s.token,
-            reference: { label: s.targetReference, values: r.target },
-            series: [{ label: s.outputFrequencies, color: r.output.chiSquare.pValue < 1e-6 ? '--sl-bad' : '--sl-series-1', values: r.output.frequencies }],
+            reference: { label: s.targetReference, values: target },
+            series: [{ label: s.outputFrequencies, color: r.output.chiSquare.pValue < 1e-6 ? '--sl-bad' : '--sl-series-1', values: Array.from(r.output.frequencies) }],
             summary: s.outputSummary,
           });
         },
