@@ -12,6 +12,7 @@
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/experiments.hpp"
 #include "sampling_lab/filters.hpp"
+#include "sampling_lab/history.hpp"
 #include "sampling_lab/kernels.hpp"
 #include "sampling_lab/options.hpp"
 #include "sampling_lab/rng.hpp"
@@ -67,6 +68,46 @@ enum InputSlot { kPrimary, kSecondary, kResident, kInputSlots };
 // lists (whose values go to numberLists()).
 enum IdSlot { kIds, kIdOffsets, kNumberOffsets, kIdSlots };
 
+// A stateful sampler's history in WebAssembly memory (sampling_lab::TokenHistory): tokens are
+// appended one at a time, so a step never copies the history.
+class History {
+ public:
+  explicit History(double penalty_last_n) : history_(std::int64_t(penalty_last_n)) {}
+
+  // A view of `length` ids to fill with a starting history, which start() then takes.
+  val start_buffer(double length) {
+    if (auto error = sampling_lab::check_length(length, "history", double(sampling_lab::kMaxHistory))) return error_value(*error);
+    if (auto error = sampling_lab::check_memory(std::size_t(length) * 2 * sizeof(std::int32_t), "history")) {
+      return error_value(*error);
+    }
+    pending_.assign(std::size_t(length), 0);
+    return val(emscripten::typed_memory_view(pending_.size(), pending_.data()));
+  }
+
+  void start() {
+    history_.assign(pending_);
+    std::vector<std::int32_t>().swap(pending_);
+  }
+
+  // Token ids are checked by the caller (integers in [0, maxVocabulary)).
+  val accept(double token) {
+    if (auto error = history_.accept(std::int32_t(token))) return error_value(*error);
+    return val::object();
+  }
+
+  // The whole history, valid until the next accept.
+  val tokens() const {
+    const auto tokens = history_.tokens();
+    return val(emscripten::typed_memory_view(tokens.size(), tokens.data()));
+  }
+
+  const sampling_lab::TokenHistory& history() const { return history_; }
+
+ private:
+  sampling_lab::TokenHistory history_;
+  std::vector<std::int32_t> pending_;
+};
+
 // One engine per module instance. The wrapper writes inputs straight into its buffers through
 // typed-array views, so vocabulary-sized arrays cross the boundary with a single copy.
 //
@@ -83,11 +124,20 @@ class Engine {
     return view_of(inputs_[slot], length, name);
   }
 
-  val ints(IdSlot slot, double length, std::string name) { return view_of(int_inputs_[slot], length, name); }
+  // Id lists of every option and row together: up to a vocabulary per list.
+  val ints(IdSlot slot, double length, std::string name) {
+    const double most = double(sampling_lab::kMaxVocabulary) * (slot == kIds ? double(sampling_lab::kListOptions) : 1.0);
+    return view_of(int_inputs_[slot], length, name, most);
+  }
 
   val option_values(double rows) {
+    if (auto error = check_count(rows, "options", double(sampling_lab::kMaxBatchRows))) return error_value(*error);
     return view_of(option_values_, rows * double(sampling_lab::kScalarOptions), "options");
   }
+
+  // A count that changes whenever the option buffers are handed back to the allocator: views of
+  // them the caller kept are valid only while it is unchanged (and the memory has not grown).
+  val epoch() { return val(emscripten::typed_memory_view(1, &epoch_)); }
 
   val number_lists(double length) { return view_of(number_lists_, length, "logitBias"); }
 
@@ -186,6 +236,25 @@ class Engine {
     return out;
   }
 
+  // sample_token with a stateful sampler's history as generatedIds (and its penalty counts).
+  val sample_with_history(const History& history) {
+    const std::vector<float>& logits = *current_;
+    auto parsed = single_row_options();
+    if (auto* error = std::get_if<ArgumentError>(&parsed)) return error_value(*error);
+    auto& options = std::get<sampling_lab::SamplingOptions>(parsed);
+    history.history().apply_to(options);
+    // The history's ids are checked as they arrive, but only against the largest vocabulary.
+    if (const auto largest = history.history().largest_token(); largest >= 0 && std::size_t(largest) >= logits.size()) {
+      return error_value({"logits", "the sampler's history holds token " + std::to_string(largest) + ", outside these " +
+                                        std::to_string(logits.size()) + " logits"});
+    }
+    const auto drawn = sampling_lab::draw_token(logits, options, filter_workspace_);
+    val out = val::object();
+    out.set("token", drawn.token);
+    if (drawn.mirostat_mu) out.set("mirostatMu", *drawn.mirostat_mu);
+    return out;
+  }
+
   // The token with vLLM-style logprobs: `count` in [0, 20]; `processed` or raw.
   val sample_token_logprobs(double count, bool processed) {
     const std::vector<float>& logits = *current_;
@@ -216,18 +285,18 @@ class Engine {
   // Rows of equal length, back to back in the current input.
   val sample_batch(double rows) {
     const std::vector<float>& logits = *current_;
-    if (auto error = check_count(rows, "logitsRows", double(sampling_lab::kMaxVocabulary))) return error_value(*error);
+    if (auto error = check_count(rows, "logitsRows", double(sampling_lab::kMaxBatchRows))) return error_value(*error);
     const auto row_count = std::size_t(rows);
     if (logits.size() % row_count != 0) return error_value({"logitsRows", "logitsRows must all have the same length"});
     const std::size_t vocabulary = logits.size() / row_count;
     tokens_.resize(row_count);
     for (std::size_t r = 0; r < row_count; ++r) {
       const std::span<const float> row_logits(logits.data() + r * vocabulary, vocabulary);
-      auto options = row_options(r, row_count, vocabulary);
-      if (auto* error = std::get_if<ArgumentError>(&options)) {
+      if (auto error = sampling_lab::check_logits(row_logits, "logitsRows")) {
         return error_value({error->argument, "row " + std::to_string(r) + ": " + error->message});
       }
-      if (auto error = sampling_lab::check_logits(row_logits, "logitsRows")) {
+      auto options = row_options(r, row_count, vocabulary);
+      if (auto* error = std::get_if<ArgumentError>(&options)) {
         return error_value({error->argument, "row " + std::to_string(r) + ": " + error->message});
       }
       tokens_[r] = sampling_lab::sample_token(row_logits, std::get<sampling_lab::SamplingOptions>(options),
@@ -395,8 +464,9 @@ class Engine {
   // A view of `length` elements of `buffer`, after checking the length and, where the buffer must
   // grow, that the memory is there.
   template <typename T>
-  val view_of(std::vector<T>& buffer, double length, const std::string& name) {
-    if (auto error = sampling_lab::check_length(length, name)) return error_value(*error);
+  val view_of(std::vector<T>& buffer, double length, const std::string& name,
+              double most = double(sampling_lab::kMaxVocabulary)) {
+    if (auto error = sampling_lab::check_length(length, name, most)) return error_value(*error);
     if (length > double(buffer.capacity())) {
       if (auto error = sampling_lab::check_memory(std::size_t(length) * sizeof(T), name)) return error_value(*error);
     }
@@ -409,13 +479,16 @@ class Engine {
   void release_large_buffers() {
     const std::size_t keep = std::max(reserved_, kKeptElements);
     const auto release = [keep](auto& buffer) {
-      if (buffer.capacity() > keep) std::remove_reference_t<decltype(buffer)>().swap(buffer);
+      if (buffer.capacity() <= keep) return false;
+      std::remove_reference_t<decltype(buffer)>().swap(buffer);
+      return true;
     };
     release(inputs_[kPrimary]);
     release(inputs_[kSecondary]);
-    release(number_lists_);
+    bool options_released = release(number_lists_) | release(option_values_);
+    for (auto& ids : int_inputs_) options_released |= release(ids);
+    if (options_released) ++epoch_;
     release(cut_by_);
-    for (auto& ids : int_inputs_) release(ids);
     release(output_);
     release(tokens_);
     release(ranking_);
@@ -469,6 +542,7 @@ class Engine {
   const std::vector<float>* current_ = &inputs_[kPrimary];
   std::array<std::vector<std::int32_t>, kIdSlots> int_inputs_;
   std::vector<double> option_values_;
+  std::uint32_t epoch_ = 0;
   std::vector<float> number_lists_;
   std::vector<std::uint8_t> cut_by_;
   std::vector<float> output_;
@@ -509,11 +583,18 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .value("secondary", kSecondary)
       .value("resident", kResident);
   emscripten::enum_<IdSlot>("IdSlot").value("ids", kIds).value("offsets", kIdOffsets).value("numberOffsets", kNumberOffsets);
+  emscripten::class_<History>("History")
+      .constructor<double>()
+      .function("startBuffer", &History::start_buffer)
+      .function("start", &History::start)
+      .function("accept", &History::accept)
+      .function("tokens", &History::tokens);
   emscripten::class_<Engine>("Engine")
       .constructor<>()
       .function("floats", &Engine::floats)
       .function("ints", &Engine::ints)
       .function("optionValues", &Engine::option_values)
+      .function("epoch", &Engine::epoch)
       .function("numberLists", &Engine::number_lists)
       .function("use", &Engine::use)
       .function("resident", &Engine::resident)
@@ -521,6 +602,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("checkOptions", &Engine::check_options)
       .function("distribution", &Engine::distribution)
       .function("sampleToken", &Engine::sample_token)
+      .function("sampleWithHistory", &Engine::sample_with_history)
       .function("sampleTokenLogprobs", &Engine::sample_token_logprobs)
       .function("sampleBatch", &Engine::sample_batch)
       .function("sample", &Engine::sample)
@@ -539,5 +621,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
   emscripten::function("stageTable", &stage_table);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::constant("maxVocabulary", double(sampling_lab::kMaxVocabulary));
+  emscripten::constant("maxBatchRows", double(sampling_lab::kMaxBatchRows));
+  emscripten::constant("maxHistory", double(sampling_lab::kMaxHistory));
   emscripten::constant("qwen3Vocabulary", double(sampling_lab::kQwen3Vocabulary));
 }

@@ -129,15 +129,21 @@ describe('createSampler', () => {
   it('equals sampleToken fed the history, step and μ by hand', () => {
     const sampler = lab.createSampler(options);
     const history: number[] = [];
-    let mu: number | null = null;
+    const { mirostat, ...rest } = options;
+    // Mirostat 2 from its definition: μ starts at 2τ and moves by η·(surprise − τ), the surprise
+    // in bits in the distribution drawn from (the processed logprob).
+    let mu = 2 * mirostat.tau;
     for (let step = 0; step < 30; step++) {
-      const { mirostat, ...rest } = options;
-      const expected = lab.drawWithState(logits, { ...rest, mirostat: { ...mirostat, mu }, generatedIds: history, step });
+      const expected = lab.sampleToken(logits, {
+        ...rest, mirostat: { ...mirostat, mu }, generatedIds: history, step, logprobs: 0, logprobsMode: 'processed',
+      });
       expect(sampler.sample(logits)).toBe(expected.token);
       history.push(expected.token);
-      mu = expected.mirostatMu!;
+      mu -= 0.1 * (-expected.logprob / Math.LN2 - mirostat.tau);
     }
-    expect(sampler.state).toEqual({ history, step: 30, mirostatMu: mu });
+    const { mirostatMu, ...state } = sampler.state;
+    expect(state).toEqual({ history, step: 30 });
+    expect(mirostatMu).toBeCloseTo(mu, 6);  // the core's weights are float32: its surprise rounds at ~1e-8
   });
 
   it('state is plain JSON that restores the sampler exactly; clone and reset', () => {
@@ -153,7 +159,7 @@ describe('createSampler', () => {
     expect(sampler.state).toEqual({ history: [], step: 0, mirostatMu: null });
     sampler.accept(42);
     expect(sampler.state.history).toEqual([42]);
-    expect(errorOf(() => lab.createSampler(options, { history: 'x' } as never)).argument).toBe('state');
+    expect(errorOf(() => lab.createSampler(options, { history: 'x' } as never)).argument).toBe('state.history');
     expect(errorOf(() => lab.createSampler({ topP: 2 })).argument).toBe('topP');
   });
 });

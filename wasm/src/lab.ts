@@ -1,4 +1,4 @@
-import type { BulkType, CoreEngine, CoreEnum, CoreError, CoreModule, FilterStage, StageName } from './sampling-lab-core.js';
+import type { BulkType, CoreEngine, CoreEnum, CoreError, CoreHistory, CoreModule, FilterStage, StageName } from './sampling-lab-core.js';
 import { SamplingLabError } from './errors.js';
 import type { ExperimentName, ExperimentTypes } from './experiments.js';
 import type { FilterOptions, RandomKeyOptions } from './generated/types.js';
@@ -153,29 +153,56 @@ function checkNumbers(values: unknown, name: string): asserts values is NumericA
   if (values instanceof Float32Array || values instanceof Float64Array) return;
   if (!Array.isArray(values)) throw new SamplingLabError(name, `${name} must be a Float32Array, Float64Array or number[]`);
   for (let i = 0; i < values.length; i++) {
-    if (typeof values[i] !== 'number') throw new SamplingLabError(name, `${name}[${i}] is ${typeof values[i]}, not a number`);
+    if (typeof values[i] !== 'number') throw new SamplingLabError(name, `${name}[${i}] is ${describe(values, i)}, not a number`);
   }
 }
 
-/** An id list as an Int32Array can carry it; ranges are the core's to check. */
-function idList(value: unknown, name: string): IntegerArray {
-  if (value instanceof Int32Array) return value;
-  if (!Array.isArray(value) || !value.every((id) => Number.isInteger(id) && Math.abs(id) < 2 ** 31)) {
+function checkLength(values: ArrayLike<unknown>, name: string, maxLength: number): void {
+  if (values.length > maxLength) {
+    throw new SamplingLabError(name, `${name} has ${values.length} entries; at most ${maxLength} are supported`);
+  }
+}
+
+const describe = (values: ArrayLike<unknown>, i: number) => (i in values ? typeof values[i] : 'a hole');
+
+/** An id list as an Int32Array can carry it (no holes, whole numbers below 2^31); ranges are the core's to check. */
+function idList(value: unknown, name: string, maxLength: number): IntegerArray {
+  if (!(value instanceof Int32Array) && !Array.isArray(value)) {
     throw new SamplingLabError(name, `${name} must be an Int32Array or an array of integer token ids`);
+  }
+  checkLength(value, name, maxLength);
+  if (value instanceof Int32Array) return value;
+  for (let i = 0; i < value.length; i++) {
+    const id = value[i];
+    if (!Number.isInteger(id) || Math.abs(id) >= 2 ** 31) {
+      throw new SamplingLabError(name, `${name}[${i}] is ${typeof id === 'number' ? id : describe(value, i)}, not an integer token id`);
+    }
   }
   return value;
 }
 
-/** A list of numbers as a Float32Array can carry it; ranges are the core's to check. */
-function numberList(value: unknown, name: string): NumericArray {
-  if (value instanceof Float32Array || value instanceof Float64Array) return value;
-  if (!Array.isArray(value) || !value.every((x) => typeof x === 'number')) {
-    throw new SamplingLabError(name, `${name} must be an array of numbers`);
+/** A list of numbers as a Float32Array can carry it (no holes); ranges are the core's to check. */
+function numberList(value: unknown, name: string, maxLength: number): NumericArray {
+  if (!(value instanceof Float32Array) && !(value instanceof Float64Array) && !Array.isArray(value)) {
+    throw new SamplingLabError(name, `${name} must be a Float32Array, Float64Array or number[]`);
+  }
+  checkLength(value, name, maxLength);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (typeof value[i] !== 'number') throw new SamplingLabError(name, `${name}[${i}] is ${describe(value, i)}, not a number`);
+    }
   }
   return value;
 }
 
 const NO_ITEMS: readonly number[] = Object.freeze([]);
+
+/** Scalar arguments that must be numbers (their ranges are the core's to check). */
+function checkScalars(values: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value !== 'number') throw new SamplingLabError(name, `${name} must be a number, not ${typeof value}`);
+  }
+}
 
 /** Copies an array parameter into its WebAssembly buffer, refusing holes and non-numbers. */
 function fillNumbers(buffer: Float64Array, values: ArrayLike<unknown>, name: string): void {
@@ -185,9 +212,7 @@ function fillNumbers(buffer: Float64Array, values: ArrayLike<unknown>, name: str
   }
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    if (typeof value !== 'number') {
-      throw new SamplingLabError(name, `${name}[${i}] is ${i in values ? typeof value : 'a hole'}, not a number`);
-    }
+    if (typeof value !== 'number') throw new SamplingLabError(name, `${name}[${i}] is ${describe(values, i)}, not a number`);
     buffer[i] = value;
   }
 }
@@ -201,16 +226,20 @@ function typedArrayOf(type: BulkType, bytes: ArrayBuffer): Float32Array | Float6
   }
 }
 
-/** `{ [tokenId]: bias }` or `[ids, biases]` as the table's two lists. */
-function logitBiasLists(value: unknown): [IntegerArray, NumericArray] {
+/** `{ [tokenId]: bias }` or `[ids, biases]` as the table's two lists; keys are canonical ids ('7', not '07' or '0x7'). */
+function logitBiasLists(value: unknown, maxLength: number): [IntegerArray, NumericArray] {
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'object') {
-    return [idList(value[0], 'logitBias'), numberList(value[1], 'logitBias')];
+    return [idList(value[0], 'logitBias', maxLength), numberList(value[1], 'logitBias', maxLength)];
   }
-  if (!isObject(value)) throw new SamplingLabError('logitBias', 'logitBias must be { [tokenId]: bias } or [ids, biases]');
-  const entries = Object.entries(value);
-  const ids = entries.map(([id]) => Number(id));
-  if (!ids.every((id) => Number.isInteger(id))) throw new SamplingLabError('logitBias', 'logitBias keys must be token ids');
-  return [ids, numberList(entries.map(([, bias]) => bias), 'logitBias')];
+  if (!isObject(value) || value instanceof Map) {
+    throw new SamplingLabError('logitBias', 'logitBias must be { [tokenId]: bias } or [ids, biases]');
+  }
+  const keys = Object.keys(value);
+  checkLength(keys, 'logitBias', maxLength);
+  for (const key of keys) {
+    if (!/^(0|[1-9][0-9]*)$/.test(key)) throw new SamplingLabError('logitBias', `logitBias key '${key}' is not a token id`);
+  }
+  return [keys.map(Number), numberList(Object.values(value), 'logitBias', maxLength)];
 }
 
 /** A loaded Sampling Lab module. Methods are synchronous; create one per thread. */
@@ -220,6 +249,10 @@ export class Lab {
   /** Every sampling option: name, kind, default, range, slider and documentation. */
   readonly options: readonly OptionSpec[];
   readonly maxVocabulary: number;
+  /** Rows of one sampleBatch call at most. */
+  readonly maxBatchRows: number;
+  /** Tokens a stateful sampler's history holds at most. */
+  readonly maxHistory: number;
   /** 151,936: Qwen3's vocabulary, the size of the synthetic logits. */
   readonly qwen3Vocabulary: number;
   readonly #core: CoreModule;
@@ -246,6 +279,8 @@ export class Lab {
     this.#core = core;
     this.#engine = new core.Engine();
     this.maxVocabulary = core.maxVocabulary;
+    this.maxBatchRows = core.maxBatchRows;
+    this.maxHistory = core.maxHistory;
     this.qwen3Vocabulary = core.qwen3Vocabulary;
     this.experiments = Object.freeze(JSON.parse(core.listExperiments()) as ExperimentInfo[]);
     this.options = Object.freeze(JSON.parse(core.optionTable()) as OptionSpec[]);
@@ -294,18 +329,19 @@ export class Lab {
    * Temperature 0 is greedy. Allocates nothing in WebAssembly once warm. With `logprobs`, the
    * token comes with its log-probability, rank and the most probable alternatives.
    */
-  sampleToken(logits: NumericArray, options?: SampleTokenOptions): number;
   sampleToken(logits: NumericArray, options: SampleTokenOptions & LogprobsOptions): TokenLogprobs;
+  sampleToken(logits: NumericArray, options?: SampleTokenOptions): number;
   sampleToken(logits: NumericArray, options: SampleTokenOptions & Partial<LogprobsOptions> = {}): number | TokenLogprobs {
     if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
+    const { logprobs, logprobsMode, ...rest } = options;
     this.#input(logits, 'logits');
-    if (options.logprobs === undefined) {
-      this.#writeOptions([options], TOKEN_GROUPS);
+    if (logprobs === undefined) {
+      if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs');
+      this.#writeOptions([rest], TOKEN_GROUPS);
       return unwrap(this.#engine.sampleToken()).token;
     }
-    const { logprobs, logprobsMode = 'raw', ...rest } = options;
     if (typeof logprobs !== 'number') throw new SamplingLabError('logprobs', 'logprobs must be a number');
-    if (logprobsMode !== 'raw' && logprobsMode !== 'processed') {
+    if (logprobsMode !== undefined && logprobsMode !== 'raw' && logprobsMode !== 'processed') {
       throw new SamplingLabError('logprobsMode', "logprobsMode must be 'raw' or 'processed'");
     }
     this.#writeOptions([rest], TOKEN_GROUPS);
@@ -317,19 +353,26 @@ export class Lab {
    * A sampler that keeps state between tokens, as llama.cpp's do: the history the penalties and
    * DRY see (starting from options.generatedIds), mirostat's μ and the random key's step
    * (starting from options.step). `state`, from another sampler's `.state`, restores it exactly.
+   * The history lives in WebAssembly and the penalties' counts are kept as tokens arrive, so a
+   * token costs the same at any history length (DRY searches its window, dry.penaltyLastN).
    */
   createSampler(options: SampleTokenOptions = {}, state?: SamplerState): Sampler {
     if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
-    const { generatedIds = [], step = 0, mirostat, ...fixed } = options as SampleTokenOptions;
-    const start: SamplerState = {
-      history: Array.from(idList(generatedIds, 'generatedIds')),
-      step,
-      mirostatMu: mirostat?.mu ?? null,
-    };
-    if (state !== undefined) checkSamplerState(state);
     // Checked once here, so that a bad option fails at creation rather than at the first token.
     this.checkOptions(options);
-    return new StatefulSampler(this, fixed, mirostat, start, state ?? start);
+    const { generatedIds = [], step = 0, mirostat, ...fixed } = options as SampleTokenOptions;
+    const start: SamplerState = { history: Array.from(generatedIds), step, mirostatMu: mirostat?.mu ?? null };
+    if (state !== undefined) this.#checkSamplerState(state);
+    const port: SamplerPort = {
+      createHistory: () => new this.#core.History(fixed.penaltyLastN ?? 0),
+      draw: (logits, stepOptions, history) => {
+        this.#input(logits, 'logits');
+        this.#writeOptions([stepOptions], TOKEN_GROUPS);
+        return unwrap(this.#engine.sampleWithHistory(history));
+      },
+      maxVocabulary: this.maxVocabulary,
+    };
+    return new StatefulSampler(port, fixed, mirostat, start, state ?? start);
   }
 
   /**
@@ -342,22 +385,17 @@ export class Lab {
     unwrap(this.#engine.checkOptions(vocabSize));
   }
 
-  /** sampleToken for a stateful sampler: the token and mirostat's μ for the next one. */
-  drawWithState(logits: NumericArray, options: SampleTokenOptions): { token: number; mirostatMu?: number } {
-    this.#input(logits, 'logits');
-    this.#writeOptions([options], TOKEN_GROUPS);
-    return unwrap(this.#engine.sampleToken());
-  }
-
   /**
    * One token per row, each with its own options and random key. A row gives the same token
    * alone or inside any batch. Rows: an array of equal-length arrays, or one flat array.
    */
   sampleBatch(logitsRows: readonly NumericArray[] | Float32Array | Float64Array, options: BatchOptions): Int32Array {
-    const perRow = this.#rowsOf(options);
+    const matrix = Array.isArray(logitsRows) && logitsRows.length > 0 && typeof logitsRows[0] !== 'number'
+      ? logitsRows as readonly NumericArray[] : undefined;
+    if (matrix) checkLength(matrix, 'logitsRows', this.maxBatchRows);
+    const perRow = this.#rowsOf(options, matrix?.length);
     const rows = perRow.length;
-    if (Array.isArray(logitsRows) && logitsRows.length > 0 && typeof logitsRows[0] !== 'number') {
-      const matrix = logitsRows as readonly NumericArray[];
+    if (matrix) {
       matrix.forEach((row, r) => checkNumbers(row, `logitsRows[${r}]`));
       if (matrix.length !== rows) {
         throw new SamplingLabError('options', `options describe ${rows} rows for ${matrix.length} rows of logits`);
@@ -370,6 +408,10 @@ export class Lab {
       matrix.forEach((row, r) => flat.set(row, r * width));
       this.#engine.use(this.#core.InputSlot.primary);
     } else {
+      const length = (logitsRows as ArrayLike<unknown>)?.length;
+      if (typeof length === 'number' && length % rows !== 0) {
+        throw new SamplingLabError('logitsRows', `logitsRows holds ${length} logits, not a whole number of rows for the ${rows} rows the options describe`);
+      }
       this.#input(logitsRows as NumericArray, 'logitsRows');
     }
     this.#writeOptions(perRow, TOKEN_GROUPS);
@@ -393,6 +435,7 @@ export class Lab {
 
   /** The raw Philox4x32-10 words of (seed, stream): identical natively and in WebAssembly. */
   randomWords(seed: number, stream: number, n: number): Uint32Array {
+    checkScalars({ seed, stream, n });
     return unwrap(this.#engine.randomWords(seed, stream, n)).words.slice();
   }
 
@@ -456,6 +499,7 @@ export class Lab {
    * Zipf-like head of 100 tokens over a Gaussian tail, reproducible from `seed`.
    */
   syntheticLogits(vocabSize = this.qwen3Vocabulary, seed = 0): Float32Array {
+    checkScalars({ vocabSize, seed });
     return unwrap(this.#engine.syntheticLogits(vocabSize, seed)).logits.slice();
   }
 
@@ -524,15 +568,37 @@ export class Lab {
     }
   }
 
-  #rowsOf(options: BatchOptions): readonly SampleTokenOptions[] {
+  // One options object per row: the given array, or the columns of one object spread over its
+  // rows (`logitsRows` rows of logits, when given, or 1, when no option is a column).
+  #rowsOf(options: BatchOptions, logitsRows?: number): readonly SampleTokenOptions[] {
+    let rows = logitsRows ?? 1;
     if (Array.isArray(options)) {
       if (options.length === 0) throw new SamplingLabError('options', 'options must describe at least one row');
+      checkLength(options, 'options', this.maxBatchRows);
+      for (let r = 0; r < options.length; r++) {
+        if (!(r in options)) throw new SamplingLabError('options', `options[${r}] is a hole`);
+      }
       return options;
     }
     checkKeys(options, this.#accepted(TOKEN_GROUPS).names);
-    const columns = Object.entries(options as Record<string, unknown>);
-    const rows = Math.max(1, ...columns.map(([name, value]) => (this.#isColumn(name, value) ? (value as ArrayLike<unknown>).length : 1)));
-    return Array.from({ length: rows }, (_, r) => Object.fromEntries(columns.map(([name, value]) =>
+    const entries = Object.entries(options as Record<string, unknown>);
+    const columns = entries.filter(([name, value]) => this.#isColumn(name, value)) as [string, ArrayLike<unknown>][];
+    if (columns.length > 0) {
+      const [first, { length }] = columns[0];
+      checkLength(columns[0][1], first, this.maxBatchRows);
+      if (length === 0) throw new SamplingLabError(first, `${first} must describe at least one row`);
+      for (const [name, column] of columns) {
+        if (column.length !== length) {
+          throw new SamplingLabError(name, `${name} has ${column.length} entries for ${length} rows (${first} has ${length})`);
+        }
+        for (let r = 0; r < length; r++) if (!(r in column)) throw new SamplingLabError(name, `${name}[${r}] is a hole`);
+      }
+      if (logitsRows !== undefined && length !== logitsRows) {
+        throw new SamplingLabError(first, `${first} has ${length} entries for ${logitsRows} rows of logits`);
+      }
+      rows = length;
+    }
+    return Array.from({ length: rows }, (_, r) => Object.fromEntries(entries.map(([name, value]) =>
       [name, this.#isColumn(name, value) ? (value as ArrayLike<unknown>)[r] : value])));
   }
 
@@ -541,7 +607,7 @@ export class Lab {
     const spec = this.options.find((o) => o.name === name);
     if (spec === undefined) return false;  // nested options (xtc, dry, …) are shared by every row
     if (spec.kind !== 'array') return typeof value === 'object' && value !== null && 'length' in value;
-    return Array.isArray(value) && value.some((entry) => typeof entry !== 'number');
+    return Array.isArray(value) && value.length > 0 && typeof value[0] === 'object';
   }
 
   // The table's flat names ("xtc.probability", "logitBias.ids", order as stage indices) of one
@@ -554,7 +620,7 @@ export class Lab {
     for (const [key, value] of Object.entries(options)) {
       if (value === undefined) continue;
       if (key === 'logitBias') {
-        [flat['logitBias.ids'], flat['logitBias.values']] = logitBiasLists(value);
+        [flat['logitBias.ids'], flat['logitBias.values']] = logitBiasLists(value, this.#layout.byName.get('logitBias.ids')!.maxLength!);
       } else if (key === 'order') {
         flat.order = this.#stageIndices(value);
       } else if (accepted.nested.has(key)) {
@@ -573,9 +639,14 @@ export class Lab {
     if (!Array.isArray(names)) {
       throw new SamplingLabError('order', "order must be 'handbook', 'llama.cpp' or an array of stage names");
     }
-    return names.map((name) => {
+    // An empty list would read as the default: the stages to run must be named.
+    if (names.length === 0) throw new SamplingLabError('order', "order must name the stages to run, or be 'handbook' or 'llama.cpp'");
+    checkLength(names, 'order', this.stageNames.length);
+    return Array.from(names, (name, i) => {
       const index = this.stageNames.indexOf(name);
-      if (index < 0) throw new SamplingLabError('order', `unknown stage '${String(name)}'; stages: ${this.stageNames.join(', ')}`);
+      if (index < 0) {
+        throw new SamplingLabError('order', `order[${i}] is ${i in names ? `'${String(name)}'` : 'a hole'}, not a stage; stages: ${this.stageNames.join(', ')}`);
+      }
       return index;
     });
   }
@@ -596,8 +667,8 @@ export class Lab {
         const spec = byName.get(name)!;
         if (value === undefined) continue;
         if (spec.kind !== 'array') rowScalars.push([r, spec.slot, value]);
-        else if (spec.items?.kind === 'number') rowNumbers[spec.slot] = numberList(value, spec.name);
-        else rowLists[spec.slot] = idList(value, spec.name);
+        else if (spec.items?.kind === 'number') rowNumbers[spec.slot] = numberList(value, spec.name, spec.maxLength!);
+        else rowLists[spec.slot] = idList(value, spec.name, spec.maxLength!);
       }
       lists.push(...rowLists);
       numberLists.push(...rowNumbers);
@@ -657,29 +728,57 @@ export class Lab {
     return accepted;
   }
 
-  #buffers?: OptionBuffers;
+  #buffers?: OptionBuffers & { epoch: number };
+  #epoch?: Uint32Array;
 
   // Views of the option buffers, kept across calls of the same shape: a generation loop then
   // crosses into WebAssembly only to sample. Memory growth detaches them (byteLength 0).
   #optionBuffers(rows: number, ids: number, offsets: number, numbers: number, numberOffsets: number) {
     const fits = (b: OptionBuffers) => b.values.length === rows * this.#scalarCount && b.ids.length === ids &&
       b.offsets.length === offsets && b.numbers.length === numbers && b.numberOffsets.length === numberOffsets;
-    if (this.#buffers && fits(this.#buffers)) return this.#buffers;
+    // The core owns the buffers: kept views are valid while its epoch is the one they were taken
+    // at (it changes when the core hands buffers back) and memory has not grown (a detached view,
+    // the epoch's included, reads as empty).
+    const cached = this.#buffers;
+    if (cached && this.#epoch?.[0] === cached.epoch && fits(cached)) return cached;
     const { IdSlot } = this.#core;
     // Sizing a later buffer may grow memory and detach the earlier views; the second round
     // allocates nothing.
     for (;;) {
       const buffers = {
         values: view(this.#engine.optionValues(rows)),
-        ids: view(this.#engine.ints(IdSlot.ids, ids, 'generatedIds')),
+        ids: view(this.#engine.ints(IdSlot.ids, ids, 'options')),
         offsets: view(this.#engine.ints(IdSlot.offsets, offsets, 'options')),
         numbers: view(this.#engine.numberLists(numbers)),
         numberOffsets: view(this.#engine.ints(IdSlot.numberOffsets, numberOffsets, 'options')),
       };
+      const epoch = this.#engine.epoch();
       if (fits(buffers)) {
-        this.#buffers = buffers;
-        return buffers;
+        this.#epoch = epoch;
+        this.#buffers = { ...buffers, epoch: epoch[0] };
+        return this.#buffers;
       }
+    }
+  }
+
+  /** Sampler state as `.state` gives it, checked before a sampler takes it. */
+  #checkSamplerState(state: unknown): asserts state is SamplerState {
+    checkKeys(state, ['history', 'step', 'mirostatMu'], 'state');
+    const { history, step, mirostatMu } = state;
+    if (!Array.isArray(history)) throw new SamplingLabError('state.history', 'state.history must be an array of token ids');
+    checkLength(history, 'state.history', this.maxHistory);
+    for (let i = 0; i < history.length; i++) {
+      const id = history[i];
+      if (!Number.isInteger(id) || id < 0 || id >= this.maxVocabulary) {
+        throw new SamplingLabError('state.history', `state.history[${i}] is ${typeof id === 'number' ? id : describe(history, i)}, not a token id in [0, ${this.maxVocabulary})`);
+      }
+    }
+    if (!Number.isInteger(step) || (step as number) < 0 || (step as number) > Number.MAX_SAFE_INTEGER) {
+      throw new SamplingLabError('state.step', 'state.step must be an integer in [0, 2^53 − 1]');
+    }
+    const mu = this.#layout.byName.get('mirostat.mu')!.of!;
+    if (mirostatMu !== null && (typeof mirostatMu !== 'number' || !(mirostatMu >= mu.min! && mirostatMu <= mu.max!))) {
+      throw new SamplingLabError('state.mirostatMu', `state.mirostatMu must be null or a number in [${mu.min}, ${mu.max}]`);
     }
   }
 
@@ -719,74 +818,69 @@ interface AcceptedNames {
   nested: Map<string, string[]>;
 }
 
-function checkSamplerState(state: unknown): asserts state is SamplerState {
-  const ok = isObject(state) && Array.isArray(state.history) && state.history.every((id) => Number.isInteger(id)) &&
-    Number.isInteger(state.step) && (state.mirostatMu === null || typeof state.mirostatMu === 'number');
-  if (!ok) throw new SamplingLabError('state', 'state must be { history: number[], step: integer, mirostatMu: number | null }');
+/** What a stateful sampler needs of its lab: a history in WebAssembly, and a draw with it. */
+interface SamplerPort {
+  createHistory(): CoreHistory;
+  draw(logits: NumericArray, options: SampleTokenOptions, history: CoreHistory): { token: number; mirostatMu?: number };
+  maxVocabulary: number;
 }
 
+// Each sampler's history lives in WebAssembly memory until the sampler is garbage-collected.
+const histories = new FinalizationRegistry<CoreHistory>((history) => history.delete());
+
 class StatefulSampler implements Sampler {
-  readonly #lab: Lab;
+  readonly #port: SamplerPort;
   readonly #fixed: SampleTokenOptions;
   readonly #mirostat: SampleTokenOptions['mirostat'];
   readonly #start: SamplerState;
-  #history: Int32Array;
-  #length: number;
-  #step: number;
-  #mu: number | null;
-  readonly #window: number;
+  readonly #history: CoreHistory;
+  #step = 0;
+  #mu: number | null = null;
 
-  constructor(lab: Lab, fixed: SampleTokenOptions, mirostat: SampleTokenOptions['mirostat'], start: SamplerState, state: SamplerState) {
-    this.#lab = lab;
+  constructor(port: SamplerPort, fixed: SampleTokenOptions, mirostat: SampleTokenOptions['mirostat'], start: SamplerState, state: SamplerState) {
+    this.#port = port;
     this.#fixed = fixed;
     this.#mirostat = mirostat;
     this.#start = structuredClone(start);
-    this.#history = Int32Array.from(state.history);
-    this.#length = state.history.length;
-    this.#step = state.step;
-    this.#mu = state.mirostatMu;
-    // Only the ids the penalties and DRY look at cross into WebAssembly (0 = all of them).
-    const penaltyWindow = fixed.penaltyLastN ?? 0;
-    const dryWindow = fixed.dry?.penaltyLastN ?? 0;
-    this.#window = penaltyWindow > 0 && dryWindow > 0 ? Math.max(penaltyWindow, dryWindow) : Infinity;
+    this.#history = port.createHistory();
+    histories.register(this, this.#history);
+    this.#restore(state);
   }
 
   sample(logits: NumericArray): number {
-    const options: SampleTokenOptions = {
-      ...this.#fixed,
-      generatedIds: this.#history.subarray(Math.max(0, this.#length - this.#window), this.#length),
-      step: this.#step,
-    };
+    const options: SampleTokenOptions = { ...this.#fixed, step: this.#step };
     if (this.#mirostat) options.mirostat = { ...this.#mirostat, mu: this.#mu };
-    const { token, mirostatMu } = this.#lab.drawWithState(logits, options);
+    const { token, mirostatMu } = this.#port.draw(logits, options, this.#history);
     this.accept(token);
     if (mirostatMu !== undefined) this.#mu = mirostatMu;
     return token;
   }
 
   accept(token: number): void {
-    if (!Number.isInteger(token) || token < 0) throw new SamplingLabError('token', 'token must be a token id');
-    if (this.#length === this.#history.length) {
-      const grown = new Int32Array(Math.max(16, this.#history.length * 2));
-      grown.set(this.#history);
-      this.#history = grown;
+    const most = this.#port.maxVocabulary;
+    if (!Number.isInteger(token) || token < 0 || token >= most) {
+      throw new SamplingLabError('token', `token must be a token id in [0, ${most}), not ${String(token)}`);
     }
-    this.#history[this.#length++] = token;
+    unwrap(this.#history.accept(token));
     this.#step += 1;
   }
 
   reset(): void {
-    this.#history = Int32Array.from(this.#start.history);
-    this.#length = this.#start.history.length;
-    this.#step = this.#start.step;
-    this.#mu = this.#start.mirostatMu;
+    this.#restore(this.#start);
   }
 
   clone(): Sampler {
-    return new StatefulSampler(this.#lab, this.#fixed, this.#mirostat, this.#start, this.state);
+    return new StatefulSampler(this.#port, this.#fixed, this.#mirostat, this.#start, this.state);
   }
 
   get state(): SamplerState {
-    return { history: Array.from(this.#history.subarray(0, this.#length)), step: this.#step, mirostatMu: this.#mu };
+    return { history: Array.from(this.#history.tokens()), step: this.#step, mirostatMu: this.#mu };
+  }
+
+  #restore(state: SamplerState): void {
+    view(this.#history.startBuffer(state.history.length)).set(state.history);
+    this.#history.start();
+    this.#step = state.step;
+    this.#mu = state.mirostatMu;
   }
 }

@@ -21,6 +21,18 @@ export interface FilterStage {
   kept: number;
 }
 
+/** A stateful sampler's history in WebAssembly memory (an embind object: delete() frees it). */
+export interface CoreHistory {
+  /** A view of `length` ids to fill with a starting history, which start() then takes. */
+  startBuffer(length: number): CoreError | Int32Array;
+  start(): void;
+  /** An error when the history is full or cannot grow. */
+  accept(token: number): CoreError | object;
+  /** The history, valid until the next accept. */
+  tokens(): Int32Array;
+  delete(): void;
+}
+
 export interface CoreEngine {
   /** A view of `length` floats in an input slot, or an error naming `name` if that is too many. */
   floats(slot: CoreEnum, length: number, name: string): CoreError | Float32Array;
@@ -37,6 +49,10 @@ export interface CoreEngine {
   checkOptions(vocabulary: number): CoreError | object;
   distribution(): CoreError | { probs: Float32Array; kept: number; keptMass: number; entropyBits: number; topProb: number };
   sampleToken(): CoreError | { token: number; mirostatMu?: number };
+  /** sampleToken with a stateful sampler's history as generatedIds. */
+  sampleWithHistory(history: CoreHistory): CoreError | { token: number; mirostatMu?: number };
+  /** Changes whenever the option buffers are handed back: views of them are stale then. */
+  epoch(): Uint32Array;
   sampleTokenLogprobs(count: number, processed: boolean): CoreError | {
     token: number; logprob: number; rank: number; top: { token: number; logprob: number }[]; mirostatMu?: number;
   };
@@ -65,6 +81,7 @@ export type BulkType = 1 | 2 | 3;
 
 export interface CoreModule {
   Engine: new () => CoreEngine;
+  History: new (penaltyLastN: number) => CoreHistory;
   InputSlot: { primary: CoreEnum; secondary: CoreEnum; resident: CoreEnum };
   IdSlot: { ids: CoreEnum; offsets: CoreEnum; numberOffsets: CoreEnum };
   /** JSON: [{ name, summary, params: ParamSpec[] }]. */
@@ -75,6 +92,8 @@ export interface CoreModule {
   stageTable(): string;
   memoryStats(): { heapInUse: number; memoryBytes: number };
   maxVocabulary: number;
+  maxBatchRows: number;
+  maxHistory: number;
   qwen3Vocabulary: number;
 }
 

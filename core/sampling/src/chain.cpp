@@ -60,6 +60,7 @@ class Candidates {
 
   // Position of a token among the candidates, or size() when it is gone.
   std::size_t find(std::uint32_t id) const {
+    if (id < ids_.size() && ids_[id] == id) return id;  // nothing before it was cut: ids are unique and ascending
     const auto at = std::lower_bound(ids_.begin(), ids_.end(), id);
     return at != ids_.end() && *at == id ? std::size_t(at - ids_.begin()) : size();
   }
@@ -94,7 +95,7 @@ class Candidates {
     weigh();
     const double weighted_log_weight =
         kernels::weighted_exponent_sum(keys_, scratch_.weights, max_key_, inverse_temperature(temperature_));
-    return std::log(total_) - weighted_log_weight / total_;
+    return std::max(0.0, std::log(total_) - weighted_log_weight / total_);  // rounding never makes it negative
   }
 
   // Keeps the candidates at the positions where keep(position) holds, in order; the others are
@@ -321,28 +322,15 @@ void token_masks(Candidates& candidates, const SamplingOptions& options, ChainSc
   candidates.keep_if([&](std::size_t i) { return masked[i] == 0; }, kMasksCode);
 }
 
-// Subtracts `amount(token, count)` from each distinct token of `ids` that is still a candidate.
-template <typename Amount>
-void penalise(Candidates& candidates, std::span<const std::int32_t> ids, std::vector<std::int32_t>& sorted,
-              Amount amount) {
-  sorted.assign(ids.begin(), ids.end());
-  std::sort(sorted.begin(), sorted.end());
+// The three penalties on each distinct token of the window that is still a candidate.
+void penalties(Candidates& candidates, const SamplingOptions& options, PenaltyScratch& scratch) {
   std::span<float> keys;
-  for (std::size_t start = 0; start < sorted.size();) {
-    std::size_t end = start;
-    while (end < sorted.size() && sorted[end] == sorted[start]) ++end;
-    const std::size_t at = candidates.find(std::uint32_t(sorted[start]));
-    if (at < candidates.size()) {
-      if (keys.empty()) keys = candidates.mutable_keys();
-      keys[at] = saturated(amount(double(keys[at]), end - start));
-    }
-    start = end;
+  for (const auto [token, count] : penalty_counts(options, scratch)) {
+    const std::size_t at = candidates.find(std::uint32_t(token));
+    if (at == candidates.size()) continue;
+    if (keys.empty()) keys = candidates.mutable_keys();
+    keys[at] = saturated(penalised_logit(double(keys[at]), count, options));
   }
-}
-
-void penalties(Candidates& candidates, const SamplingOptions& options, std::vector<std::int32_t>& sorted_ids) {
-  penalise(candidates, penalty_window(options.generated_ids, options.penalty_last_n), sorted_ids,
-           [&](double logit, std::size_t count) { return penalised_logit(logit, count, options); });
 }
 
 // DRY as llama.cpp's llama_sampler_dry_apply: the window read newest first, its Z-array gives
@@ -570,7 +558,7 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
       truncated = true;
     }
     switch (stage) {
-      case Stage::kPenalties: penalties(candidates, options, workspace.penalties.sorted_ids); break;
+      case Stage::kPenalties: penalties(candidates, options, workspace.penalties); break;
       case Stage::kDry: dry(candidates, options, chain); break;
       case Stage::kTemperature: temperature(candidates, options); break;
       case Stage::kTopK: top_k(candidates, options, chain, prefix); break;

@@ -23,20 +23,29 @@ double penalised_logit(double logit, std::size_t count, const SamplingOptions& o
   return logit - (options.presence_penalty + options.frequency_penalty * double(count));
 }
 
-void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch) {
+std::span<const TokenCount> penalty_counts(const SamplingOptions& options, PenaltyScratch& scratch) {
+  if (options.generated_counts) return *options.generated_counts;
   auto& ids = scratch.sorted_ids;
   const auto window = penalty_window(options.generated_ids, options.penalty_last_n);
   ids.assign(window.begin(), window.end());
   std::sort(ids.begin(), ids.end());
+  scratch.counts.clear();
   for (std::size_t start = 0; start < ids.size();) {
     std::size_t end = start;
     while (end < ids.size() && ids[end] == ids[start]) ++end;
+    scratch.counts.push_back({ids[start], std::uint32_t(end - start)});
+    start = end;
+  }
+  return scratch.counts;
+}
+
+void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch) {
+  for (const auto [token, count] : penalty_counts(options, scratch)) {
     // In double, then saturated to float's range: a penalty can push a logit far down (or up),
     // never to ±∞, where the softmax would turn to NaN.
-    const double logit = penalised_logit(logits[std::size_t(ids[start])], end - start, options);
+    const double logit = penalised_logit(logits[std::size_t(token)], count, options);
     constexpr double kFloatMax = std::numeric_limits<float>::max();
-    logits[std::size_t(ids[start])] = float(std::clamp(logit, -kFloatMax, kFloatMax));
-    start = end;
+    logits[std::size_t(token)] = float(std::clamp(logit, -kFloatMax, kFloatMax));
   }
 }
 
@@ -65,7 +74,8 @@ FilterResult write_kept(const detail::Selection& kept, double kept_mass, std::sp
     probs[kept.ids[j]] = kept.weights[j] * inverse_weight;
     weighted_log_weight += double(kept.weights[j]) * (double(kept.keys[j]) - kept.max_logit) * kept.inverse_temperature;
   }
-  const double entropy_nats = std::log(kept.kept_weight) - weighted_log_weight / kept.kept_weight;
+  // At least 0, which rounding can undercut when one token holds nearly all the weight.
+  const double entropy_nats = std::max(0.0, std::log(kept.kept_weight) - weighted_log_weight / kept.kept_weight);
   return {kept.ids.size(), kept_mass, entropy_nats / std::numbers::ln2, kept.top_weight / kept.kept_weight};
 }
 

@@ -239,7 +239,7 @@ Check check_draws(double n, std::size_t vocabulary, SamplingMethod method) {
   if (auto error = check_scalar(n, Kind::kInteger, closed(1, double(kMaxSamples)), "n")) return error;
   const bool per_token = method == SamplingMethod::kGumbelMax || method == SamplingMethod::kExponentialRace;
   if (per_token && n * double(vocabulary) > kMaxNoiseVariates) {
-    return ArgumentError{"n", "n × vocabulary must be at most 5e8 for " + std::string(method_name(method)) +
+    return ArgumentError{"n", "n × vocabulary must be at most 2.5e8 for " + std::string(method_name(method)) +
                                   " (one variate per token per draw); use fewer draws, or inverse-cdf or alias"};
   }
   return std::nullopt;
@@ -341,10 +341,10 @@ TokenLogprobs sample_token_logprobs(std::span<const float> logits, const Samplin
   auto& best = workspace.chain.top;
   if (mode == LogprobsMode::kRaw) {
     const double log_total = log_sum_exp(logits, 1.0);
-    result.logprob = double(logits[std::size_t(drawn.token)]) - log_total;
+    result.logprob = std::min(0.0, double(logits[std::size_t(drawn.token)]) - log_total);
     result.rank = rank_of(logits, std::size_t(drawn.token));
     detail::best_ranked(logits, std::min(count, logits.size()), best);
-    for (const auto& token : best) result.top.push_back({std::int32_t(token.id), double(token.key) - log_total});
+    for (const auto& token : best) result.top.push_back({std::int32_t(token.id), std::min(0.0, double(token.key) - log_total)});
     return result;
   }
   if (!drawn.kept) {  // greedy: all the mass on one token
@@ -354,7 +354,10 @@ TokenLogprobs sample_token_logprobs(std::span<const float> logits, const Samplin
   // ln p_i = (z_i − max) / T − ln W over the kept tokens; every other token has −∞.
   const auto& kept = *drawn.kept;
   const double log_total = std::log(kept.kept_weight);
-  const auto logprob = [&](std::size_t j) { return (double(kept.keys[j]) - kept.max_logit) * kept.inverse_temperature - log_total; };
+  // At most 0: the kept weight's rounding could otherwise put a lone token's log-probability above it.
+  const auto logprob = [&](std::size_t j) {
+    return std::min(0.0, (double(kept.keys[j]) - kept.max_logit) * kept.inverse_temperature - log_total);
+  };
   result.logprob = logprob(drawn.position);
   result.rank = rank_of(kept.keys, drawn.position);
   detail::best_ranked(kept.keys, std::min(count, kept.keys.size()), best);

@@ -11,7 +11,7 @@ namespace sampling_lab::detail {
 namespace {
 
 // Gumbel-max and the race make one variate per token per draw.
-constexpr double kMaxNoiseVariates = 1e8;
+constexpr double kMaxNoiseVariates = 5e7;
 
 Json samplers(Params& params, const Progress& progress) {
   const std::vector<float> p = params.floats("p");
@@ -49,7 +49,7 @@ Json samplers(Params& params, const Progress& progress) {
 
 Check samplers_budget(const Params& params) {
   if (double(params.integer("n")) * double(params.length("p")) <= kMaxNoiseVariates) return std::nullopt;
-  return ArgumentError{"n", "n × len(p) must be at most 1e8 (Gumbel-max and the race draw one variate per token)"};
+  return ArgumentError{"n", "n × len(p) must be at most 5e7 (Gumbel-max and the race draw one variate per token)"};
 }
 
 }  // namespace

@@ -19,9 +19,11 @@ using Check = std::optional<ArgumentError>;
 // 2 GB.
 inline constexpr std::size_t kMaxVocabulary = std::size_t{1} << 24;
 inline constexpr std::size_t kMaxSamples = std::size_t{1} << 24;
+// Rows of one sampleBatch call: each row carries its own options (a few hundred bytes).
+inline constexpr std::size_t kMaxBatchRows = std::size_t{1} << 16;
 // Gumbel-max and the race draw one variate per token per draw: n · V stays below this (about a
 // second in WebAssembly).
-inline constexpr double kMaxNoiseVariates = 5e8;
+inline constexpr double kMaxNoiseVariates = 2.5e8;
 
 // A length that will be allocated: at most `max` entries (checked before any allocation).
 Check check_length(double length, const std::string& argument, double max = double(kMaxVocabulary));

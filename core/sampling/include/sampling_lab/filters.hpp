@@ -27,6 +27,10 @@ std::span<const std::int32_t> penalty_window(std::span<const std::int32_t> ids, 
 // that occurs `count` times in the window.
 double penalised_logit(double logit, std::size_t count, const SamplingOptions& options);
 
+// The distinct tokens of the penalties' window with their counts: options.generated_counts, or
+// counted from options.generated_ids into the scratch.
+std::span<const TokenCount> penalty_counts(const SamplingOptions& options, PenaltyScratch& scratch);
+
 // Adds the repetition, presence and frequency penalties for options.generated_ids in place.
 void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch);
 

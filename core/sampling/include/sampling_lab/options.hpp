@@ -135,11 +135,20 @@ template <> struct OptionValue<Kind::kArray> { using type = std::span<const std:
 template <> struct OptionValue<Kind::kNumberArray> { using type = std::span<const float>; };
 template <> struct OptionValue<Kind::kOptional> { using type = std::optional<double>; };
 
+// A distinct token of the penalties' window and how often it occurs there.
+struct TokenCount {
+  std::int32_t token;
+  std::uint32_t count;
+};
+
 struct SamplingOptions {
 #define SAMPLING_LAB_FIELD(field, name, kind, group, default_value, range, slider, doc) \
   OptionValue<Kind::kind>::type field = default_value;
   SAMPLING_LAB_OPTIONS(SAMPLING_LAB_FIELD)
 #undef SAMPLING_LAB_FIELD
+  // The counts of penalty_window(generated_ids, penalty_last_n), when the caller keeps them as
+  // tokens arrive (TokenHistory); otherwise the penalties count generated_ids on each call.
+  std::optional<std::span<const TokenCount>> generated_counts;
 };
 
 struct OptionSpec {

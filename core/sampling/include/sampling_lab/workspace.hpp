@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "sampling_lab/options.hpp"
+
 namespace sampling_lab {
 
 // An allocator whose resize leaves new elements uninitialised, for buffers that are written in
@@ -41,6 +43,7 @@ struct RankedToken {
 struct PenaltyScratch {
   std::vector<float> logits;
   std::vector<std::int32_t> sorted_ids;
+  std::vector<TokenCount> counts;
 };
 
 // Tokens that may survive the filters, in ascending id order, with their logits and weights.

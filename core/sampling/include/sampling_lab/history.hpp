@@ -1,0 +1,49 @@
+#pragma once
+// A stateful sampler's history: the tokens accepted so far, and the counts the penalties see in
+// their window, kept as tokens arrive so that a step costs the same at any history length.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sampling_lab/options.hpp"
+
+namespace sampling_lab {
+
+// The longest history a sampler keeps (256 MB of ids).
+inline constexpr std::size_t kMaxHistory = std::size_t{1} << 26;
+
+class TokenHistory {
+ public:
+  // `penalty_last_n` as the option: how many of the last tokens the penalties count, 0 = all.
+  explicit TokenHistory(std::int64_t penalty_last_n = 0);
+
+  // Appends a token id (checked by the caller: in [0, kMaxVocabulary)); an error, and nothing
+  // appended, when the history is full or the memory to grow it is not there.
+  Check accept(std::int32_t token);
+  // Starts again from these tokens.
+  void assign(std::span<const std::int32_t> tokens);
+
+  std::span<const std::int32_t> tokens() const { return tokens_; }
+  // The distinct tokens of the penalties' window with their counts, in no particular order.
+  std::span<const TokenCount> counts() const { return counts_; }
+
+  // The largest token id accepted so far (−1 for none): a history belongs to one vocabulary.
+  std::int32_t largest_token() const { return largest_; }
+
+  // The options for the next token: generated_ids = the history, generated_counts = counts().
+  void apply_to(SamplingOptions& options) const;
+
+ private:
+  void add(std::int32_t token);
+  void remove(std::int32_t token);
+
+  std::size_t window_;  // 0 = all
+  std::int32_t largest_ = -1;
+  std::vector<std::int32_t> tokens_;
+  std::vector<TokenCount> counts_;
+  // Where each token's entry sits in counts_ (−1: none), indexed by token id and grown on demand.
+  std::vector<std::int32_t> slot_;
+};
+
+}  // namespace sampling_lab
