@@ -1,6 +1,6 @@
 // The per-token path on outside data: raw logits (NaN and ±∞ included) and raw option values go
 // through the checks; whatever passes must give a finite distribution summing to 1 and a token
-// the filters kept.
+// the filters kept, the same with the penalties' counts kept by a TokenHistory.
 #include <array>
 #include <cmath>
 #include <vector>
@@ -8,6 +8,7 @@
 #include "fuzz_input.hpp"
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/filters.hpp"
+#include "sampling_lab/history.hpp"
 #include "sampling_lab/samplers.hpp"
 
 namespace sl = sampling_lab;
@@ -56,7 +57,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& stage : sl::filter_stages(logits, options, workspace, cut_by)) FUZZ_EXPECT(stage.kept >= 1);
   for (const std::uint8_t code : cut_by) FUZZ_EXPECT(code <= sl::kMasksCode);
   const auto logprobs = sl::sample_token_logprobs(logits, options, 5, sl::LogprobsMode::kProcessed, workspace);
-  FUZZ_EXPECT(logprobs.token == token && logprobs.logprob <= 1e-6 && logprobs.rank >= 1);
+  FUZZ_EXPECT(logprobs.token == token && logprobs.logprob <= 0.0 && logprobs.rank >= 1);
+  FUZZ_EXPECT(result.entropy_bits >= 0.0);
+
+  // A stateful sampler's history keeps the penalties' counts as tokens arrive: the same token.
+  sl::TokenHistory history(options.penalty_last_n);
+  history.assign(options.generated_ids);
+  sl::SamplingOptions kept = options;
+  history.apply_to(kept);
+  FUZZ_EXPECT(sl::sample_token(logits, kept, workspace) == token);
 
   sl::CoverWorkspace cover;
   const double temperature = options.temperature == 0.0 ? 1.0 : options.temperature;

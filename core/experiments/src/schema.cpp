@@ -50,7 +50,8 @@ ValueSpec optional(ValueSpec value) {
 namespace {
 ParamSpec option_param(const OptionSpec& option) {
   // Token-id lists hold up to a vocabulary; the stage order names each stage at most once.
-  const std::size_t max_ids = option.range.max == kTokenIds.max ? kMaxVocabulary : std::size_t(option.range.max) + 1;
+  const bool tokens = option.kind != Kind::kArray || option.range.max == kTokenIds.max;
+  const std::size_t max_ids = tokens ? kMaxVocabulary : std::size_t(option.range.max) + 1;
   const ValueSpec value = option.kind == Kind::kArray        ? array(integer(0, option.range), Json::array(), 0, max_ids)
                           : option.kind == Kind::kNumberArray ? array(number(0, option.range), Json::array(), 0, kMaxVocabulary)
                           : option.kind == Kind::kOptional    ? optional(number(0, option.range))
