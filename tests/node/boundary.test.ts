@@ -2,21 +2,12 @@
 // naming the right argument (never a TypeError, a silent coercion or garbage), every input it
 // allows gives a correct result, and the module keeps working after each.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { argumentOf } from '../support/errors';
 
 let lab: Lab;
 beforeAll(async () => { lab = await loadSamplingLab(); });
 
-function argumentOf(call: () => unknown): string {
-  try {
-    call();
-  } catch (error) {
-    if (!(error instanceof SamplingLabError)) throw error;
-    expect(error.message.length).toBeGreaterThan(0);
-    return error.argument;
-  }
-  return '(no error)';
-}
 
 const z = [3, 1, 2, 0.5, -1];
 const holey = (values: number[], hole: number) => {

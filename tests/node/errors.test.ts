@@ -1,20 +1,11 @@
 // Bad input throws a typed error naming the argument, and the module keeps working.
 import { beforeAll, expect, it } from 'vitest';
-import { loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { argumentOf } from '../support/errors';
 
 let lab: Lab;
 beforeAll(async () => { lab = await loadSamplingLab(); });
 
-function argumentOf(call: () => unknown): string {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(SamplingLabError);
-    expect((error as Error).message.length).toBeGreaterThan(0);
-    return (error as SamplingLabError).argument;
-  }
-  throw new Error('expected a SamplingLabError');
-}
 
 const cases: [string, () => unknown, string][] = [
   ['NaN logit', () => lab.distribution([1, NaN, 2]), 'logits'],

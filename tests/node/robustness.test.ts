@@ -1,21 +1,13 @@
 // Hostile use of the package: callbacks that throw or stop, inputs of the wrong JavaScript type,
 // calls at the size limits, and long loops; the module must keep answering and hold its memory flat.
 import { beforeAll, expect, it } from 'vitest';
-import { loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { argumentOf } from '../support/errors';
 
 let lab: Lab;
 beforeAll(async () => { lab = await loadSamplingLab(); });
 
 const P = [0.5, 0.25, 0.15, 0.07, 0.03];
-const argumentOf = (call: () => unknown): string => {
-  try {
-    call();
-  } catch (error) {
-    if (!(error instanceof SamplingLabError)) throw error;
-    return error.argument;
-  }
-  return 'no error';
-};
 
 /** Every public function still gives its known answer. */
 function expectWorking(): void {
