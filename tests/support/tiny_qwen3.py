@@ -1,12 +1,20 @@
 #!/usr/bin/python3
-"""A tiny model with Qwen3's ONNX graph signature and vocabulary, for offline tests.
+"""Tiny models with Qwen3's ONNX graph signature and vocabulary, for offline tests.
 
-Writes <out>/tiny-qwen3/: config.json, generation_config.json, the real Qwen3 tokenizer files,
-onnx/model.onnx (fp32) and onnx/model_q4.onnx (the same graph, weights fake-quantised to INT4 in
-groups of 32, as the chapter built its draft), plus reference/ with a numpy forward pass of both
-on fixed token ids. Needs only Debian's python3-onnx and python3-numpy.
+tiny-qwen3 (the default): writes <out>/tiny-qwen3/: config.json, generation_config.json, the real
+Qwen3 tokenizer files, onnx/model.onnx (fp32) and onnx/model_q4.onnx (the same graph, weights
+fake-quantised to INT4 in groups of 32, as the chapter built its draft), plus reference/ with a
+numpy forward pass of both on fixed token ids.
 
-Usage: tiny_qwen3.py OUT_DIR TOKENIZER_DIR
+pair: writes <out>/tiny-qwen3-target/ and <out>/tiny-qwen3-draft/, a target and a draft for
+speculative decoding with the same vocabulary and tokenizer. The target's cost sits in weights
+read once per call (4 layers with a 32,768-wide FFN), so scoring several positions in one pass
+costs about as much as one; the draft is the target pruned to its first layer with 64 FFN units,
+so it shares the target's embedding, rotation and bias and stays close to it.
+
+Needs only Debian's python3-onnx and python3-numpy.
+
+Usage: tiny_qwen3.py OUT_DIR TOKENIZER_DIR [tiny-qwen3|pair]
 """
 import json
 import os
@@ -26,15 +34,22 @@ FFN = 64
 EPS = 1e-6
 GROUP = 32
 EOS = 151645
+# The speculative pair.
+TARGET_LAYERS = 8
+TARGET_FFN = 65536
+DRAFT_FFN = 64
+# Scale of every target layer's output (attention and FFN), which the draft lacks in part: it sets
+# how close the draft's distributions are to the target's, the acceptance rate.
+TARGET_SCALE = 0.05
 
 
-def weights(seed=2026):
+def weights(seed=2026, layers=LAYERS, ffn=FFN):
     rng = np.random.default_rng(seed)
     w = {"embed": rng.standard_normal((VOCAB, HIDDEN)).astype(np.float32)}
-    for layer in range(LAYERS):
+    for layer in range(layers):
         for name, shape in (("q", (HIDDEN, HEADS * HEAD_DIM)), ("k", (HIDDEN, HEADS * HEAD_DIM)),
                             ("v", (HIDDEN, HEADS * HEAD_DIM)), ("o", (HEADS * HEAD_DIM, HIDDEN)),
-                            ("up", (HIDDEN, FFN)), ("down", (FFN, HIDDEN))):
+                            ("up", (HIDDEN, ffn)), ("down", (ffn, HIDDEN))):
             w[f"{name}{layer}"] = (rng.standard_normal(shape) / np.sqrt(shape[0])).astype(np.float32)
     # A fixed rotation before the tied output layer: without it the model repeats its input token.
     rotation, _ = np.linalg.qr(rng.standard_normal((HIDDEN, HIDDEN)))
@@ -44,6 +59,30 @@ def weights(seed=2026):
     w["bias"] = (-1.1 * np.log1p(rank)).astype(np.float32)
     w["frequencies"] = (1.0 / 10000 ** (np.arange(HIDDEN) / HIDDEN)).astype(np.float32)
     return w
+
+
+def speculative_pair():
+    """The target, its layers' outputs scaled by TARGET_SCALE and its FFN weights on an INT8 grid
+    (stored as INT8, so the file is a quarter of the float32 one), and the draft: the target's
+    first layer with only its first DRAFT_FFN FFN units, sharing everything outside the layers.
+    Returns (target, draft, the target's INT8 weights: name → (values, scale))."""
+    target = weights(seed=2027, layers=TARGET_LAYERS, ffn=TARGET_FFN)
+    stored = {}
+    for layer in range(TARGET_LAYERS):
+        for name in ("o", "down"):
+            target[f"{name}{layer}"] *= np.float32(TARGET_SCALE)
+        for name in (f"up{layer}", f"down{layer}"):
+            scale = np.float32(np.abs(target[name]).max() / 127)
+            stored[name] = (np.round(target[name] / scale).astype(np.int8), scale)
+            target[name] = stored[name][0].astype(np.float32) * scale
+    draft = {name: target[name] for name in ("embed", "rotation", "bias", "frequencies", "q0", "k0", "v0", "o0")}
+    draft["up0"] = target["up0"][:, :DRAFT_FFN].copy()
+    draft["down0"] = target["down0"][:DRAFT_FFN].copy()
+    return target, draft, stored
+
+
+def layer_count(w):
+    return sum(1 for name in w if name.startswith("q") and name[1:].isdigit())
 
 
 def fake_int4(w):
@@ -71,7 +110,7 @@ def forward(w, ids):
     x = w["embed"][ids] + 0.5 * np.sin(positions[:, None] * w["frequencies"][None, :])
     s = len(ids)
     causal = np.tril(np.ones((s, s), dtype=bool))
-    for layer in range(LAYERS):
+    for layer in range(layer_count(w)):
         h = rms_norm(x)
         q = (h @ w[f"q{layer}"]).reshape(s, HEADS, HEAD_DIM).transpose(1, 0, 2)
         k = (h @ w[f"k{layer}"]).reshape(s, HEADS, HEAD_DIM).transpose(1, 0, 2)
@@ -85,7 +124,9 @@ def forward(w, ids):
     return (rms_norm(x) @ w["rotation"]) @ w["embed"].T + w["bias"]
 
 
-def graph(w):
+def graph(w, stored_int8=None):
+    """The ONNX graph of weights `w`; those in `stored_int8` (name → (INT8 values, scale)) are
+    stored as INT8 and made float32 by a Cast and a Mul, which onnxruntime folds at load."""
     nodes, inits = [], []
 
     def const(name, value):
@@ -97,7 +138,12 @@ def graph(w):
         return output
 
     for name, value in w.items():
-        const(name, value)
+        if name in (stored_int8 or {}):
+            values, scale = stored_int8[name]
+            node("Mul", [node("Cast", [const(f"{name}_int8", values)], f"{name}_float", to=TensorProto.FLOAT),
+                         const(f"{name}_scale", scale)], name)
+        else:
+            const(name, value)
     const("axis_last", np.array([-1], dtype=np.int64))
     const("first_axis", np.array([0], dtype=np.int64))
     const("one_axis", np.array([1], dtype=np.int64))
@@ -133,7 +179,7 @@ def graph(w):
                    "mask_bool", to=TensorProto.BOOL)
     allowed = node("And", [visible, padding], "allowed")
 
-    for layer in range(LAYERS):
+    for layer in range(layer_count(w)):
         h = rms(x, f"attn_norm{layer}")
         heads = {}
         for part in ("q", "k", "v"):
@@ -167,7 +213,7 @@ def graph(w):
         helper.make_tensor_value_info("position_ids", TensorProto.INT64, ["batch_size", "sequence_length"]),
     ]
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch_size", "logits_rows", VOCAB])]
-    for layer in range(LAYERS):
+    for layer in range(layer_count(w)):
         for part in ("key", "value"):
             inputs.append(float_cache(f"past_key_values.{layer}.{part}", "past_sequence_length"))
             outputs.append(float_cache(f"present.{layer}.{part}", "total_sequence_length"))
@@ -179,41 +225,62 @@ def graph(w):
     return model
 
 
-def write_npy(path, array):
-    np.save(path, np.ascontiguousarray(array, dtype=np.float32))
+def replace(path, write):
+    """Writes a file beside `path` with write(file) and moves it into place in one step, so that a
+    test reading the model while another rebuilds it sees the old file or the new one."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "wb") as f:
+        write(f)
+    os.replace(temporary, path)
 
 
-def main(out_dir, tokenizer_dir):
-    root = os.path.join(out_dir, "tiny-qwen3")
+def write_json(path, value):
+    replace(path, lambda f: f.write(json.dumps(value, indent=2).encode()))
+
+
+def write_folder(root, tokenizer_dir, w, models):
+    """config.json, generation_config.json, the tokenizer and onnx/model<suffix>.onnx for each
+    (suffix, graph) of `models`, all with the architecture of `w`."""
     os.makedirs(os.path.join(root, "onnx"), exist_ok=True)
-    os.makedirs(os.path.join(root, "reference"), exist_ok=True)
     for name in ("tokenizer.json", "tokenizer_config.json"):
-        shutil.copyfile(os.path.join(tokenizer_dir, name), os.path.join(root, name))
-    config = {
+        with open(os.path.join(tokenizer_dir, name), "rb") as source:
+            replace(os.path.join(root, name), lambda f: shutil.copyfileobj(source, f))
+    write_json(os.path.join(root, "config.json"), {
         "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "vocab_size": VOCAB, "hidden_size": HIDDEN,
-        "intermediate_size": FFN, "num_hidden_layers": LAYERS, "num_attention_heads": HEADS,
+        "intermediate_size": w["up0"].shape[1], "num_hidden_layers": layer_count(w), "num_attention_heads": HEADS,
         "num_key_value_heads": HEADS, "head_dim": HEAD_DIM, "max_position_embeddings": 40960,
         "rms_norm_eps": EPS, "tie_word_embeddings": True, "bos_token_id": 151643, "eos_token_id": EOS,
         "torch_dtype": "float32", "use_cache": True,
-    }
-    with open(os.path.join(root, "config.json"), "w") as f:
-        json.dump(config, f, indent=2)
+    })
     # Qwen3's own generation defaults, which generate() picks up unless told otherwise.
-    with open(os.path.join(root, "generation_config.json"), "w") as f:
-        json.dump({"bos_token_id": 151643, "eos_token_id": [EOS, 151643], "do_sample": True,
-                   "temperature": 0.6, "top_k": 20, "top_p": 0.95}, f, indent=2)
+    write_json(os.path.join(root, "generation_config.json"), {
+        "bos_token_id": 151643, "eos_token_id": [EOS, 151643], "do_sample": True, "temperature": 0.6, "top_k": 20, "top_p": 0.95,
+    })
+    for suffix, model in models:
+        replace(os.path.join(root, "onnx", f"model{suffix}.onnx"), lambda f: f.write(model.SerializeToString()))
+
+
+def main(out_dir, tokenizer_dir, which="tiny-qwen3"):
+    if which == "pair":
+        target, draft, stored = speculative_pair()
+        write_folder(os.path.join(out_dir, "tiny-qwen3-target"), tokenizer_dir, target, [("", graph(target, stored))])
+        write_folder(os.path.join(out_dir, "tiny-qwen3-draft"), tokenizer_dir, draft, [("", graph(draft))])
+        return
+    if which != "tiny-qwen3":
+        sys.exit(__doc__)
+    root = os.path.join(out_dir, "tiny-qwen3")
     full = weights()
     draft = fake_int4(full)
-    onnx.save(graph(full), os.path.join(root, "onnx", "model.onnx"))
-    onnx.save(graph(draft), os.path.join(root, "onnx", "model_q4.onnx"))
+    write_folder(root, tokenizer_dir, full, [("", graph(full)), ("_q4", graph(draft))])
+    os.makedirs(os.path.join(root, "reference"), exist_ok=True)
     ids = np.random.default_rng(7).integers(0, 151643, size=24)
-    with open(os.path.join(root, "reference", "ids.json"), "w") as f:
-        json.dump([int(i) for i in ids], f)
-    write_npy(os.path.join(root, "reference", "fp32-logits.npy"), forward(full, ids))
-    write_npy(os.path.join(root, "reference", "q4-logits.npy"), forward(draft, ids))
+    replace(os.path.join(root, "reference", "ids.json"), lambda f: f.write(json.dumps([int(i) for i in ids]).encode()))
+    for name, w in (("fp32", full), ("q4", draft)):
+        logits = np.ascontiguousarray(forward(w, ids), dtype=np.float32)
+        replace(os.path.join(root, "reference", f"{name}-logits.npy"), lambda f: np.save(f, logits))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:])
