@@ -108,6 +108,20 @@ const row = lab.syntheticLogits(1000, 1);
 const sampler = lab.createSampler({ ...statefulOptions, generatedIds: history });
 const stateful = measure(() => sampler.sample(row), 5000, 9);
 const stateless = measure((step) => lab.sampleToken(row, { ...statefulOptions, generatedIds: history, step }), 5000, 9);
+// A sampler's cost at 10 and at 2^24 tokens of history, on the full vocabulary, interleaved
+// (rounds alternate) so that drift in the machine's speed falls on both alike.
+const longHistory = Array.from({ length: 2 ** 24 }, (_, i) => (i * 7919) % logits.length);
+const historyCosts = [{ temperature: 0.8 }, statefulOptions].map((options) => {
+  const short = lab.createSampler(options, { history: longHistory.slice(0, 10), step: 10, mirostatMu: null });
+  const long = lab.createSampler(options, { history: longHistory, step: longHistory.length, mirostatMu: null });
+  const at = { short: [], long: [] };
+  for (let round = 0; round < 9; round++) {
+    at.short.push(measure(() => short.sample(resident), 20, 1).median);
+    at.long.push(measure(() => long.sample(resident), 20, 1).median);
+  }
+  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  return { options, short: median(at.short), long: median(at.long) };
+});
 const peers = await measurePeers({ root, lab, logits, paths: PATHS, measure });
 const size = packageSize();
 
@@ -126,6 +140,8 @@ const lines = [
   `\`samplers\` experiment at n = 200,000 in WASM: ${samplersMs.toFixed(1)} ms median of ${warmRuns.length} warm runs, ${samplersFirst.toFixed(1)} ms the first (target < 20 ms).`,
   `Each new stage alone in WASM, µs per sampleToken and × one exp pass (target ≤ 1.5×): ${stageTimes.map(([label, t]) => `${label} ${f(t.median)} (${(t.median / expPass.median).toFixed(2)}×)`).join(', ')}.`,
   `Stateful sampler (\`lab.createSampler\`, T 0.8, top-p 0.9, repetition 1.1, DRY, windows of 64 ids, 1,000-token rows): ${stateful.median.toFixed(1)} µs per token against ${stateless.median.toFixed(1)} µs for sampleToken with the same options, +${(stateful.median - stateless.median).toFixed(1)} µs (target < 5 µs).`,
+  `Stateful sampler's cost against its history's length (151,936 logits, rounds interleaved; target ≤ 1.2×): ${historyCosts.map(({ options, short, long }) =>
+    `${JSON.stringify(options)}: ${f(short)} µs at 10 tokens, ${f(long)} µs at 2^24 (${(long / short).toFixed(2)}×)`).join('; ')}.`,
   `Package size, gzip: core (WASM + JS) ${(size.core / 1024).toFixed(1)} KB (target ≤ 150 KB); with the widgets ${(size.all / 1024).toFixed(1)} KB.`,
   '',
   ...peerLines(rows, peers, f),
