@@ -114,10 +114,15 @@ const longHistory = Array.from({ length: 2 ** 24 }, (_, i) => (i * 7919) % logit
 const historyCosts = [{ temperature: 0.8 }, statefulOptions].map((options) => {
   const short = lab.createSampler(options, { history: longHistory.slice(0, 10), step: 10, mirostatMu: null });
   const long = lab.createSampler(options, { history: longHistory, step: longHistory.length, mirostatMu: null });
+  // The long history grew WebAssembly memory (and does again at its first accept, when its
+  // capacity doubles), which detached the resident view.
+  long.accept(0);
+  const buffer = lab.logitsBuffer(logits.length);
+  buffer.set(logits);
   const at = { short: [], long: [] };
   for (let round = 0; round < 9; round++) {
-    at.short.push(measure(() => short.sample(resident), 20, 1).median);
-    at.long.push(measure(() => long.sample(resident), 20, 1).median);
+    at.short.push(measure(() => short.sample(buffer), 20, 1).median);
+    at.long.push(measure(() => long.sample(buffer), 20, 1).median);
   }
   const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
   return { options, short: median(at.short), long: median(at.long) };
