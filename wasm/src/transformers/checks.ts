@@ -1,5 +1,5 @@
 // Argument checks shared by the adapter's entry points: each names the argument it rejects.
-import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
 import { SamplingLabError } from '../errors.js';
 import type { Lab, SampleTokenOptions } from '../lab.js';
 
@@ -43,6 +43,43 @@ export function checkInteger(value: unknown, name: string, min: number, max: num
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new SamplingLabError(name, `${name} must be an integer in [${min}, ${max}], not ${shown(value)}`);
   }
+}
+
+/** A list of token ids, each an integer in [0, vocabSize), at most `maxLength` of them. */
+export function checkTokenIds(value: unknown, name: string, vocabSize: number | undefined, maxLength: number): number[] {
+  if (!Array.isArray(value) && !(value instanceof Int32Array)) throw new SamplingLabError(name, `${name} must be an array of token ids`);
+  if (value.length > maxLength) throw new SamplingLabError(name, `${name} holds ${value.length} ids, more than ${maxLength}`);
+  const limit = vocabSize ?? 2 ** 31 - 1;
+  return Array.from(value as ArrayLike<unknown>, (id, i) => {
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= limit) {
+      throw new SamplingLabError(name, `${name}[${i}] is ${shown(id)}; token ids are integers in [0, ${limit})`);
+    }
+    return id;
+  });
+}
+
+export function checkBoolean(value: unknown, name: string): asserts value is boolean {
+  if (typeof value !== 'boolean') throw new SamplingLabError(name, `${name} must be true or false, not ${shown(value)}`);
+}
+
+export function checkSignal(signal: unknown): asserts signal is AbortSignal | undefined {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new SamplingLabError('signal', 'signal must be an AbortSignal (new AbortController().signal)');
+  }
+}
+
+/** The prompt's token ids, at least one. */
+export function promptIds(tokenizer: PreTrainedTokenizer, prompt: unknown): bigint[] {
+  if (typeof prompt !== 'string') throw new SamplingLabError('prompt', 'prompt must be a string');
+  const ids: bigint[] = Array.from((tokenizer(prompt).input_ids as Tensor).data as BigInt64Array);
+  if (ids.length === 0) throw new SamplingLabError('prompt', 'the prompt must encode to at least one token');
+  return ids;
+}
+
+/** The model's end-of-sequence ids: its generation_config's and config's eos_token_id. */
+export function endOfSequenceIds(model: PreTrainedModel): number[] {
+  const declared = [model.generation_config?.eos_token_id, (model.config as { eos_token_id?: unknown }).eos_token_id].flat();
+  return [...new Set(declared.filter((id): id is number => typeof id === 'number'))];
 }
 
 // The sampling options that the sequence being generated sets.

@@ -8,7 +8,7 @@ import { SamplingLabError } from '../errors.js';
 export type KvCache = Record<string, Tensor>;
 
 export interface ForwardResult {
-  /** The last `keep` logits rows, row-major as float32 (a view of the model's output). */
+  /** The last `keep` logits rows of each batch row, row-major as float32 (a view of the model's output). */
   rows: Float32Array;
   vocab: number;
   /** The cache after these ids: the next pass's `past`. */
@@ -45,21 +45,24 @@ export function tokenIds(model: PreTrainedModel, inputIds: unknown): bigint[] {
   return ids;
 }
 
-/** The graph's inputs for `ids` placed after `past` cached positions. */
-export function feeds(ids: bigint[], past = 0): Record<string, Tensor> {
+/** The graph's inputs for a batch of equally long `ids` rows placed after `past` cached positions. */
+export function feeds(batch: readonly (readonly bigint[])[], past = 0): Record<string, Tensor> {
+  const [rows, length] = [batch.length, batch[0].length];
   return {
-    input_ids: new Tensor('int64', BigInt64Array.from(ids), [1, ids.length]),
-    attention_mask: new Tensor('int64', new BigInt64Array(past + ids.length).fill(1n), [1, past + ids.length]),
+    input_ids: new Tensor('int64', BigInt64Array.from(batch.flat()), [rows, length]),
+    attention_mask: new Tensor('int64', new BigInt64Array(rows * (past + length)).fill(1n), [rows, past + length]),
   };
 }
 
 /**
- * Runs `ids` after the `pastLength` positions held in `past`, computing only the last `keep`
- * logits rows (num_logits_to_keep); the old cache is released.
+ * Runs each row of `batch` (equally long) after the `pastLength` positions held in `past`,
+ * computing only the last `keep` logits rows of each (num_logits_to_keep); the old cache is
+ * released.
  */
-export async function forward(model: PreTrainedModel, ids: bigint[], past: KvCache | undefined, pastLength: number, keep: number): Promise<ForwardResult> {
+export async function forward(model: PreTrainedModel, batch: readonly (readonly bigint[])[], past: KvCache | undefined,
+                              pastLength: number, keep: number): Promise<ForwardResult> {
   const output = await model({
-    ...feeds(ids, pastLength),
+    ...feeds(batch, pastLength),
     ...(past ? { past_key_values: past } : {}),
     num_logits_to_keep: new Tensor('int64', [BigInt(keep)], []),
   });
@@ -67,7 +70,7 @@ export async function forward(model: PreTrainedModel, ids: bigint[], past: KvCac
   return { rows: checkedRows(model, logits), vocab: logits.dims.at(-1)!, cache: nextCache(output, past) };
 }
 
-/** Row `index` of a forward pass's rows. */
+/** Row `index` of a forward pass's rows (batch row b's r-th row is b·keep + r). */
 export function row({ rows, vocab }: ForwardResult, index: number): Float32Array {
   return rows.subarray(index * vocab, (index + 1) * vocab);
 }

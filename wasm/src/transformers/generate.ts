@@ -1,8 +1,14 @@
-// A generation loop over the KV cache in which Sampling Lab chooses, and explains, every token.
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
+// A generation loop over the KV cache in which Sampling Lab chooses, and explains, every token;
+// `n` sequences side by side in one batched forward pass per step.
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { SamplingLabError } from '../errors.js';
-import type { FilterStage, Lab, LogprobsOptions, SampleTokenOptions } from '../lab.js';
-import { checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkTokenizer, maskInfinities, needsHistory, shown } from './checks.js';
+import type { FilterStage, Lab, LogprobsOptions, Sampler, SampleTokenOptions } from '../lab.js';
+import type { IntegerArray } from '../schema.js';
+import { selectRows } from './cache.js';
+import {
+  checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
+  endOfSequenceIds, maskInfinities, needsHistory, promptIds, shown,
+} from './checks.js';
 import { forward, row, vocabularyOf, type KvCache } from './forward.js';
 
 export interface GenerateOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds'>, Partial<LogprobsOptions> {
@@ -16,6 +22,14 @@ export interface GenerateOptions extends Omit<SampleTokenOptions, 'step' | 'gene
   stopAtEos?: boolean;
   /** Stops the loop before the next step. */
   signal?: AbortSignal;
+  /** Sequences generated from the prompt side by side, one batched forward pass per step (default 1); sequence i draws on stream `stream + i`. */
+  n?: number;
+  /** Strings that end a sequence at the token whose text completes one of them (that token is yielded). */
+  stop?: readonly string[];
+  /** Token ids that end a sequence, as EOS does (the token is yielded). */
+  stopTokenIds?: IntegerArray;
+  /** Tokens each sequence generates before EOS or a stop token can be drawn or a stop string can end it (vLLM's min_tokens; default 0). */
+  minNewTokens?: number;
 }
 
 export interface Candidate {
@@ -40,6 +54,8 @@ export interface StepLogprobs {
 export interface GeneratedToken {
   token: number;
   text: string;
+  /** Which of the `n` sequences the token continues (0 when n = 1). */
+  sequence: number;
   /** Probability of the token in the distribution it was drawn from (filtered, renormalised). */
   prob: number;
   /** Entropy of that distribution, bits. */
@@ -51,15 +67,56 @@ export interface GeneratedToken {
   cuts: FilterStage[];
   /** Present when `logprobs` was given. */
   logprobs?: StepLogprobs;
+  /** On a sequence's last token: 'stop' (EOS, a stop token or a stop string) or 'length' (maxNewTokens). */
+  finishReason?: 'stop' | 'length';
+  /** With finishReason 'stop': the token id (EOS or one of stopTokenIds) or the stop string that ended it. */
+  stopReason?: number | string;
 }
 
-const OWN_OPTIONS = ['lab', 'maxNewTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode'];
+const OWN_OPTIONS = ['lab', 'maxNewTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode', 'n', 'stop', 'stopTokenIds', 'minNewTokens'];
+const MAX_SEQUENCES = 128;
+const MAX_STOPS = 64;
+
+function checkStops(stop: unknown): readonly string[] {
+  if (!Array.isArray(stop)) throw new SamplingLabError('stop', 'stop must be an array of strings');
+  if (stop.length > MAX_STOPS) throw new SamplingLabError('stop', `stop holds ${stop.length} strings, more than ${MAX_STOPS}`);
+  stop.forEach((text, i) => {
+    if (typeof text !== 'string' || text === '') throw new SamplingLabError('stop', `stop[${i}] is ${shown(text)}, not a non-empty string`);
+  });
+  return stop;
+}
+
+// A UTF-16 unit takes at most 3 bytes and every token at least 1: a stop string of L units lies
+// within the last 3L + 1 tokens.
+const tokensSpanning = (units: number): number => 3 * units + 2;
+
+/**
+ * The stop string that the last of `generated` completes, if any: a match that reaches past the
+ * text the tokens before it had settled (their last character may have been a partial one).
+ */
+function completedStop(tokenizer: PreTrainedTokenizer, generated: number[], stop: readonly string[], longest: number): string | undefined {
+  const window = generated.slice(-tokensSpanning(longest));
+  const before = window.length > 1 ? tokenizer.decode(window.slice(0, -1)) : '';
+  const after = tokenizer.decode(window);
+  const settled = before.endsWith('\uFFFD') ? before.length - 1 : before.length;
+  return stop.find((text) => after.indexOf(text, Math.max(0, settled - text.length + 1)) !== -1);
+}
+
+interface Sequence {
+  index: number;
+  /** Prompt and generated ids. */
+  ids: bigint[];
+  generated: number[];
+  sampler?: Sampler;
+}
 
 /**
  * Generates from `prompt` one token per iteration with the model's KV cache, every token chosen
- * by `lab.sampleToken` exactly as `createLogitsProcessor` would choose it. Breaking out of the
- * loop or aborting `signal` stops it. Every argument is checked before the first forward pass,
- * token ids against the model's vocab_size.
+ * by `lab.sampleToken` exactly as `createLogitsProcessor` would choose it. With `n` > 1 the
+ * sequences share the prompt's prefill and then run as one batch; each step yields one token per
+ * unfinished sequence, in sequence order. Breaking out of the loop or aborting `signal` stops it.
+ * Every argument is checked before the first forward pass, token ids against the model's
+ * vocab_size.
  */
 export async function* generateTokens(
   model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: string, options: GenerateOptions,
@@ -69,63 +126,94 @@ export async function* generateTokens(
   if (typeof prompt !== 'string') throw new SamplingLabError('prompt', 'prompt must be a string');
   if (options === undefined) throw new SamplingLabError('lab', 'generateTokens needs options with lab: { lab, ...sampling options }');
   checkObject(options, 'options');
-  const { lab, maxNewTokens = 64, topCandidates = 5, stopAtEos = true, signal, logprobs, logprobsMode, ...sampling } = options;
+  const {
+    lab, maxNewTokens = 64, topCandidates = 5, stopAtEos = true, signal, logprobs, logprobsMode,
+    n = 1, stop = [], stopTokenIds = [], minNewTokens = 0, ...sampling
+  } = options;
   checkLab(lab);
   checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
   checkInteger(topCandidates, 'topCandidates', 0, 50);
-  if (typeof stopAtEos !== 'boolean') throw new SamplingLabError('stopAtEos', `stopAtEos must be true or false, not ${shown(stopAtEos)}`);
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new SamplingLabError('signal', 'signal must be an AbortSignal (new AbortController().signal)');
-  }
-  checkSamplingOptions(lab, sampling, OWN_OPTIONS, vocabularyOf(model));
+  checkBoolean(stopAtEos, 'stopAtEos');
+  checkSignal(signal);
+  checkInteger(n, 'n', 1, MAX_SEQUENCES);
+  const stops = checkStops(stop);
+  const vocab = vocabularyOf(model);
+  const stopIds = new Set(checkTokenIds(stopTokenIds, 'stopTokenIds', vocab, 1024));
+  checkInteger(minNewTokens, 'minNewTokens', 0, maxNewTokens);
+  checkSamplingOptions(lab, sampling, OWN_OPTIONS, vocab);
+  const { seed, stream = 0, ...filterOptions } = sampling;
+  if (n > 1) lab.checkOptions({ stream: stream + n - 1 });
   // logprobs' count and mode are not sampling options: a one-logit draw checks them as every draw will.
   if (logprobs !== undefined) lab.sampleToken([0], { logprobs, logprobsMode });
   else if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs (how many top tokens to list)');
-  const { seed, stream, ...filterOptions } = sampling;
   const history = needsHistory(filterOptions);
-  const ids: bigint[] = Array.from((tokenizer(prompt).input_ids as Tensor).data as BigInt64Array);
-  if (ids.length === 0) throw new SamplingLabError('prompt', 'the prompt must encode to at least one token');
-  const eos = new Set([model.generation_config?.eos_token_id, (model.config as { eos_token_id?: unknown }).eos_token_id].flat());
-  // Mirostat's μ moves after every draw: a stateful sampler carries it and draws the same token.
-  const sampler = filterOptions.mirostat && lab.createSampler({ ...sampling, generatedIds: Int32Array.from(ids, Number), step: ids.length });
+  const prompted = promptIds(tokenizer, prompt);
+  const eos = new Set(stopAtEos ? endOfSequenceIds(model) : []);
+  // Banned until minNewTokens: EOS (when it stops) and the stop tokens.
+  const held = [...new Set([...eos, ...stopIds])];
+  const longestStop = Math.max(0, ...stops.map((text) => text.length));
+  const sequences: Sequence[] = Array.from({ length: n }, (_, index) => ({
+    index,
+    ids: [...prompted],
+    generated: [],
+    // Mirostat's μ moves after every draw: a stateful sampler carries it and draws the same token.
+    sampler: filterOptions.mirostat && lab.createSampler({ ...sampling, stream: stream + index, generatedIds: Int32Array.from(prompted, Number), step: prompted.length }),
+  }));
+  let active = sequences;
   let past: KvCache | undefined;
-  let pending = ids;
-  for (let step = 0; step < maxNewTokens && !signal?.aborted; step++) {
-    const pass = await forward(model, pending, past, ids.length - pending.length, 1);
-    const logits = row(pass, 0);
-    maskInfinities(logits, 'logits');
-    const mu = sampler?.state.mirostatMu;
-    const filters = {
-      ...filterOptions,
-      ...(mu != null ? { mirostat: { ...filterOptions.mirostat, mu } } : {}),
-      ...(history ? { generatedIds: Int32Array.from(ids, Number) } : {}),
-    };
-    const key = { seed, stream, step: ids.length };
-    const drawn = logprobs === undefined ? undefined : lab.sampleToken(logits, { ...filters, ...key, logprobs, logprobsMode });
-    const token = sampler ? sampler.sample(logits) : drawn ? drawn.token : lab.sampleToken(logits, { ...filters, ...key });
-    yield {
-      token,
-      text: tokenizer.decode([token]),
-      ...describeStep(lab, tokenizer, logits, { ...filters, ...key }, token, topCandidates),
-      ...(drawn && {
-        logprobs: {
-          logprob: drawn.logprob,
-          rank: drawn.rank,
-          top: drawn.top.map((t) => ({ token: t.token, text: tokenizer.decode([t.token]), logprob: t.logprob })),
-        },
-      }),
-    };
-    past = pass.cache;
-    ids.push(BigInt(token));
-    pending = [BigInt(token)];
-    if (stopAtEos && eos.has(token)) return;
+  for (let step = 0; step < maxNewTokens && active.length > 0 && !signal?.aborted; step++) {
+    // The prompt once, then each unfinished sequence's last token, batch row j = active[j].
+    const batch = step === 0 ? [prompted] : active.map((sequence) => [sequence.ids[sequence.ids.length - 1]]);
+    const pass = await forward(model, batch, past, prompted.length + step - batch[0].length, 1);
+    const finished = new Set<Sequence>();
+    for (const [j, sequence] of active.entries()) {
+      const logits = row(pass, step === 0 ? 0 : j);
+      if (step < minNewTokens) for (const id of held) logits[id] = -Infinity;
+      maskInfinities(logits, 'logits');
+      const mu = sequence.sampler?.state.mirostatMu;
+      const filters = {
+        ...filterOptions,
+        ...(mu != null ? { mirostat: { ...filterOptions.mirostat, mu } } : {}),
+        ...(history ? { generatedIds: Int32Array.from(sequence.ids, Number) } : {}),
+      };
+      const key = { seed, stream: stream + sequence.index, step: sequence.ids.length };
+      const drawn = logprobs === undefined ? undefined : lab.sampleToken(logits, { ...filters, ...key, logprobs, logprobsMode });
+      const token = sequence.sampler ? sequence.sampler.sample(logits) : drawn ? drawn.token : lab.sampleToken(logits, { ...filters, ...key });
+      const described = describeStep(lab, tokenizer, logits, { ...filters, ...key }, token, topCandidates);
+      sequence.ids.push(BigInt(token));
+      sequence.generated.push(token);
+      const stopString = stops.length > 0 && sequence.generated.length >= minNewTokens
+        ? completedStop(tokenizer, sequence.generated, stops, longestStop) : undefined;
+      const stopReason = eos.has(token) || stopIds.has(token) ? token : stopString;
+      const finishReason = stopReason !== undefined ? 'stop' : step === maxNewTokens - 1 ? 'length' : undefined;
+      if (finishReason) finished.add(sequence);
+      yield {
+        token,
+        text: tokenizer.decode([token]),
+        sequence: sequence.index,
+        ...described,
+        ...(drawn && {
+          logprobs: {
+            logprob: drawn.logprob,
+            rank: drawn.rank,
+            top: drawn.top.map((t) => ({ token: t.token, text: tokenizer.decode([t.token]), logprob: t.logprob })),
+          },
+        }),
+        ...(finishReason && { finishReason }),
+        ...(stopReason !== undefined && { stopReason }),
+      };
+    }
+    // Every sequence starts from the prompt's cache; finished ones leave the batch.
+    const rows = active.flatMap((sequence, j) => (finished.has(sequence) ? [] : [step === 0 ? 0 : j]));
+    active = active.filter((sequence) => !finished.has(sequence));
+    past = active.length > 0 ? await selectRows(pass.cache, rows) : undefined;
   }
 }
 
 // The distribution the token was drawn from (with the same random key: XTC's draw is part of
 // it), where each stage cut it, and the most probable candidates before the filters.
 function describeStep(lab: Lab, tokenizer: PreTrainedTokenizer, logits: Float32Array, options: SampleTokenOptions,
-                      token: number, topCandidates: number): Omit<GeneratedToken, 'token' | 'text' | 'logprobs'> {
+                      token: number, topCandidates: number): Pick<GeneratedToken, 'prob' | 'entropyBits' | 'kept' | 'top' | 'cuts'> {
   const sampled = lab.distribution(logits, options);
   const cuts = lab.stages(logits, options).stages;
   const top: Candidate[] = [];

@@ -11,7 +11,7 @@ export async function positionLogits(model: PreTrainedModel, inputIds: ArrayLike
   if (!Number.isInteger(index) || index < 0 || index >= ids.length) {
     throw new SamplingLabError('index', `index must be an integer in [0, ${ids.length - 1}], not ${index}`);
   }
-  return row(await forward(model, ids.slice(0, index + 1), undefined, 0, 1), 0).slice();
+  return row(await forward(model, [ids.slice(0, index + 1)], undefined, 0, 1), 0).slice();
 }
 
 /**
@@ -26,7 +26,7 @@ export async function* logitsRows(model: PreTrainedModel, inputIds: ArrayLike<nu
   let past: KvCache | undefined;
   for (let start = 0; start < ids.length; start += chunk) {
     const part = ids.slice(start, start + chunk);
-    const pass = await forward(model, part, past, start, part.length);
+    const pass = await forward(model, [part], past, start, part.length);
     for (let r = 0; r < part.length; r++) yield { index: start + r, logits: row(pass, r) };
     past = pass.cache;
   }
