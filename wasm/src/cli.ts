@@ -2,7 +2,7 @@
 // sampling-lab <experiment> [--json] [--flag value ...] | <experiment> --help | list | --help | --version
 // Every user error is one line on stderr and exit code 2.
 import { readFileSync } from 'node:fs';
-import { experimentParams, readFlags } from './cli/flags.js';
+import { experimentParams, readFlags, SOURCE_FLAGS } from './cli/flags.js';
 import { PEER_INSTALL } from './cli/model.js';
 import { describe, render, toJson } from './cli/render.js';
 import { MODEL_DTYPES } from './model-dtypes.js';
@@ -53,7 +53,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const info = lab.experiments.find((e) => e.name === command);
   if (!info) throw new SamplingLabError('experiment', `unknown experiment '${command}'; known: ${lab.experiments.map((e) => e.name).join(', ')}`);
-  const flags = readFlags(rest, info);
+  const flags = readFlags(rest, info, SOURCE_FLAGS);
   if (flags.help) {
     console.log(experimentHelp(info));
     return 0;

@@ -10,24 +10,26 @@ import { modelLogits } from './model.js';
 
 /** Flags that say where the logits come from, not parameters of the experiment. */
 export const SOURCE_FLAGS = ['model', 'passage', 'position', 'dtype'] as const;
-export type Source = Partial<Record<(typeof SOURCE_FLAGS)[number], string>>;
+export type Source<Name extends string = (typeof SOURCE_FLAGS)[number]> = Partial<Record<Name, string>>;
 
 const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** A parameter's flags: kebab case, as the widgets' attributes spell it, and camel case. */
 export const spellings = (name: string): string[] => [...new Set([kebab(name), name])];
 
-export interface Flags {
+export interface Flags<Name extends string = (typeof SOURCE_FLAGS)[number]> {
   /** Each given parameter's text, by its schema name. */
   texts: Map<string, string>;
-  source: Source;
+  /** The texts of the flags that are not parameters (`sources`). */
+  source: Source<Name>;
   json: boolean;
   help: boolean;
 }
 
-export function readFlags(argv: string[], info: ExperimentInfo): Flags {
+/** The command line of `info`'s parameters and of the flags `sources`, each taking a text. */
+export function readFlags<Name extends string>(argv: string[], info: ExperimentInfo, sources: readonly Name[]): Flags<Name> {
   const names = new Map<string, string>();  // flag → the parameter or source it sets
   for (const param of info.params) for (const spelling of spellings(param.name)) names.set(spelling, param.name);
-  for (const flag of SOURCE_FLAGS) names.set(flag, flag);
+  for (const flag of sources) names.set(flag, flag);
   const options = Object.fromEntries([...names.keys()].map((flag) => [flag, { type: 'string' as const }]));
   // Not strict: strict mode refuses a value that starts with '-' (--presence-penalty -1), so the
   // tokens are checked here, each failure one line.
@@ -35,7 +37,7 @@ export function readFlags(argv: string[], info: ExperimentInfo): Flags {
     args: argv, strict: false, allowPositionals: true, tokens: true,
     options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
   });
-  const flags: Flags = { texts: new Map(), source: {}, json: false, help: false };
+  const flags: Flags<Name> = { texts: new Map(), source: {}, json: false, help: false };
   const hint = `run sampling-lab ${info.name} --help for its flags`;
   for (const token of tokens) {
     if (token.kind === 'option-terminator') continue;
@@ -51,11 +53,11 @@ export function readFlags(argv: string[], info: ExperimentInfo): Flags {
     if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--'))) {
       throw new SamplingLabError(name, `${flag} needs a value`);
     }
-    const isSource = (SOURCE_FLAGS as readonly string[]).includes(name);
-    if (flags.texts.has(name) || (isSource && flags.source[name as keyof Source] !== undefined)) {
+    const isSource = (sources as readonly string[]).includes(name);
+    if (flags.texts.has(name) || (isSource && flags.source[name as Name] !== undefined)) {
       throw new SamplingLabError(name, `--${name} is given twice`);
     }
-    if (isSource) flags.source[name as keyof Source] = token.value;
+    if (isSource) flags.source[name as Name] = token.value;
     else flags.texts.set(name, token.value);
   }
   return flags;
@@ -70,7 +72,7 @@ function parseNumber(text: string, name: string): number {
   return value;
 }
 
-function parseValue(text: string, spec: ValueSpec, name: string): unknown {
+export function parseValue(text: string, spec: ValueSpec, name: string): unknown {
   switch (spec.kind) {
     case 'choice': return text;
     case 'optional': return text === 'null' ? null : parseValue(text, spec.of!, name);

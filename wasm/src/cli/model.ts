@@ -12,7 +12,7 @@ const PEER = '@huggingface/transformers';
 // onnxruntime-node's install script downloads GPU providers; the CPU binary it ships is enough.
 export const PEER_INSTALL = `ONNXRUNTIME_NODE_INSTALL=skip npm i ${PEER}`;
 
-async function importAdapter() {
+export async function importAdapter() {
   try {
     return await import('../transformers.js');
   } catch (error) {
@@ -22,10 +22,23 @@ async function importAdapter() {
   }
 }
 
+export function checkDtype(dtype: string): void {
+  if (!isModelDtype(dtype)) throw new SamplingLabError('dtype', `--dtype takes one of ${MODEL_DTYPES.join(', ')}, not '${dtype}'`);
+}
+
+/** The model folder given as --`flag`, checked to look like one before the adapter loads it. */
+export function modelFolder(path: string, flag: string): string {
+  const folder = resolve(path);
+  if (!existsSync(join(folder, 'config.json'))) {
+    throw new SamplingLabError(flag, `${folder} holds no config.json: a model folder has config.json, tokenizer.json and onnx/model*.onnx`);
+  }
+  return folder;
+}
+
 export async function modelLogits(source: Source, position: number | undefined, info: ExperimentInfo): Promise<Float32Array> {
   if (!info.params.some((p) => p.name === 'logits')) throw new SamplingLabError('model', `${info.name} takes no logits, so --model does not apply`);
   const dtype = source.dtype ?? 'fp32';
-  if (!isModelDtype(dtype)) throw new SamplingLabError('dtype', `--dtype takes one of ${MODEL_DTYPES.join(', ')}, not '${dtype}'`);
+  checkDtype(dtype);
   if (source.passage === undefined) throw new SamplingLabError('passage', '--model needs --passage FILE, the text to read');
   if (position === undefined) throw new SamplingLabError('position', '--model needs --position N (counting from 1)');
   let text: string;
@@ -34,10 +47,7 @@ export async function modelLogits(source: Source, position: number | undefined, 
   } catch (error) {
     throw new SamplingLabError('passage', `cannot read ${source.passage}: ${(error as Error).message}`);
   }
-  const folder = resolve(source.model!);
-  if (!existsSync(join(folder, 'config.json'))) {
-    throw new SamplingLabError('model', `${folder} holds no config.json: a model folder has config.json, tokenizer.json and onnx/model*.onnx`);
-  }
+  const folder = modelFolder(source.model!, 'model');
   const { loadLocalModel, passageIds, positionLogits } = await importAdapter();
   const { model, tokenizer } = await loadLocalModel(folder, { dtype });
   const ids = passageIds(tokenizer, text);
