@@ -96,6 +96,16 @@ it('minNewTokens holds back EOS and the stop tokens (when they stop the sequence
   expect(ignored.slice(0, -1).every((s) => s.finishReason === undefined)).toBe(true);
 });
 
+it('a step\'s description, computed when first read, is the same read at once or after the loop moved on', async () => {
+  const options = { temperature: 0.9, topK: 30, topP: 0.8, seed: 7, maxNewTokens: 4, topCandidates: 6, stopAtEos: false };
+  const describe = ({ prob, entropyBits, kept, top, cuts }: GeneratedToken) => ({ prob, entropyBits, kept, top, cuts });
+  const atOnce: object[] = [];
+  for await (const step of generateTokens(tiny.model, tiny.tokenizer, PROMPT, { lab, ...options })) atOnce.push(describe(step));
+  const later = (await steps(options)).map(describe);
+  expect(later).toEqual(atOnce);
+  expect(later.every((d) => (d as { kept: number }).kept <= 30)).toBe(true);
+});
+
 it('bad sequence options are SamplingLabErrors naming the option, before any forward pass', async () => {
   const cases: [object, string][] = [
     [{ n: 0 }, 'n'], [{ n: 1.5 }, 'n'], [{ n: 129 }, 'n'], [{ n: '2' }, 'n'],

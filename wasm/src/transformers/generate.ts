@@ -179,7 +179,6 @@ export async function* generateTokens(
       const key = { seed, stream: stream + sequence.index, step: sequence.ids.length };
       const drawn = logprobs === undefined ? undefined : lab.sampleToken(logits, { ...filters, ...key, logprobs, logprobsMode });
       const token = sequence.sampler ? sequence.sampler.sample(logits) : drawn ? drawn.token : lab.sampleToken(logits, { ...filters, ...key });
-      const described = describeStep(lab, tokenizer, logits, { ...filters, ...key }, token, topCandidates);
       sequence.ids.push(BigInt(token));
       sequence.generated.push(token);
       const stopString = stops.length > 0 && sequence.generated.length >= minNewTokens
@@ -187,11 +186,10 @@ export async function* generateTokens(
       const stopReason = eos.has(token) || stopIds.has(token) ? token : stopString;
       const finishReason = stopReason !== undefined ? 'stop' : step === maxNewTokens - 1 ? 'length' : undefined;
       if (finishReason) finished.add(sequence);
-      yield {
+      yield described({
         token,
         text: tokenizer.decode([token]),
         sequence: sequence.index,
-        ...described,
         ...(drawn && {
           logprobs: {
             logprob: drawn.logprob,
@@ -201,7 +199,7 @@ export async function* generateTokens(
         }),
         ...(finishReason && { finishReason }),
         ...(stopReason !== undefined && { stopReason }),
-      };
+      }, () => describeStep(lab, tokenizer, logits, { ...filters, ...key }, token, topCandidates));
     }
     // Every sequence starts from the prompt's cache; finished ones leave the batch.
     const rows = active.flatMap((sequence, j) => (finished.has(sequence) ? [] : [step === 0 ? 0 : j]));
@@ -210,10 +208,21 @@ export async function* generateTokens(
   }
 }
 
+type Description = Pick<GeneratedToken, 'prob' | 'entropyBits' | 'kept' | 'top' | 'cuts'>;
+const DESCRIPTION: readonly (keyof Description)[] = ['prob', 'entropyBits', 'kept', 'top', 'cuts'];
+
+// The step with its description computed when first read: a loop that reads only the tokens pays
+// for the draws alone.
+function described(step: Omit<GeneratedToken, keyof Description>, describe: () => Description): GeneratedToken {
+  let description: Description | undefined;
+  for (const key of DESCRIPTION) Object.defineProperty(step, key, { enumerable: true, get: () => (description ??= describe())[key] });
+  return step as GeneratedToken;
+}
+
 // The distribution the token was drawn from (with the same random key: XTC's draw is part of
 // it), where each stage cut it, and the most probable candidates before the filters.
 function describeStep(lab: Lab, tokenizer: PreTrainedTokenizer, logits: Float32Array, options: SampleTokenOptions,
-                      token: number, topCandidates: number): Pick<GeneratedToken, 'prob' | 'entropyBits' | 'kept' | 'top' | 'cuts'> {
+                      token: number, topCandidates: number): Description {
   const sampled = lab.distribution(logits, options);
   const cuts = lab.stages(logits, options).stages;
   const top: Candidate[] = [];
