@@ -32,6 +32,11 @@ struct ChainTrace {
 Selection run_chain(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
                     ChainTrace* trace = nullptr, bool draw_only = false);
 
+// The kept set sample_token draws from: run_chain, or select_kept on the penalised logits (the
+// fast path, which needs T > 0). `draw_only` as in run_chain.
+Selection kept_tokens(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
+                      bool draw_only);
+
 // Mirostat's μ for this token: the option, else its start 2τ.
 double mirostat_mu(const SamplingOptions& options);
 

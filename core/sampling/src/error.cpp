@@ -1,5 +1,6 @@
 #include "sampling_lab/error.hpp"
 
+#include "sampling_lab/kernels.hpp"
 #include "sampling_lab/values.hpp"
 
 #include <cmath>
@@ -40,14 +41,10 @@ Check check_memory(std::size_t bytes, const std::string& argument) {
 
 Check check_logits(std::span<const float> logits, const std::string& argument) {
   if (auto error = check_size(logits.size(), argument)) return error;
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    if (!std::isfinite(logits[i])) {
-      return ArgumentError{argument, argument + "[" + std::to_string(i) + "] is " +
-                                         (std::isnan(logits[i]) ? "NaN" : "infinite") +
-                                         "; logits must be finite"};
-    }
-  }
-  return std::nullopt;
+  const std::size_t i = kernels::first_non_finite(logits);
+  if (i == logits.size()) return std::nullopt;
+  return ArgumentError{argument, argument + "[" + std::to_string(i) + "] is " +
+                                     (std::isnan(logits[i]) ? "NaN" : "infinite") + "; logits must be finite"};
 }
 
 Check check_probabilities(std::span<const float> probs, const std::string& argument) {

@@ -43,6 +43,21 @@ MinMax min_max(std::span<const float> values) {
   return {lo, hi};
 }
 
+std::size_t first_non_finite(std::span<const float> values) {
+  const float* data = values.data();
+  const std::size_t end = simd_end(values.size());
+  Batch poison(0.0f);
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    const Batch x = Batch::load_unaligned(data + i);
+    poison += x - x;
+  }
+  const std::size_t first = std::isnan(xsimd::reduce_add(poison)) ? 0 : end;
+  for (std::size_t i = first; i < values.size(); ++i) {
+    if (!std::isfinite(data[i])) return i;
+  }
+  return values.size();
+}
+
 std::size_t argmax(std::span<const float> values) {
   const float* data = values.data();
   // Each block's maximum, in a pass as cheap as min_max's.

@@ -10,6 +10,7 @@
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/values.hpp"
 #include "chain.hpp"
+#include "clocks.hpp"
 #include "selection.hpp"
 
 namespace sampling_lab {
@@ -64,43 +65,6 @@ bool inverse_cdf(std::span<const float> probs, Philox& rng, std::span<std::int32
   });
 }
 
-// Exp(1) variates of a stream's words, as kernels::exponential_noise makes them, with those
-// within 2^-11 of an end of (0, 1) redone from their second word (kExtensionStream).
-class Clocks {
- public:
-  Clocks(const Philox& rng, SamplerWorkspace& workspace)
-      : key_(rng.key()), extension_stream_(rng.stream() | kExtensionStream), workspace_(workspace) {}
-
-  // E for words[j], the words at stream positions first + positions[j] (positions empty: j).
-  std::span<float> of(std::span<const std::uint32_t> words, std::uint64_t first,
-                            std::span<const std::uint32_t> positions = {}) {
-    auto& clocks = workspace_.noise;
-    clocks.resize(words.size());
-    workspace_.extend.clear();
-    kernels::exponential_noise(words, clocks, workspace_.extend);
-    for (const std::uint32_t j : workspace_.extend) {
-      clocks[j] = float(exponential_from(words[j], extension_word(first + (positions.empty() ? j : positions[j]))));
-    }
-    return clocks;
-  }
-
-  // Word `position` of the extension stream, or of the main one.
-  std::uint32_t word(std::uint64_t position, bool extension = false) const {
-    const std::uint64_t stream = extension ? extension_stream_ : main_stream();
-    const std::uint64_t block = position / 4;
-    return philox4x32_10({std::uint32_t(block), std::uint32_t(block >> 32), std::uint32_t(stream), std::uint32_t(stream >> 32)},
-                         key_)[position % 4];
-  }
-
- private:
-  std::uint32_t extension_word(std::uint64_t position) const { return word(position, true); }
-  std::uint64_t main_stream() const { return extension_stream_ & ~kExtensionStream; }
-
-  PhiloxKey key_;
-  std::uint64_t extension_stream_;
-  SamplerWorkspace& workspace_;
-};
-
 // The exponential race (Gumbel 1954 in the form of competing clocks): argmin_i E_i / w_i over
 // weights w whose largest is 1, E_i the Exp(1) variate of the draw's word i, V words per draw.
 // Gumbel-max is this same race: argmax z_i − ln E_i = argmax e^{z_i} / E_i, since −ln decreases.
@@ -108,7 +72,7 @@ bool exponential_race(std::span<const float> weights, Philox& rng, std::span<std
                       SamplerWorkspace& workspace, const Progress& progress) {
   constexpr std::size_t kChunk = 4096;
   const std::size_t v = weights.size();
-  Clocks clocks(rng, workspace);
+  detail::Clocks clocks(rng, workspace);
   std::size_t next_report = kTokensPerReport;
   const auto report = [&](std::size_t tokens) {
     if (!progress || tokens < next_report) return true;
@@ -297,11 +261,10 @@ struct Drawn {
 // `draw_only`: the caller reads only the token and its weight, not the kept set.
 Drawn draw(std::span<const float> input_logits, const SamplingOptions& options, FilterWorkspace& workspace,
            bool draw_only) {
-  const bool general = detail::needs_general_chain(options);
-  const auto logits = general ? input_logits : penalised(input_logits, options, workspace.penalties);
-  if (!general && options.temperature == 0.0) return {std::int32_t(argmax(logits)), std::nullopt};
-  const auto kept = general ? detail::run_chain(logits, options, workspace, nullptr, draw_only)
-                            : detail::select_kept(logits, options, workspace);
+  if (!detail::needs_general_chain(options) && options.temperature == 0.0) {
+    return {std::int32_t(argmax(penalised(input_logits, options, workspace.penalties))), std::nullopt};
+  }
+  const auto kept = detail::kept_tokens(input_logits, options, workspace, draw_only);
   const double target = token_uniforms(options).token * kept.kept_weight;
   const std::size_t at = kernels::inverse_cdf(kept.weights, kept.block_sums, target);
   return {std::int32_t(kept.ids[at]), kept, at};

@@ -16,6 +16,10 @@ struct MinMax {
 };
 MinMax min_max(std::span<const float> values);
 
+// Index of the first value that is NaN or ±∞, or values.size(): one SIMD pass (x − x is 0 only
+// for finite x), then a scan only when it found one.
+std::size_t first_non_finite(std::span<const float> values);
+
 // Index of the largest value, ties to the lowest index (values not NaN): one max pass that keeps
 // each block's maximum, then a scan of the first block holding the overall maximum.
 std::size_t argmax(std::span<const float> values);

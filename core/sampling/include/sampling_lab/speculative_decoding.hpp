@@ -1,0 +1,70 @@
+#pragma once
+// Speculative decoding's verification of one draft (Leviathan et al. 2023, "Fast inference from
+// transformers via speculative decoding"; Chen et al. 2023, "Accelerating large language model
+// decoding with speculative sampling"): draft token x_i, drawn from q_i, is accepted with
+// probability min(1, p_i(x_i) / q_i(x_i)); the first rejected one is replaced by a draw from
+// norm(max(0, p_i − q_i)); when all γ are accepted a bonus token comes from the last target row.
+// The emitted tokens then follow the target exactly. p_i and q_i are the distributions
+// sample_token draws from with the same options, so filters and penalties act on both sides.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <variant>
+#include <vector>
+
+#include "sampling_lab/error.hpp"
+#include "sampling_lab/options.hpp"
+#include "sampling_lab/workspace.hpp"
+
+namespace sampling_lab {
+
+// Draft tokens verified at once at most.
+inline constexpr std::size_t kMaxDraftTokens = 64;
+
+// The draft proposes on (seed, stream XOR 2^52) and the verifier draws its own uniforms from
+// (seed, stream XOR 2^51): neither reuses a word of the target's stream.
+inline constexpr std::uint64_t kDraftStreamBit = std::uint64_t{1} << 52;
+inline constexpr std::uint64_t kVerifierStreamBit = std::uint64_t{1} << 51;
+constexpr std::uint64_t draft_stream(std::uint64_t stream) { return stream ^ kDraftStreamBit; }
+
+struct SpeculativeInput {
+  std::span<const float> target_rows;          // γ + 1 rows of V target logits, back to back
+  std::span<const float> draft_rows;           // γ rows of V draft logits
+  std::span<const std::int32_t> draft_tokens;  // γ proposals; token i drawn from draft row i
+  std::uint64_t draft_stream;                  // the stream the draft sampled on
+};
+
+struct SpeculativeResult {
+  std::size_t accepted;              // drafts accepted, 0 … γ
+  std::int32_t token;                // the residual draw at the first rejection, else the bonus
+  std::vector<std::int32_t> tokens;  // the accepted drafts, then token
+  std::vector<double> acceptance;    // min(1, p_i(x_i) / q_i(x_i)) of each position checked
+  bool from_residual;                // token replaced a rejected draft
+};
+
+// Two workspaces, so that p_i and q_i can be held at once.
+struct SpeculativeWorkspace {
+  FilterWorkspace target;
+  FilterWorkspace draft;
+  std::vector<std::int32_t> context;  // generated_ids followed by the drafts
+};
+
+// V, from the rows' sizes and γ: γ <= kMaxDraftTokens, whole rows, each side at most
+// kMaxVocabulary entries.
+std::variant<std::size_t, ArgumentError> speculative_vocabulary(const SpeculativeInput& input);
+
+// Verifies γ drafts. `options` (checked by check_options for V) hold the target's key: seed,
+// stream, step = the first draft position's step, generated_ids = the history before it.
+// Position i uses p_i = the kept distribution of target row i at (seed, stream, step + i) and
+// q_i = that of draft row i at (seed, draft_stream, step + i), both with generated_ids followed by
+// drafts[0, i) (generated_counts is not read). The acceptance uniform of position i is words 0–1,
+// the residual's words 2–3, of Philox block step + i of (seed, stream XOR 2^51); the bonus token
+// is sample_token(target row γ) at step + γ with every draft in the history. Temperature 0 is
+// greedy: a draft is accepted while it is the target's token, which is then emitted. Checks the
+// rows (finite), the tokens (in [0, V) and possible under q_i) and refuses mirostat, whose μ
+// follows every emitted token.
+std::variant<SpeculativeResult, ArgumentError> speculative_verify(const SpeculativeInput& input,
+                                                                  const SamplingOptions& options,
+                                                                  SpeculativeWorkspace& workspace);
+
+}  // namespace sampling_lab

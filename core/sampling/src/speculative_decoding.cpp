@@ -1,0 +1,167 @@
+#include "sampling_lab/speculative_decoding.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "sampling_lab/kernels.hpp"
+#include "sampling_lab/rng.hpp"
+#include "sampling_lab/samplers.hpp"
+#include "chain.hpp"
+
+namespace sampling_lab {
+
+namespace {
+
+// Row `row` of rows of `vocabulary` logits.
+std::span<const float> row_of(std::span<const float> rows, std::size_t row, std::size_t vocabulary) {
+  return rows.subspan(row * vocabulary, vocabulary);
+}
+
+Check check_rows(std::span<const float> rows, std::size_t vocabulary, const std::string& argument) {
+  for (std::size_t r = 0; r * vocabulary < rows.size(); ++r) {
+    if (auto error = check_logits(row_of(rows, r, vocabulary), argument)) {
+      return ArgumentError{argument, "row " + std::to_string(r) + ": " + error->message};
+    }
+  }
+  return std::nullopt;
+}
+
+// The probability of `token` in the kept set (0 when it was cut).
+double probability(const detail::Selection& kept, std::int32_t token) {
+  const auto at = std::lower_bound(kept.ids.begin(), kept.ids.end(), std::uint32_t(token));
+  if (at == kept.ids.end() || *at != std::uint32_t(token)) return 0.0;
+  return double(kept.weights[std::size_t(at - kept.ids.begin())]) / kept.kept_weight;
+}
+
+// An inverse-CDF draw from norm(max(0, p − q)) over p's kept tokens (the residual is 0 wherever
+// p is), ids ascending, on the uniform u. When rounding leaves no residual mass (p = q up to it),
+// the draw is from p.
+std::int32_t residual_draw(const detail::Selection& p, const detail::Selection& q, double u) {
+  // Calls visit(position in p, residual weight) in id order.
+  const auto each_residual = [&](auto visit) {
+    std::size_t in_q = 0;
+    for (std::size_t j = 0; j < p.ids.size(); ++j) {
+      while (in_q < q.ids.size() && q.ids[in_q] < p.ids[j]) ++in_q;
+      const double q_j = in_q < q.ids.size() && q.ids[in_q] == p.ids[j] ? double(q.weights[in_q]) / q.kept_weight : 0.0;
+      if (!visit(j, std::max(0.0, double(p.weights[j]) / p.kept_weight - q_j))) return;
+    }
+  };
+  double total = 0.0;
+  each_residual([&](std::size_t, double r) {
+    total += r;
+    return true;
+  });
+  if (!(total > 0.0)) return std::int32_t(p.ids[kernels::inverse_cdf(p.weights, p.block_sums, u * p.kept_weight)]);
+  const double target = u * total;
+  double below = 0.0;
+  std::size_t chosen = 0;
+  each_residual([&](std::size_t j, double r) {
+    if (r > 0.0) chosen = j;  // the last token with residual mass, should rounding leave the target beyond them all
+    below += r;
+    return below <= target;
+  });
+  return std::int32_t(p.ids[chosen]);
+}
+
+}  // namespace
+
+std::variant<std::size_t, ArgumentError> speculative_vocabulary(const SpeculativeInput& input) {
+  const std::size_t gamma = input.draft_tokens.size();
+  if (gamma > kMaxDraftTokens) {
+    return ArgumentError{"draftTokens", "draftTokens has " + std::to_string(gamma) + " tokens; at most " +
+                                            std::to_string(kMaxDraftTokens) + " are verified at once"};
+  }
+  if (auto error = check_length(double(input.target_rows.size()), "targetRows")) return *error;
+  if (auto error = check_length(double(input.draft_rows.size()), "draftRows")) return *error;
+  const std::size_t rows = gamma + 1;
+  if (input.target_rows.empty() || input.target_rows.size() % rows != 0) {
+    return ArgumentError{"targetRows", "targetRows must hold γ + 1 = " + std::to_string(rows) +
+                                           " rows of equal length (one more than draftTokens), not " +
+                                           std::to_string(input.target_rows.size()) + " logits"};
+  }
+  const std::size_t vocabulary = input.target_rows.size() / rows;
+  if (input.draft_rows.size() != gamma * vocabulary) {
+    return ArgumentError{"draftRows", "draftRows must hold γ = " + std::to_string(gamma) + " rows of " +
+                                          std::to_string(vocabulary) + " logits (as targetRows), not " +
+                                          std::to_string(input.draft_rows.size()) + " logits"};
+  }
+  return vocabulary;
+}
+
+std::variant<SpeculativeResult, ArgumentError> speculative_verify(const SpeculativeInput& input,
+                                                                  const SamplingOptions& options,
+                                                                  SpeculativeWorkspace& workspace) {
+  const auto sized = speculative_vocabulary(input);
+  if (const auto* error = std::get_if<ArgumentError>(&sized)) return *error;
+  const std::size_t vocabulary = std::get<std::size_t>(sized);
+  if (options.mirostat_version != 0) {
+    return ArgumentError{"mirostat", "mirostat cannot be verified speculatively: its μ moves with every emitted token"};
+  }
+  if (auto error = check_rows(input.target_rows, vocabulary, "targetRows")) return *error;
+  if (auto error = check_rows(input.draft_rows, vocabulary, "draftRows")) return *error;
+  const auto drafts = input.draft_tokens;
+  for (std::size_t i = 0; i < drafts.size(); ++i) {
+    if (drafts[i] < 0 || std::size_t(drafts[i]) >= vocabulary) {
+      return ArgumentError{"draftTokens", "draftTokens[" + std::to_string(i) + "] is " + std::to_string(drafts[i]) +
+                                              ", not a token id in [0, " + std::to_string(vocabulary) + ")"};
+    }
+  }
+  auto& context = workspace.context;
+  context.assign(options.generated_ids.begin(), options.generated_ids.end());
+  context.insert(context.end(), drafts.begin(), drafts.end());
+  const std::size_t history = options.generated_ids.size();
+  // The options of position i on one side.
+  const auto at = [&](std::size_t i, std::uint64_t stream) {
+    SamplingOptions position = options;
+    position.stream = stream;
+    position.step = options.step + i;
+    position.generated_ids = std::span(context).first(history + i);
+    position.generated_counts.reset();
+    return position;
+  };
+  SpeculativeResult result{0, 0, {}, {}, false};
+  const auto finish = [&](std::int32_t token) {
+    result.token = token;
+    result.tokens.assign(drafts.begin(), drafts.begin() + std::ptrdiff_t(result.accepted));
+    result.tokens.push_back(token);
+    return result;
+  };
+  for (std::size_t i = 0; i < drafts.size(); ++i) {
+    const auto target_row = row_of(input.target_rows, i, vocabulary);
+    const SamplingOptions target_options = at(i, options.stream);
+    if (options.temperature == 0.0) {
+      const std::int32_t best = sample_token(target_row, target_options, workspace.target);
+      result.acceptance.push_back(drafts[i] == best ? 1.0 : 0.0);
+      if (drafts[i] == best) {
+        ++result.accepted;
+        continue;
+      }
+      result.from_residual = true;
+      return finish(best);
+    }
+    const auto p = detail::kept_tokens(target_row, target_options, workspace.target, true);
+    const auto q = detail::kept_tokens(row_of(input.draft_rows, i, vocabulary), at(i, input.draft_stream),
+                                       workspace.draft, true);
+    const double drafted = probability(q, drafts[i]);
+    if (!(drafted > 0.0)) {
+      return ArgumentError{"draftTokens", "draftTokens[" + std::to_string(i) + "] = " + std::to_string(drafts[i]) +
+                                              " has probability 0 under draftRows[" + std::to_string(i) +
+                                              "] with these options: draw each draft token with the same options on the draft stream"};
+    }
+    const double ratio = std::min(1.0, probability(p, drafts[i]) / drafted);
+    result.acceptance.push_back(ratio);
+    Philox verifier(options.seed, options.stream ^ kVerifierStreamBit);
+    verifier.seek(options.step + i);
+    const double accept_uniform = verifier.uniform();
+    if (accept_uniform < ratio) {
+      ++result.accepted;
+      continue;
+    }
+    result.from_residual = true;
+    return finish(residual_draw(p, q, verifier.uniform()));
+  }
+  return finish(sample_token(row_of(input.target_rows, drafts.size(), vocabulary), at(drafts.size(), options.stream),
+                             workspace.target));
+}
+
+}  // namespace sampling_lab

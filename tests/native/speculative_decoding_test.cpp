@@ -1,0 +1,447 @@
+// Speculative decoding's verification (speculative_decoding.hpp), exact where it is cheap to
+// see: for γ = 1, 3, 5 the first emitted token follows the target p by χ² on small and
+// 151,936-token rows (including a q that gives mass to tokens p cuts), the first position is
+// accepted at the chapter's rate α = Σ min(p, q) and the tokens per verification follow
+// (1 − α^(γ+1)) / (1 − α); on Markov chains the first three emitted tokens jointly follow the
+// target chain. The rule that skips the residual (redrawing from p) fails the same tests.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reference.hpp"
+#include "sampling_lab/distribution.hpp"
+#include "sampling_lab/filters.hpp"
+#include "sampling_lab/samplers.hpp"
+#include "sampling_lab/speculative.hpp"
+#include "sampling_lab/speculative_decoding.hpp"
+#include "sampling_lab/statistics.hpp"
+#include "sampling_lab/synthetic.hpp"
+
+namespace sl = sampling_lab;
+
+namespace {
+
+// Bonferroni: 15 first-token and 2 Markov-chain χ² tests, each passing at p > kAlpha, reject an
+// exact rule less than 1 % of the time together.
+constexpr double kAlpha = 0.01 / 17;
+constexpr std::uint64_t kSeed = 2026;
+constexpr std::size_t kV = sl::kQwen3Vocabulary;
+
+// Next-token logits after a context; `fixed` when they are the same after every context.
+struct Model {
+  std::function<std::span<const float>(std::span<const std::int32_t> context)> row;
+  bool fixed;
+};
+
+Model fixed_row(const std::vector<float>& row) {
+  return {[&row](std::span<const std::int32_t>) { return std::span<const float>(row); }, true};
+}
+
+sl::SpeculativeResult verify(const sl::SpeculativeInput& input, const sl::SamplingOptions& options,
+                             sl::SpeculativeWorkspace& workspace) {
+  auto result = sl::speculative_verify(input, options, workspace);
+  if (const auto* error = std::get_if<sl::ArgumentError>(&result)) ADD_FAILURE() << error->argument << ": " << error->message;
+  return std::get<sl::SpeculativeResult>(std::move(result));
+}
+
+struct Step {
+  std::vector<std::int32_t> drafts;
+  sl::SpeculativeResult result;
+};
+
+// Speculative steps of a target and a draft model.
+class Speculator {
+ public:
+  Speculator(Model target, Model draft) : target_(std::move(target)), draft_(std::move(draft)) {}
+
+  // One step after `context` (options.generated_ids is set here): γ drafts drawn as
+  // lab.sampleToken would on the draft stream, the γ + 1 target rows, and the verification.
+  // `without_residual`: the wrong rule, which replaces a rejected draft by a draw from p.
+  Step step(sl::SamplingOptions options, std::vector<std::int32_t> context, std::size_t gamma, bool without_residual) {
+    const std::size_t history = context.size();
+    const auto at = [&](std::size_t i, std::uint64_t stream) {
+      sl::SamplingOptions position = options;
+      position.stream = stream;
+      position.step = options.step + i;
+      position.generated_ids = std::span(context).first(history + i);
+      return position;
+    };
+    // Fixed models' rows are laid out once.
+    const bool lay_out = !(target_.fixed && draft_.fixed && laid_out_for_ == gamma);
+    if (lay_out) {
+      target_rows_.clear();
+      draft_rows_.clear();
+    }
+    const auto append = [&](std::vector<float>& rows, std::span<const float> row) {
+      if (lay_out) rows.insert(rows.end(), row.begin(), row.end());
+    };
+    for (std::size_t i = 0; i < gamma; ++i) {
+      const auto row = draft_.row(context);
+      append(draft_rows_, row);
+      append(target_rows_, target_.row(context));
+      context.push_back(sl::sample_token(row, at(i, sl::draft_stream(options.stream)), workspace_.draft));
+    }
+    append(target_rows_, target_.row(context));
+    laid_out_for_ = gamma;
+    options.generated_ids = std::span(context).first(history);
+    const std::vector<std::int32_t> drafts(context.begin() + std::ptrdiff_t(history), context.end());
+    Step step{drafts, verify({target_rows_, draft_rows_, drafts, sl::draft_stream(options.stream)}, options, workspace_)};
+    auto& result = step.result;
+    if (without_residual && result.from_residual) {
+      const std::size_t vocabulary = target_rows_.size() / (gamma + 1);
+      result.token = sl::sample_token(std::span(target_rows_).subspan(result.accepted * vocabulary, vocabulary),
+                                      at(result.accepted, options.stream), workspace_.target);
+      result.tokens.back() = result.token;
+    }
+    return step;
+  }
+
+ private:
+  Model target_;
+  Model draft_;
+  sl::SpeculativeWorkspace workspace_;
+  std::vector<float> target_rows_;
+  std::vector<float> draft_rows_;
+  std::size_t laid_out_for_ = 0;  // the γ the fixed rows are laid out for (0: none)
+};
+
+std::vector<float> filtered(std::span<const float> logits, const sl::SamplingOptions& options) {
+  sl::FilterWorkspace workspace;
+  std::vector<float> probs(logits.size());
+  sl::filter_distribution(logits, options, probs, workspace);
+  return probs;
+}
+
+// A (p, q) pair: one target and one draft row used at every position, with options and history.
+struct Pair {
+  std::string name;
+  std::vector<float> target;
+  std::vector<float> draft;
+  sl::SamplingOptions options;
+  std::vector<std::int32_t> history;
+  std::size_t trials;
+  bool stationary;  // no penalties: every position has the same p, q and α
+};
+
+std::vector<float> perturbed(std::vector<float> logits, double scale, std::uint64_t seed) {
+  sl::Philox rng(seed, 1);
+  for (float& z : logits) z = float(z + scale * rng.normal());
+  return logits;
+}
+
+Pair pair_of(int which) {
+  Pair pair;
+  switch (which) {
+    case 0:
+      pair = {"12 tokens", reference::random_logits(12, 1, 1.5), reference::random_logits(12, 2, 1.5), {}, {}, 20'000, true};
+      break;
+    case 1: {
+      // The draft's head is the target's moved down three ranks: q's top 3 are tokens top-k
+      // cuts from p, and p's ranks 38–40 are cut from q.
+      const auto other = sl::synthetic_logits(kV, 2);
+      std::vector<float> draft(kV);
+      for (std::size_t i = 0; i < kV; ++i) draft[i] = 0.8f * other[(i + 3 * 1499) % kV];
+      pair = {"151,936 tokens, top-k 40, q on tokens p cuts", sl::synthetic_logits(kV, 1), draft, {}, {}, 4'000, true};
+      pair.options.top_k = 40;
+      break;
+    }
+    case 2:
+      pair = {"151,936 tokens, T 0.8, min-p, penalties", sl::synthetic_logits(kV, 3), perturbed(sl::synthetic_logits(kV, 4), 0.3, 4),
+              {}, {1499, 2998, 7495, 123}, 4'000, false};
+      pair.options.temperature = 0.8;
+      pair.options.min_p = 0.002;
+      pair.options.repetition_penalty = 1.3;
+      pair.options.presence_penalty = 0.5;
+      break;
+    case 3: {
+      const auto target = reference::random_logits(1000, 5, 2.5);
+      pair = {"1,000 tokens, general chain: typical-p, top-nσ", target, perturbed(target, 0.8, 6), {}, {}, 20'000, true};
+      pair.options.temperature = 1.2;
+      pair.options.typical_p = 0.9;
+      pair.options.top_n_sigma = 2.0;
+      break;
+    }
+    default:
+      pair = {"151,936 tokens, whole vocabulary", sl::synthetic_logits(kV, 5), sl::synthetic_logits(kV, 6), {}, {}, 1'500, true};
+      break;
+  }
+  return pair;
+}
+
+class FirstToken : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(FirstToken, FollowsTheTargetAndAcceptsAtTheChaptersRate) {
+  const auto [which, gamma] = GetParam();
+  Pair pair = pair_of(which);
+  pair.options.generated_ids = pair.history;
+  const auto p = filtered(pair.target, pair.options);
+  const auto q = filtered(pair.draft, pair.options);
+  const double alpha = sl::acceptance_probability(p, q);
+  Speculator speculator(fixed_row(pair.target), fixed_row(pair.draft));
+  std::vector<std::int32_t> first;
+  double first_accepted = 0.0, tokens = 0.0, tokens_squared = 0.0;
+  for (std::size_t t = 0; t < pair.trials; ++t) {
+    sl::SamplingOptions options = pair.options;
+    options.seed = kSeed;
+    options.stream = t;
+    options.step = 40;
+    const auto [drafts, result] = speculator.step(options, pair.history, std::size_t(gamma), false);
+    ASSERT_EQ(result.tokens.size(), result.accepted + 1);
+    ASSERT_EQ(result.acceptance.size(), std::min(result.accepted + 1, std::size_t(gamma)));
+    const auto x = std::size_t(drafts[0]);
+    ASSERT_NEAR(result.acceptance[0], std::min(1.0, double(p[x]) / double(q[x])), 1e-5);
+    first.push_back(result.tokens[0]);
+    first_accepted += result.accepted > 0;
+    const double emitted = double(result.accepted + 1);
+    tokens += emitted;
+    tokens_squared += emitted * emitted;
+  }
+  const double n = double(pair.trials);
+  const auto fit = sl::chi_square(sl::counts(first, p.size()), p);
+  RecordProperty("chi_square_p", std::to_string(fit.p_value));
+  EXPECT_GT(fit.p_value, kAlpha) << pair.name << ": χ² " << fit.statistic << " on " << fit.dof << " dof";
+  EXPECT_LE(std::abs(first_accepted / n - alpha), 4.0 * sl::standard_error(alpha, n) + 1e-12)
+      << pair.name << ": first position accepted " << first_accepted / n << ", α = " << alpha;
+  if (pair.stationary) {
+    const double mean = tokens / n;
+    const double se = std::sqrt((tokens_squared / n - mean * mean) / n);
+    EXPECT_LE(std::abs(mean - sl::expected_tokens(alpha, std::size_t(gamma))), 4.0 * se + 1e-12)
+        << pair.name << ": " << mean << " tokens per verification";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Pairs, FirstToken, ::testing::Combine(::testing::Range(0, 5), ::testing::Values(1, 3, 5)),
+                         [](const auto& info) {
+                           return "pair" + std::to_string(std::get<0>(info.param)) + "_gamma" + std::to_string(std::get<1>(info.param));
+                         });
+
+// The test can see the error it guards against: redrawing a rejected draft from p gives
+// min(p, q) + (1 − α) p, not p.
+TEST(FirstToken, TheRuleWithoutItsResidualFails) {
+  Pair pair = pair_of(1);
+  const auto p = filtered(pair.target, pair.options);
+  Speculator speculator(fixed_row(pair.target), fixed_row(pair.draft));
+  std::vector<std::int32_t> first;
+  for (std::size_t t = 0; t < pair.trials; ++t) {
+    sl::SamplingOptions options = pair.options;
+    options.seed = kSeed;
+    options.stream = t;
+    first.push_back(speculator.step(options, {}, 3, true).result.tokens[0]);
+  }
+  const auto fit = sl::chi_square(sl::counts(first, p.size()), p);
+  RecordProperty("chi_square_p", std::to_string(fit.p_value));
+  EXPECT_LT(fit.p_value, 1e-12) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+}
+
+// A Markov chain over a few tokens: row a holds the logits of the token after a.
+struct Chain {
+  std::size_t v;
+  std::vector<float> target;
+  std::vector<float> draft;
+  sl::SamplingOptions options;
+};
+
+Chain chain_of(int which) {
+  if (which == 0) return {4, reference::random_logits(16, 11, 1.5), reference::random_logits(16, 12, 1.5), {}};
+  Chain chain{5, reference::random_logits(25, 13, 1.5), reference::random_logits(25, 14, 1.5), {}};
+  chain.options.temperature = 0.9;
+  chain.options.top_k = 3;
+  chain.options.repetition_penalty = 1.5;
+  chain.options.frequency_penalty = 0.4;
+  return chain;
+}
+
+Model rows_of(const Chain& chain, const std::vector<float>& table) {
+  return {[&chain, &table](std::span<const std::int32_t> context) {
+            return std::span(table).subspan(std::size_t(context.back()) * chain.v, chain.v);
+          },
+          false};
+}
+
+// The first three tokens after the start token 0, decoded speculatively with γ = 3, as cell
+// 9a + 3b + c of the joint (a, b, c), over `trials` requests (streams).
+std::vector<std::int32_t> first_three(const Chain& chain, std::size_t trials, bool without_residual) {
+  Speculator speculator(rows_of(chain, chain.target), rows_of(chain, chain.draft));
+  std::vector<std::int32_t> cells;
+  for (std::size_t t = 0; t < trials; ++t) {
+    std::vector<std::int32_t> sequence = {0};
+    while (sequence.size() < 4) {
+      sl::SamplingOptions options = chain.options;
+      options.seed = kSeed;
+      options.stream = t;
+      options.step = sequence.size() - 1;
+      const auto step = speculator.step(options, sequence, 3, without_residual);
+      sequence.insert(sequence.end(), step.result.tokens.begin(), step.result.tokens.end());
+    }
+    const auto v = std::int32_t(chain.v);
+    cells.push_back((sequence[1] * v + sequence[2]) * v + sequence[3]);
+  }
+  return cells;
+}
+
+// P(a, b, c) under the target with the chain's options, each token seeing the ones before.
+std::vector<float> target_joint(const Chain& chain) {
+  const std::size_t v = chain.v;
+  std::vector<float> joint(v * v * v);
+  const auto next = [&](std::vector<std::int32_t> context) {
+    sl::SamplingOptions options = chain.options;
+    options.generated_ids = context;
+    return filtered(std::span(chain.target).subspan(std::size_t(context.back()) * v, v), options);
+  };
+  const auto first = next({0});
+  for (std::size_t a = 0; a < v; ++a) {
+    const auto second = next({0, std::int32_t(a)});
+    for (std::size_t b = 0; b < v; ++b) {
+      const auto third = next({0, std::int32_t(a), std::int32_t(b)});
+      for (std::size_t c = 0; c < v; ++c) joint[(a * v + b) * v + c] = first[a] * second[b] * third[c];
+    }
+  }
+  return joint;
+}
+
+class MarkovChain : public ::testing::TestWithParam<int> {};
+
+TEST_P(MarkovChain, TheFirstThreeTokensFollowTheTargetChain) {
+  const Chain chain = chain_of(GetParam());
+  const auto joint = target_joint(chain);
+  const auto observed = sl::counts(first_three(chain, 30'000, false), joint.size());
+  for (std::size_t cell = 0; cell < joint.size(); ++cell) {
+    if (joint[cell] == 0.0f) EXPECT_EQ(observed[cell], 0u) << "impossible sequence " << cell;
+  }
+  const auto fit = sl::chi_square(observed, joint);
+  RecordProperty("chi_square_p", std::to_string(fit.p_value));
+  EXPECT_GT(fit.p_value, kAlpha) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+}
+
+INSTANTIATE_TEST_SUITE_P(Chains, MarkovChain, ::testing::Range(0, 2));
+
+TEST(MarkovChain, TheRuleWithoutItsResidualFails) {
+  const Chain chain = chain_of(0);
+  const auto joint = target_joint(chain);
+  const auto fit = sl::chi_square(sl::counts(first_three(chain, 30'000, true), joint.size()), joint);
+  RecordProperty("chi_square_p", std::to_string(fit.p_value));
+  EXPECT_LT(fit.p_value, 1e-12) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+}
+
+// Greedy speculative decoding emits exactly the target's greedy tokens, whatever the draft.
+TEST(SpeculativeGreedy, EmitsTheTargetsGreedyTokens) {
+  const std::size_t v = 50;
+  const Chain chain{v, reference::random_logits(v * v, 21, 2.0), reference::random_logits(v * v, 22, 2.0), {}};
+  sl::SamplingOptions options;
+  options.temperature = 0.0;
+  options.repetition_penalty = 1.2;  // greedy then does not settle into a short loop
+  sl::FilterWorkspace workspace;
+  std::vector<std::int32_t> greedy = {0};
+  while (greedy.size() <= 40) {
+    sl::SamplingOptions at = options;
+    at.generated_ids = greedy;
+    greedy.push_back(sl::sample_token(std::span(chain.target).subspan(std::size_t(greedy.back()) * v, v), at, workspace));
+  }
+  for (const auto* draft : {&chain.draft, &chain.target}) {
+    Speculator speculator(rows_of(chain, chain.target), rows_of(chain, *draft));
+    std::vector<std::int32_t> sequence = {0};
+    while (sequence.size() <= 40) {
+      sl::SamplingOptions at = options;
+      at.step = sequence.size() - 1;
+      const auto [drafts, result] = speculator.step(at, sequence, 4, false);
+      for (const double a : result.acceptance) EXPECT_TRUE(a == 0.0 || a == 1.0);
+      // With the target as its own draft every proposal is accepted.
+      if (draft == &chain.target) EXPECT_EQ(result.accepted, 4u);
+      sequence.insert(sequence.end(), result.tokens.begin(), result.tokens.end());
+    }
+    sequence.resize(greedy.size());
+    EXPECT_EQ(sequence, greedy) << (draft == &chain.target ? "target as draft" : "random draft");
+  }
+}
+
+// With q = p every draft is accepted, and the bonus is the token sampleToken draws from the last
+// row at step + γ with every draft in the history; the same input gives the same result.
+TEST(SpeculativeVerify, AnIdenticalDraftIsAlwaysAcceptedAndTheBonusIsSampleTokens) {
+  const auto logits = sl::synthetic_logits(kV, 7);
+  sl::SamplingOptions options;
+  options.top_p = 0.95;
+  options.repetition_penalty = 1.1;
+  options.seed = 3;
+  options.stream = 9;
+  options.step = 12;
+  const std::vector<std::int32_t> history = {1499, 5};
+  Speculator speculator(fixed_row(logits), fixed_row(logits));
+  for (int trial = 0; trial < 20; ++trial) {
+    options.step = 12 + std::uint64_t(trial) * 10;
+    const auto [drafts, result] = speculator.step(options, history, 5, false);
+    EXPECT_EQ(result.accepted, 5u);
+    EXPECT_FALSE(result.from_residual);
+    EXPECT_EQ(result.acceptance, std::vector<double>(5, 1.0));
+    std::vector<std::int32_t> context = history;
+    context.insert(context.end(), drafts.begin(), drafts.end());
+    sl::SamplingOptions bonus = options;
+    bonus.step = options.step + 5;
+    bonus.generated_ids = context;
+    sl::FilterWorkspace plain;
+    EXPECT_EQ(result.token, sl::sample_token(logits, bonus, plain));
+    const auto again = speculator.step(options, history, 5, false);
+    EXPECT_EQ(again.result.tokens, result.tokens);
+  }
+}
+
+TEST(SpeculativeVerify, BadInputNamesTheArgument) {
+  const std::size_t v = 8;
+  const std::vector<float> row = reference::random_logits(v, 1, 1.0);
+  const auto rows = [&](std::size_t count) {
+    std::vector<float> out;
+    for (std::size_t r = 0; r < count; ++r) out.insert(out.end(), row.begin(), row.end());
+    return out;
+  };
+  sl::SpeculativeWorkspace workspace;
+  const auto argument_of = [&](std::vector<float> target, std::vector<float> draft, std::vector<std::int32_t> tokens,
+                               sl::SamplingOptions options = {}) {
+    const auto result = sl::speculative_verify({target, draft, tokens, 0}, options, workspace);
+    return std::holds_alternative<sl::ArgumentError>(result) ? std::get<sl::ArgumentError>(result).argument : "(no error)";
+  };
+  const std::vector<std::int32_t> two = {1, 2};
+  EXPECT_EQ(argument_of(rows(3), rows(2), two), "(no error)");
+  EXPECT_EQ(argument_of(rows(66), rows(65), std::vector<std::int32_t>(65, 1)), "draftTokens");
+  EXPECT_EQ(argument_of({}, {}, {}), "targetRows");
+  EXPECT_EQ(argument_of(rows(2), rows(2), two), "targetRows");
+  EXPECT_EQ(argument_of(rows(3), rows(1), two), "draftRows");
+  auto nan_draft = rows(2);
+  nan_draft[v + 3] = NAN;
+  EXPECT_EQ(argument_of(rows(3), nan_draft, two), "draftRows");
+  auto infinite_target = rows(3);
+  infinite_target[2 * v] = INFINITY;
+  EXPECT_EQ(argument_of(infinite_target, rows(2), two), "targetRows");
+  EXPECT_EQ(argument_of(rows(3), rows(2), {1, std::int32_t(v)}), "draftTokens");
+  EXPECT_EQ(argument_of(rows(3), rows(2), {-1, 2}), "draftTokens");
+  sl::SamplingOptions top_one;
+  top_one.top_k = 1;
+  const auto best = std::int32_t(sl::argmax(row));
+  EXPECT_EQ(argument_of(rows(3), rows(2), {best, best}, top_one), "(no error)");
+  EXPECT_EQ(argument_of(rows(3), rows(2), {best, (best + 1) % std::int32_t(v)}, top_one), "draftTokens");
+  sl::SamplingOptions mirostat;
+  mirostat.mirostat_version = 2;
+  EXPECT_EQ(argument_of(rows(3), rows(2), two, mirostat), "mirostat");
+}
+
+// Non-finite logits are found wherever they sit in a vocabulary-sized row (SIMD lanes and tail).
+TEST(SpeculativeVerify, FindsANonFiniteLogitAnywhereInARow) {
+  const auto row = sl::synthetic_logits(kV, 8);
+  sl::SpeculativeWorkspace workspace;
+  for (const std::size_t at : {std::size_t{0}, std::size_t{77}, std::size_t{100'003}, kV - 1}) {
+    for (const float bad : {NAN, INFINITY, -INFINITY}) {
+      std::vector<float> target(row), draft(row);
+      target.insert(target.end(), row.begin(), row.end());
+      target[kV + at] = bad;
+      const std::vector<std::int32_t> tokens = {std::int32_t(sl::argmax(row))};
+      const auto result = sl::speculative_verify({target, draft, tokens, 0}, {}, workspace);
+      ASSERT_TRUE(std::holds_alternative<sl::ArgumentError>(result));
+      const auto& error = std::get<sl::ArgumentError>(result);
+      EXPECT_EQ(error.argument, "targetRows");
+      EXPECT_NE(error.message.find("row 1: targetRows[" + std::to_string(at) + "]"), std::string::npos) << error.message;
+    }
+  }
+}
+
+}  // namespace
