@@ -95,6 +95,14 @@ class History {
     return val::object();
   }
 
+  // Becomes a copy of `other` (history and counts), without the history crossing to JavaScript.
+  val copy_from(const History& other) {
+    const std::size_t bytes = (other.history_.tokens().size() + other.history_.counts().size() * 2) * sizeof(std::int32_t);
+    if (auto error = sampling_lab::check_memory(bytes, "history")) return error_value(*error);
+    history_ = other.history_;
+    return val::object();
+  }
+
   // The whole history, valid until the next accept.
   val tokens() const {
     const auto tokens = history_.tokens();
@@ -305,6 +313,14 @@ class Engine {
     return view_value("tokens", tokens_);
   }
 
+  // Whether n draws of `method` from `vocabulary` values are within the limits: before any copy.
+  val check_draws(std::string method_name, double n, double vocabulary) {
+    const auto method = sampling_lab::parse_method(method_name);
+    if (!method) return error_value({"method", "method must be inverse-cdf, gumbel-max, exponential-race or alias"});
+    if (auto error = sampling_lab::check_draws(n, std::size_t(vocabulary), *method)) return error_value(*error);
+    return val::object();
+  }
+
   // n draws by one method; temperature, seed and stream come from the option values.
   val sample(std::string method_name, double n, bool is_probs, val on_progress) {
     const std::vector<float>& values = *current_;
@@ -378,6 +394,8 @@ class Engine {
 
   val ranking() {
     if (auto error = sampling_lab::check_logits(*current_, "values")) return error_value(*error);
+    // The radix sort's keys and ids, twice, and the result.
+    if (auto error = sampling_lab::check_memory(current_->size() * 5 * sizeof(std::uint32_t), "values")) return error_value(*error);
     ranking_ = sampling_lab::ranking(*current_);
     return view_value("order", ranking_);
   }
@@ -588,6 +606,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("startBuffer", &History::start_buffer)
       .function("start", &History::start)
       .function("accept", &History::accept)
+      .function("copyFrom", &History::copy_from)
       .function("tokens", &History::tokens);
   emscripten::class_<Engine>("Engine")
       .constructor<>()
@@ -606,6 +625,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("sampleTokenLogprobs", &Engine::sample_token_logprobs)
       .function("sampleBatch", &Engine::sample_batch)
       .function("sample", &Engine::sample)
+      .function("checkDraws", &Engine::check_draws)
       .function("randomWords", &Engine::random_words)
       .function("coverCount", &Engine::cover_count)
       .function("distance", &Engine::distance)

@@ -113,7 +113,7 @@ export interface Sampler {
   sample(logits: NumericArray): number;
   /** Appends a token chosen elsewhere (a prompt token, a speculative accept) to the history. */
   accept(token: number): void;
-  /** Back to the state it was created with. */
+  /** Back to where the options start it (generatedIds, step, mirostat.mu), even if it was created from a saved state. */
   reset(): void;
   /** An independent copy with the same state. */
   clone(): Sampler;
@@ -148,10 +148,14 @@ function view<T extends ArrayBufferView>(result: CoreError | T): T {
   return result;
 }
 
-/** A Float32Array, a Float64Array, or an array whose every entry is a number (no holes, no BigInt). */
-function checkNumbers(values: unknown, name: string): asserts values is NumericArray {
+/**
+ * A Float32Array, a Float64Array, or an array of at most `maxLength` entries each a number (no
+ * holes, no BigInt); the length is checked before any entry is read.
+ */
+function checkNumbers(values: unknown, name: string, maxLength: number): asserts values is NumericArray {
   if (values instanceof Float32Array || values instanceof Float64Array) return;
   if (!Array.isArray(values)) throw new SamplingLabError(name, `${name} must be a Float32Array, Float64Array or number[]`);
+  checkLength(values, name, maxLength);
   for (let i = 0; i < values.length; i++) {
     if (typeof values[i] !== 'number') throw new SamplingLabError(name, `${name}[${i}] is ${describe(values, i)}, not a number`);
   }
@@ -196,6 +200,8 @@ function numberList(value: unknown, name: string, maxLength: number): NumericArr
 }
 
 const NO_ITEMS: readonly number[] = Object.freeze([]);
+/** logitBias as an object holds at most this many tokens; [ids, biases] holds a vocabulary. */
+const OBJECT_BIAS_KEYS = 65536;
 
 /** Scalar arguments that must be numbers (their ranges are the core's to check). */
 function checkScalars(values: Record<string, unknown>): void {
@@ -229,13 +235,18 @@ function typedArrayOf(type: BulkType, bytes: ArrayBuffer): Float32Array | Float6
 /** `{ [tokenId]: bias }` or `[ids, biases]` as the table's two lists; keys are canonical ids ('7', not '07' or '0x7'). */
 function logitBiasLists(value: unknown, maxLength: number): [IntegerArray, NumericArray] {
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'object') {
-    return [idList(value[0], 'logitBias', maxLength), numberList(value[1], 'logitBias', maxLength)];
+    const [ids, biases] = value as [ArrayLike<unknown> | null, ArrayLike<unknown> | null];
+    if (ids?.length !== biases?.length) {
+      throw new SamplingLabError('logitBias', `logitBias has ${ids?.length} ids and ${biases?.length} biases; they must be as many`);
+    }
+    return [idList(ids, 'logitBias', maxLength), numberList(biases, 'logitBias', maxLength)];
   }
   if (!isObject(value) || value instanceof Map) {
     throw new SamplingLabError('logitBias', 'logitBias must be { [tokenId]: bias } or [ids, biases]');
   }
+  // Counting an object's keys reads them all: the object form is for few tokens.
   const keys = Object.keys(value);
-  checkLength(keys, 'logitBias', maxLength);
+  checkLength(keys, 'logitBias', OBJECT_BIAS_KEYS);
   for (const key of keys) {
     if (!/^(0|[1-9][0-9]*)$/.test(key)) throw new SamplingLabError('logitBias', `logitBias key '${key}' is not a token id`);
   }
@@ -310,16 +321,18 @@ export class Lab {
    * typical → top-nσ → ε → η → XTC → mirostat), renormalised.
    */
   distribution(logits: NumericArray, options: SampleTokenOptions = {}): DistributionResult {
+    const laid = this.#layOut([options]);
     this.#input(logits, 'logits');
-    this.#writeOptions([options], TOKEN_GROUPS);
+    this.#writeOptions(laid);
     const result = unwrap(this.#engine.distribution());
     return { ...result, probs: result.probs.slice() };
   }
 
   /** The stages that are on, in order, the tokens left after each, and which stage cut each token. */
   stages(logits: NumericArray, options: SampleTokenOptions = {}): StagesResult {
+    const laid = this.#layOut([options]);
     this.#input(logits, 'logits');
-    this.#writeOptions([options], TOKEN_GROUPS);
+    this.#writeOptions(laid);
     const result = unwrap(this.#engine.stages());
     return { stages: result.stages, cutBy: result.cutBy.slice() };
   }
@@ -334,17 +347,19 @@ export class Lab {
   sampleToken(logits: NumericArray, options: SampleTokenOptions & Partial<LogprobsOptions> = {}): number | TokenLogprobs {
     if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
     const { logprobs, logprobsMode, ...rest } = options;
-    this.#input(logits, 'logits');
+    const laid = this.#layOut([rest]);
     if (logprobs === undefined) {
       if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs');
-      this.#writeOptions([rest], TOKEN_GROUPS);
+      this.#input(logits, 'logits');
+      this.#writeOptions(laid);
       return unwrap(this.#engine.sampleToken()).token;
     }
     if (typeof logprobs !== 'number') throw new SamplingLabError('logprobs', 'logprobs must be a number');
     if (logprobsMode !== undefined && logprobsMode !== 'raw' && logprobsMode !== 'processed') {
       throw new SamplingLabError('logprobsMode', "logprobsMode must be 'raw' or 'processed'");
     }
-    this.#writeOptions([rest], TOKEN_GROUPS);
+    this.#input(logits, 'logits');
+    this.#writeOptions(laid);
     const { token, logprob, rank, top } = unwrap(this.#engine.sampleTokenLogprobs(logprobs, logprobsMode === 'processed'));
     return { token, logprob, rank, top };
   }
@@ -361,13 +376,14 @@ export class Lab {
     // Checked once here, so that a bad option fails at creation rather than at the first token.
     this.checkOptions(options);
     const { generatedIds = [], step = 0, mirostat, ...fixed } = options as SampleTokenOptions;
-    const start: SamplerState = { history: Array.from(generatedIds), step, mirostatMu: mirostat?.mu ?? null };
+    const start: StartState = { history: Int32Array.from(generatedIds), step, mirostatMu: mirostat?.mu ?? null };
     if (state !== undefined) this.#checkSamplerState(state);
     const port: SamplerPort = {
       createHistory: () => new this.#core.History(fixed.penaltyLastN ?? 0),
       draw: (logits, stepOptions, history) => {
+        const laid = this.#layOut([stepOptions]);
         this.#input(logits, 'logits');
-        this.#writeOptions([stepOptions], TOKEN_GROUPS);
+        this.#writeOptions(laid);
         return unwrap(this.#engine.sampleWithHistory(history));
       },
       maxVocabulary: this.maxVocabulary,
@@ -381,7 +397,7 @@ export class Lab {
    */
   checkOptions(options: SampleTokenOptions, vocabSize = this.maxVocabulary): void {
     if (typeof vocabSize !== 'number') throw new SamplingLabError('vocabSize', 'vocabSize must be a number');
-    this.#writeOptions([options], TOKEN_GROUPS);
+    this.#writeOptions(this.#layOut([options]));
     unwrap(this.#engine.checkOptions(vocabSize));
   }
 
@@ -392,11 +408,20 @@ export class Lab {
   sampleBatch(logitsRows: readonly NumericArray[] | Float32Array | Float64Array, options: BatchOptions): Int32Array {
     const matrix = Array.isArray(logitsRows) && logitsRows.length > 0 && typeof logitsRows[0] !== 'number'
       ? logitsRows as readonly NumericArray[] : undefined;
-    if (matrix) checkLength(matrix, 'logitsRows', this.maxBatchRows);
+    if (matrix) {
+      checkLength(matrix, 'logitsRows', this.maxBatchRows);
+      const width = matrix[0]?.length;
+      if (typeof width === 'number' && matrix.length * width > this.maxVocabulary) {
+        throw new SamplingLabError('logitsRows', `logitsRows holds ${matrix.length} × ${width} logits; at most ${this.maxVocabulary} are supported`);
+      }
+    } else {
+      checkLength(logitsRows as ArrayLike<unknown>, 'logitsRows', this.maxVocabulary);
+    }
     const perRow = this.#rowsOf(options, matrix?.length);
     const rows = perRow.length;
+    const laid = this.#layOut(perRow);
     if (matrix) {
-      matrix.forEach((row, r) => checkNumbers(row, `logitsRows[${r}]`));
+      matrix.forEach((row, r) => checkNumbers(row, `logitsRows[${r}]`, this.maxVocabulary));
       if (matrix.length !== rows) {
         throw new SamplingLabError('options', `options describe ${rows} rows for ${matrix.length} rows of logits`);
       }
@@ -414,7 +439,7 @@ export class Lab {
       }
       this.#input(logitsRows as NumericArray, 'logitsRows');
     }
-    this.#writeOptions(perRow, TOKEN_GROUPS);
+    this.#writeOptions(laid);
     return unwrap(this.#engine.sampleBatch(rows)).tokens.slice();
   }
 
@@ -428,8 +453,13 @@ export class Lab {
     if (typeof method !== 'string') throw new SamplingLabError('method', 'method must be a string');
     if (typeof n !== 'number') throw new SamplingLabError('n', 'n must be a number');
     if (typeof isProbs !== 'boolean') throw new SamplingLabError('isProbs', 'isProbs must be true or false');
-    this.#input(probsOrLogits, isProbs ? 'probs' : 'logits');
-    this.#writeOptions([key], TOKEN_GROUPS);
+    const name = isProbs ? 'probs' : 'logits';
+    checkNumbers(probsOrLogits, name, this.maxVocabulary);
+    // n and n × V are checked before the values are copied.
+    unwrap(this.#engine.checkDraws(method, n, probsOrLogits.length));
+    const laid = this.#layOut([key]);
+    this.#input(probsOrLogits, name);
+    this.#writeOptions(laid);
     return this.#withProgress(onProgress as RunOptions['onProgress'], (progress) => unwrap(this.#engine.sample(method, n, isProbs, progress)).draws.slice());
   }
 
@@ -472,6 +502,9 @@ export class Lab {
 
   /** Total variation, KL(p‖q) in nats, and overlap Σ min(p, q) = 1 − TV. */
   distance(p: NumericArray, q: NumericArray): Distances {
+    checkNumbers(p, 'p', this.maxVocabulary);
+    checkNumbers(q, 'q', this.maxVocabulary);
+    if (p.length !== q.length) throw new SamplingLabError('q', `q has ${q.length} entries and p ${p.length}; they must have as many`);
     this.#input(p, 'p');
     this.#write(this.#core.InputSlot.secondary, q, 'q');
     return unwrap(this.#engine.distance());
@@ -651,14 +684,19 @@ export class Lab {
     });
   }
 
-  // Lays out the options of each row as the core's option table says; the core checks them.
-  #writeOptions(rows: readonly object[], groups: readonly Group[]): void {
-    const accepted = this.#accepted(groups);
-    const scalars = this.#scalarCount;
-    const { byName, defaults, idLists, numberLists: numberListCount } = this.#layout;
+  // The options of each row as the core's option table lays them out, with every JavaScript
+  // type and every list's length checked (the lists' total too) before anything is copied; the
+  // core checks the values.
+  #layOut(rows: readonly object[]): LaidOut {
+    const accepted = this.#accepted(TOKEN_GROUPS);
+    const { byName, idLists, numberLists: numberListCount } = this.#layout;
     const lists: IntegerArray[] = [];
     const numberLists: NumericArray[] = [];
     const rowScalars: [number, number, unknown][] = [];  // (row, spec slot, value) of the given scalars
+    // Every list of every row crosses in one buffer of bounded size.
+    const most = this.maxVocabulary * idLists;
+    let ids = 0;
+    let numbers = 0;
     rows.forEach((options, r) => {
       const rowLists: IntegerArray[] = new Array(idLists).fill(NO_ITEMS);
       const rowNumbers: NumericArray[] = new Array(numberListCount).fill(NO_ITEMS);
@@ -666,21 +704,35 @@ export class Lab {
       for (const [name, value] of Object.entries(this.#flatten(options, accepted))) {
         const spec = byName.get(name)!;
         if (value === undefined) continue;
-        if (spec.kind !== 'array') rowScalars.push([r, spec.slot, value]);
-        else if (spec.items?.kind === 'number') rowNumbers[spec.slot] = numberList(value, spec.name, spec.maxLength!);
-        else rowLists[spec.slot] = idList(value, spec.name, spec.maxLength!);
+        if (spec.kind !== 'array') {
+          rowScalars.push([r, spec.slot, value]);
+        } else if (spec.items?.kind === 'number') {
+          numbers += (rowNumbers[spec.slot] = numberList(value, spec.name, spec.maxLength!)).length;
+        } else {
+          ids += (rowLists[spec.slot] = idList(value, spec.name, spec.maxLength!)).length;
+        }
+      }
+      if (ids > most || numbers > most) {
+        throw new SamplingLabError('options', `the options' lists hold more than ${most} entries in all (by row ${r})`);
       }
       lists.push(...rowLists);
       numberLists.push(...rowNumbers);
     });
+    return { rows: rows.length, lists, numberLists, rowScalars };
+  }
+
+  // Writes laid-out options into the core's buffers.
+  #writeOptions({ rows, lists, numberLists, rowScalars }: LaidOut): void {
+    const scalars = this.#scalarCount;
+    const { defaults } = this.#layout;
     const offsets = [0];
     for (const list of lists) offsets.push(offsets[offsets.length - 1] + list.length);
     const numberOffsets = [0];
     for (const list of numberLists) numberOffsets.push(numberOffsets[numberOffsets.length - 1] + list.length);
-    const buffers = this.#optionBuffers(rows.length, offsets[offsets.length - 1], offsets.length,
+    const buffers = this.#optionBuffers(rows, offsets[offsets.length - 1], offsets.length,
       numberOffsets[numberOffsets.length - 1], numberOffsets.length);
     const values = buffers.values;
-    for (let r = 0; r < rows.length; r++) values.set(defaults, r * scalars);
+    for (let r = 0; r < rows; r++) values.set(defaults, r * scalars);
     for (const [r, slot, value] of rowScalars) {
       const spec = this.#layout.scalarBySlot[slot];
       if (spec.kind === 'optional') {
@@ -741,6 +793,8 @@ export class Lab {
     // the epoch's included, reads as empty).
     const cached = this.#buffers;
     if (cached && this.#epoch?.[0] === cached.epoch && fits(cached)) return cached;
+    // Sizing resizes the core's buffers: until it has succeeded, no view is valid.
+    this.#buffers = undefined;
     const { IdSlot } = this.#core;
     // Sizing a later buffer may grow memory and detach the earlier views; the second round
     // allocates nothing.
@@ -788,7 +842,10 @@ export class Lab {
   }
 
   #write(slot: CoreEnum, values: NumericArray, name: string): void {
-    checkNumbers(values, name);
+    if (!(values instanceof Float32Array) && !(values instanceof Float64Array) && !Array.isArray(values)) {
+      throw new SamplingLabError(name, `${name} must be a Float32Array, Float64Array or number[]`);
+    }
+    checkLength(values, name, this.maxVocabulary);
     if (values instanceof Float32Array && this.#residents.has(values) && values.buffer.byteLength === 0) {
       throw new SamplingLabError(name, `${name} is a logitsBuffer view that WebAssembly memory growth detached; call lab.logitsBuffer(vocabSize) again`);
     }
@@ -797,10 +854,27 @@ export class Lab {
       this.#engine.use(InputSlot.resident);
       return;
     }
-    // One bulk copy into WebAssembly memory; the view is used before anything can grow memory.
-    view(this.#engine.floats(slot, values.length, name)).set(values);
+    // One copy into WebAssembly memory; the view is used before anything can grow memory. A
+    // number[] is checked entry by entry as it is copied.
+    const target = view(this.#engine.floats(slot, values.length, name));
+    if (!Array.isArray(values)) {
+      target.set(values);
+    } else {
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i];
+        if (typeof value !== 'number') throw new SamplingLabError(name, `${name}[${i}] is ${describe(values, i)}, not a number`);
+        target[i] = value;
+      }
+    }
     if (slot === InputSlot.primary) this.#engine.use(InputSlot.primary);
   }
+}
+
+interface LaidOut {
+  rows: number;
+  lists: IntegerArray[];
+  numberLists: NumericArray[];
+  rowScalars: [number, number, unknown][];
 }
 
 interface OptionBuffers {
@@ -818,6 +892,11 @@ interface AcceptedNames {
   nested: Map<string, string[]>;
 }
 
+/** A sampler's state as it starts: its history may be an Int32Array. */
+interface StartState extends Omit<SamplerState, 'history'> {
+  history: Int32Array | readonly number[];
+}
+
 /** What a stateful sampler needs of its lab: a history in WebAssembly, and a draw with it. */
 interface SamplerPort {
   createHistory(): CoreHistory;
@@ -832,19 +911,27 @@ class StatefulSampler implements Sampler {
   readonly #port: SamplerPort;
   readonly #fixed: SampleTokenOptions;
   readonly #mirostat: SampleTokenOptions['mirostat'];
-  readonly #start: SamplerState;
+  readonly #start: StartState;
   readonly #history: CoreHistory;
   #step = 0;
   #mu: number | null = null;
 
-  constructor(port: SamplerPort, fixed: SampleTokenOptions, mirostat: SampleTokenOptions['mirostat'], start: SamplerState, state: SamplerState) {
+  // `state` is a state to restore, or a sampler whose history is copied inside WebAssembly.
+  constructor(port: SamplerPort, fixed: SampleTokenOptions, mirostat: SampleTokenOptions['mirostat'], start: StartState,
+              state: StartState | StatefulSampler) {
     this.#port = port;
     this.#fixed = fixed;
     this.#mirostat = mirostat;
-    this.#start = structuredClone(start);
+    this.#start = start;
     this.#history = port.createHistory();
     histories.register(this, this.#history);
-    this.#restore(state);
+    if (state instanceof StatefulSampler) {
+      unwrap(this.#history.copyFrom(state.#history));
+      this.#step = state.#step;
+      this.#mu = state.#mu;
+    } else {
+      this.#restore(state);
+    }
   }
 
   sample(logits: NumericArray): number {
@@ -870,14 +957,14 @@ class StatefulSampler implements Sampler {
   }
 
   clone(): Sampler {
-    return new StatefulSampler(this.#port, this.#fixed, this.#mirostat, this.#start, this.state);
+    return new StatefulSampler(this.#port, this.#fixed, this.#mirostat, this.#start, this);
   }
 
   get state(): SamplerState {
     return { history: Array.from(this.#history.tokens()), step: this.#step, mirostatMu: this.#mu };
   }
 
-  #restore(state: SamplerState): void {
+  #restore(state: StartState): void {
     view(this.#history.startBuffer(state.history.length)).set(state.history);
     this.#history.start();
     this.#step = state.step;

@@ -28,6 +28,8 @@ export interface CoreHistory {
   start(): void;
   /** An error when the history is full or cannot grow. */
   accept(token: number): CoreError | object;
+  /** Becomes a copy of another history, inside WebAssembly. */
+  copyFrom(other: CoreHistory): CoreError | object;
   /** The history, valid until the next accept. */
   tokens(): Int32Array;
   delete(): void;
@@ -57,6 +59,8 @@ export interface CoreEngine {
     token: number; logprob: number; rank: number; top: { token: number; logprob: number }[]; mirostatMu?: number;
   };
   sampleBatch(rows: number): CoreError | { tokens: Int32Array };
+  /** Whether n draws of `method` from `vocabulary` values are within the limits. */
+  checkDraws(method: string, n: number, vocabulary: number): CoreError | object;
   sample(method: string, n: number, isProbs: boolean, onProgress?: (fraction: number) => boolean): CoreError | { draws: Int32Array };
   randomWords(seed: number, stream: number, n: number): CoreError | { words: Uint32Array };
   coverCount(mass: number, temperature: number, isProbs: boolean): CoreError | { count: number };

@@ -53,6 +53,10 @@ SequenceModel SequenceModel::random(std::size_t vocabulary, std::size_t depth, d
 std::span<const float> SequenceModel::next(std::span<const std::int32_t> prefix) const {
   std::size_t node = 0;
   for (const auto token : prefix) node = node * vocabulary_ + std::size_t(token) + 1;
+  return at(node);
+}
+
+std::span<const float> SequenceModel::at(std::size_t node) const {
   return std::span(distributions_).subspan(node * vocabulary_, vocabulary_);
 }
 
@@ -76,29 +80,83 @@ Path greedy(const SequenceModel& model) {
 }
 
 Path exhaustive_best(const SequenceModel& model) {
-  const auto everything = beam_search(model, tree_nodes(model.vocabulary(), model.depth() + 1));
-  return everything.front();
+  // Depth first over every sequence in lexicographic order, keeping the first best: no sort and
+  // no allocation per leaf.
+  const std::size_t v = model.vocabulary();
+  Path best{{}, kNegativeInfinity};
+  std::vector<std::int32_t> tokens(model.depth());
+  const auto visit = [&](auto&& self, std::size_t node, std::size_t t, double log_prob) -> void {
+    if (t == model.depth()) {
+      if (log_prob > best.log_prob || best.tokens.empty()) best = {tokens, log_prob};
+      return;
+    }
+    const auto next = model.at(node);
+    for (std::size_t token = 0; token < v; ++token) {
+      tokens[t] = std::int32_t(token);
+      self(self, node * v + token + 1, t + 1, log_prob + log_of(next[token]));
+    }
+  };
+  visit(visit, 0, 0, 0.0);
+  return best;
 }
 
 std::vector<Path> beam_search(const SequenceModel& model, std::size_t width) {
-  std::vector<Path> beams = {{{}, 0.0}};
+  // Each beam is (node, log-probability, its entry on the previous level): paths are read back
+  // through these links at the end, so a step copies no token lists.
+  struct Beam {
+    std::size_t node;
+    double log_prob;
+    std::size_t parent;
+    std::int32_t token;
+  };
+  const std::size_t v = model.vocabulary();
+  std::vector<std::vector<Beam>> levels = {{{0, 0.0, 0, 0}}};
   for (std::size_t t = 0; t < model.depth(); ++t) {
-    std::vector<Path> expanded;
-    for (const auto& beam : beams) {
-      const auto next = model.next(beam.tokens);
-      for (std::size_t token = 0; token < next.size(); ++token) {
-        Path child = beam;
-        child.tokens.push_back(std::int32_t(token));
-        child.log_prob += log_of(next[token]);
-        expanded.push_back(std::move(child));
+    std::vector<Beam> expanded;
+    const auto& beams = levels.back();
+    expanded.reserve(beams.size() * v);
+    for (std::size_t b = 0; b < beams.size(); ++b) {
+      const auto next = model.at(beams[b].node);
+      for (std::size_t token = 0; token < v; ++token) {
+        expanded.push_back({beams[b].node * v + token + 1, beams[b].log_prob + log_of(next[token]), b, std::int32_t(token)});
       }
     }
-    // Stable: equal scores keep their expansion order.
-    std::stable_sort(expanded.begin(), expanded.end(), better);
-    expanded.resize(std::min(width, expanded.size()));
-    beams = std::move(expanded);
+    // The best `width`, equal scores in expansion order (a stable choice), without sorting the rest.
+    std::vector<std::size_t> order(expanded.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto before = [&](std::size_t a, std::size_t b) {
+      return expanded[a].log_prob > expanded[b].log_prob || (expanded[a].log_prob == expanded[b].log_prob && a < b);
+    };
+    const std::size_t kept = std::min(width, order.size());
+    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(kept), order.end(), before);
+    std::vector<Beam> chosen(kept);
+    for (std::size_t i = 0; i < kept; ++i) chosen[i] = expanded[order[i]];
+    levels.push_back(std::move(chosen));
   }
-  return beams;
+  std::vector<Path> paths;
+  for (std::size_t b = 0; b < levels.back().size(); ++b) {
+    Path path{std::vector<std::int32_t>(model.depth()), levels.back()[b].log_prob};
+    for (std::size_t t = model.depth(), at = b; t > 0; --t) {
+      path.tokens[t - 1] = levels[t][at].token;
+      at = levels[t][at].parent;
+    }
+    paths.push_back(std::move(path));
+  }
+  return paths;
+}
+
+std::size_t ancestral_leaf(const SequenceModel& model, Philox& rng) {
+  const std::size_t v = model.vocabulary();
+  std::size_t node = 0, leaf = 0;
+  for (std::size_t t = 0; t < model.depth(); ++t) {
+    const auto next = model.at(node);
+    double total = 0.0;
+    for (const float p : next) total += p;
+    const std::size_t token = kernels::inverse_cdf(next, rng.uniform() * total);
+    node = node * v + token + 1;
+    leaf = leaf * v + token;
+  }
+  return leaf;
 }
 
 Path ancestral_sample(const SequenceModel& model, Philox& rng) {

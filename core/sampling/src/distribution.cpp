@@ -1,6 +1,7 @@
 #include "sampling_lab/distribution.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -41,11 +42,32 @@ void log_softmax(std::span<const float> logits, double temperature, std::span<fl
 }
 
 std::vector<std::uint32_t> ranking(std::span<const float> values) {
-  std::vector<RankedToken> tokens(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) tokens[i] = {values[i], std::uint32_t(i), 0.0f};
-  std::sort(tokens.begin(), tokens.end(), detail::ranks_before);
-  std::vector<std::uint32_t> order(values.size());
-  for (std::size_t r = 0; r < order.size(); ++r) order[r] = tokens[r].id;
+  // LSD radix sort (three passes of 11 bits) on keys whose ascending order is descending value:
+  // linear time, and stable, so ties keep the lower id first (Knuth, TAOCP vol. 3, 5.2.5).
+  constexpr int kBits = 11;
+  constexpr std::uint32_t kMask = (1u << kBits) - 1;
+  const std::size_t n = values.size();
+  std::vector<std::uint32_t> keys(n), order(n), next_keys(n), next_order(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float value = values[i] + 0.0f;  // −0 ties with +0
+    std::uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    const std::uint32_t ascending = bits & 0x80000000u ? ~bits : bits | 0x80000000u;
+    keys[i] = ~ascending;
+    order[i] = std::uint32_t(i);
+  }
+  for (int shift = 0; shift < 32; shift += kBits) {
+    std::vector<std::size_t> start(std::size_t(kMask) + 2, 0);
+    for (const std::uint32_t key : keys) ++start[((key >> shift) & kMask) + 1];
+    for (std::size_t d = 1; d < start.size(); ++d) start[d] += start[d - 1];
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t at = start[(keys[i] >> shift) & kMask]++;
+      next_keys[at] = keys[i];
+      next_order[at] = order[i];
+    }
+    keys.swap(next_keys);
+    order.swap(next_order);
+  }
   return order;
 }
 

@@ -23,6 +23,8 @@ class SequenceModel {
   std::size_t vocabulary() const { return vocabulary_; }
   std::size_t depth() const { return depth_; }
   std::span<const float> next(std::span<const std::int32_t> prefix) const;
+  // The distribution at a node (breadth-first index); node n's children are n·V + 1 … n·V + V.
+  std::span<const float> at(std::size_t node) const;
 
  private:
   std::size_t vocabulary_;
@@ -41,9 +43,11 @@ struct Path {
 double log_probability(const SequenceModel& model, std::span<const std::int32_t> tokens);
 
 Path greedy(const SequenceModel& model);                  // argmax at every step
-Path exhaustive_best(const SequenceModel& model);         // all V^depth sequences
+Path exhaustive_best(const SequenceModel& model);         // all V^depth sequences, depth first
 std::vector<Path> beam_search(const SequenceModel& model, std::size_t width);  // best first
 Path ancestral_sample(const SequenceModel& model, Philox& rng);
+// The leaf an ancestral sample reaches, numbered 0 … V^depth − 1 in lexicographic order.
+std::size_t ancestral_leaf(const SequenceModel& model, Philox& rng);
 
 // k sequences sampled without replacement: top-down Gumbel perturbation of every prefix,
 // conditioned on its parent's maximum (stochastic beam search, Kool et al. 2019). Best first.

@@ -47,9 +47,10 @@ Json samplers(Params& params, const Progress& progress) {
   return {{"n", n}, {"standardErrors", bulk(standard_errors)}, {"methods", methods}};
 }
 
+// Gumbel-max and the race draw one variate per token, and every draw costs a few tokens' worth.
 Check samplers_budget(const Params& params) {
-  if (double(params.integer("n")) * double(params.length("p")) <= kMaxNoiseVariates) return std::nullopt;
-  return ArgumentError{"n", "n × len(p) must be at most 5e7 (Gumbel-max and the race draw one variate per token)"};
+  if (double(params.integer("n")) * (double(params.length("p")) + 16) <= kMaxNoiseVariates) return std::nullopt;
+  return ArgumentError{"n", "n × (len(p) + 16) must be at most 5e7"};
 }
 
 }  // namespace

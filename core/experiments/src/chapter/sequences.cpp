@@ -1,7 +1,6 @@
 // Sequence probability: the handbook's tree, where greedy misses the most probable sequence, and
 // random models, where wider beams close the gap.
 #include <cmath>
-#include <map>
 
 #include "../registry.hpp"
 #include "sampling_lab/sequence.hpp"
@@ -31,14 +30,22 @@ std::vector<double> default_widths(std::size_t vocabulary, std::size_t depth) {
 
 // Every sequence with its probability, the frequency with which `samples` ancestral draws
 // produced it, and `draws` sequences sampled without replacement by Gumbel-top-k.
-Json leaves_json(const SequenceModel& model, std::int64_t samples, std::int64_t draws, std::uint64_t seed) {
+// Null when `progress` stopped the run.
+Json leaves_json(const SequenceModel& model, std::int64_t samples, std::int64_t draws, std::uint64_t seed,
+                 const Progress& progress) {
   Philox rng{seed, 0};
-  std::map<std::vector<std::int32_t>, double> sampled;
-  for (std::int64_t i = 0; i < samples; ++i) sampled[ancestral_sample(model, rng).tokens] += 1.0 / double(samples);
+  const auto leaf_count = std::size_t(std::pow(double(model.vocabulary()), double(model.depth())));
+  std::vector<std::uint64_t> sampled(leaf_count, 0);
+  for (std::int64_t i = 0; i < samples; ++i) {
+    ++sampled[ancestral_leaf(model, rng)];
+    if (i % 65536 == 0 && !keep_going(progress, double(i) / double(samples))) return nullptr;
+  }
   Json leaves = Json::array();
-  for (const auto& leaf : beam_search(model, std::size_t(std::pow(double(model.vocabulary()), double(model.depth()))))) {
+  for (const auto& leaf : beam_search(model, leaf_count)) {
+    std::size_t index = 0;
+    for (const auto token : leaf.tokens) index = index * model.vocabulary() + std::size_t(token);
     Json json = path_json(leaf);
-    json["sampled"] = sampled[leaf.tokens];
+    json["sampled"] = samples > 0 ? double(sampled[index]) / double(samples) : 0.0;
     leaves.push_back(std::move(json));
   }
   Json without_replacement = Json::array();
@@ -46,7 +53,22 @@ Json leaves_json(const SequenceModel& model, std::int64_t samples, std::int64_t 
   return {{"leaves", leaves}, {"withoutReplacement", without_replacement}};
 }
 
-Json handbook_tree(Params& params, std::size_t vocabulary, std::size_t depth, const std::vector<double>& widths) {
+// Expansions of beam search at each width over `depth` steps: the expansions budget counts these.
+double beam_work(const std::vector<double>& widths, std::size_t vocabulary, std::size_t depth) {
+  const double leaves = std::pow(double(vocabulary), double(depth));
+  double work = 0.0;
+  for (const double w : widths) work += std::min(w * double(vocabulary), leaves) * double(depth);
+  return work;
+}
+
+Json handbook_tree(Params& params, const Progress& progress, std::size_t vocabulary, std::size_t depth,
+                   const std::vector<double>& widths) {
+  const double leaves = std::pow(double(vocabulary), double(depth));
+  const double work = beam_work(widths, vocabulary, depth) + double(params.integer("samples")) * double(depth) +
+                      leaves * double(depth);
+  if (work > kMaxExpansions) {
+    return reject(params, {"samples", "samples × depth + beam work must be at most 2e7 expansions; use fewer samples or widths"});
+  }
   const std::vector<double> tree = params.numbers("tree");
   const std::size_t nodes = tree_nodes(vocabulary, depth);
   if (tree.size() != nodes * vocabulary) {
@@ -69,7 +91,9 @@ Json handbook_tree(Params& params, std::size_t vocabulary, std::size_t depth, co
   Json result = {{"mode", "handbook"}, {"vocab", vocabulary}, {"depth", depth},
                  {"best", path_json(exhaustive_best(model))}, {"greedy", path_json(greedy(model))},
                  {"beams", beams}};
-  result.update(leaves_json(model, params.integer("samples"), params.integer("draws"), params.seed("seed")));
+  Json listed = leaves_json(model, params.integer("samples"), params.integer("draws"), params.seed("seed"), progress);
+  if (listed.is_null()) return cancelled(params);
+  result.update(listed);
   return result;
 }
 
@@ -78,9 +102,9 @@ Json random_models(Params& params, const Progress& progress, std::size_t vocabul
   const double sharpness = params.number("sharpness");
   const std::int64_t models = params.integer("models");
   const std::uint64_t seed = params.seed("seed");
-  const double leaves = std::pow(double(vocabulary), double(depth));
-  double expansions_per_model = leaves;
-  for (const double w : widths) expansions_per_model += std::min(w * double(vocabulary), leaves) * double(depth);
+  // A model's generation and its exhaustive search each visit every node's distribution.
+  const double nodes = double(tree_nodes(vocabulary, depth)) * double(vocabulary);
+  const double expansions_per_model = 2 * nodes + beam_work(widths, vocabulary, depth);
   if (double(models) * expansions_per_model > kMaxExpansions) {
     return reject(params, {"models", "models × (beam work per model) must be at most 2e7 expansions; use fewer models, widths or a smaller tree"});
   }
@@ -97,7 +121,7 @@ Json random_models(Params& params, const Progress& progress, std::size_t vocabul
       beam_misses[i] += misses(found, best);
       beam_ratio[i] += std::exp(found.log_prob - best.log_prob);
     }
-    if (m % 16 == 0 && !keep_going(progress, double(m + 1) / double(models))) return cancelled(params);
+    if (!keep_going(progress, double(m + 1) / double(models))) return cancelled(params);
   }
   Json beams = Json::array();
   Json closing = nullptr;
@@ -122,7 +146,7 @@ Json sequence(Params& params, const Progress& progress) {
   }
   const std::vector<double> widths = params.given("widths") ? params.numbers("widths")
       : handbook ? std::vector<double>{1, 2} : default_widths(vocabulary, depth);
-  return handbook ? handbook_tree(params, vocabulary, depth, widths)
+  return handbook ? handbook_tree(params, progress, vocabulary, depth, widths)
                   : random_models(params, progress, vocabulary, depth, widths);
 }
 

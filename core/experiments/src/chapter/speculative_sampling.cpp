@@ -108,9 +108,10 @@ Json speculative(Params& params, const Progress& progress) {
                               {"simulated", tokens / double(chains)}, {"verifications", chains}}}};
 }
 
+// Each verification scans the vocabulary at worst, and costs a few tokens' worth on its own.
 Check speculative_budget(const Params& params) {
-  if (double(params.integer("n")) * double(params.length("p")) <= kMaxScannedTokens) return std::nullopt;
-  return ArgumentError{"n", "n × len(p) must be at most 1e8"};
+  if (double(params.integer("n")) * (double(params.length("p")) + 16) <= kMaxScannedTokens) return std::nullopt;
+  return ArgumentError{"n", "n × (len(p) + 16) must be at most 1e8"};
 }
 
 // The chapter's real-model check, per position of a passage: Σ min(p, q) and 1 − TV between the
