@@ -9,8 +9,11 @@ import { SamplingLabError, type Lab, type ValueSpec } from 'sampling-lab';
 const REJECT_MS = 50;
 export const ACCEPT_MS = 2000;
 const MiB = 1 << 20;
-/** What the heap may keep after small calls: the resident logitsBuffer's 2^24 floats and the reused small buffers. */
-export const HEAP_SLACK = 64 * MiB + 8 * MiB;
+/**
+ * What the heap may keep after small calls: the resident logitsBuffer's 2^24 floats, and the
+ * buffers of up to 2^20 elements the engine keeps for reuse (inputs, outputs, workspaces).
+ */
+export const HEAP_SLACK = 64 * MiB + 24 * MiB;
 
 /** mulberry32: a small seeded generator, so every run makes the same calls. */
 export class Random {

@@ -68,9 +68,9 @@ Check check_field(std::span<const std::int32_t> ids, Kind, const Range& range, s
 
 Check check_field(std::span<const float> values, Kind, const Range& range, std::string_view name, std::size_t) {
   for (const float value : values) {
-    if (auto error = check_scalar(value, Kind::kNumber, range, std::string(name) + " entry")) {
-      return ArgumentError{std::string(name), error->message};
-    }
+    if (accepts(value, Kind::kNumber, range)) continue;
+    const auto error = check_scalar(value, Kind::kNumber, range, std::string(name) + " entry");
+    return ArgumentError{std::string(name), error->message};
   }
   return std::nullopt;
 }

@@ -44,24 +44,30 @@ bool with_two_words(Philox& rng, std::span<std::int32_t> out, SamplerWorkspace& 
 }
 
 // Many draws from one distribution: kernels::inverse_cdf's rule (the first index whose running
-// sum exceeds u · total) on prefix sums computed once, by binary search.
+// sum exceeds u · total) on prefix sums computed once, found through a guide table (Chen & Asau
+// 1974): guide[j] is that index for the target j·total/V, where the search for any target in
+// [j·total/V, (j+1)·total/V) starts, so a draw reads about two entries instead of a binary
+// search's log2 V, each likely a cache miss on a large vocabulary. The same index either way.
 bool inverse_cdf(std::span<const float> probs, Philox& rng, std::span<std::int32_t> out,
                  SamplerWorkspace& workspace, const Progress& progress) {
   auto& cdf = workspace.cumulative;
-  cdf.resize(probs.size());
+  const std::size_t v = probs.size();
+  cdf.resize(v);
   double total = 0.0;
-  for (std::size_t i = 0; i < probs.size(); ++i) cdf[i] = total += probs[i];
-  const auto last = std::ptrdiff_t(probs.size()) - 1;
-  // A short table is searched linearly: no branch per step to mispredict.
-  const bool short_table = probs.size() <= 16;
+  for (std::size_t i = 0; i < v; ++i) cdf[i] = total += probs[i];
+  auto& guide = workspace.alias;
+  guide.resize(v);
+  const double per_bucket = total / double(v);
+  for (std::size_t j = 0, i = 0; j < v; ++j) {
+    while (i + 1 < v && cdf[i] <= double(j) * per_bucket) ++i;
+    guide[j] = std::uint32_t(i);
+  }
   return with_two_words(rng, out, workspace, progress, [&](std::uint32_t a, std::uint32_t b) {
     const double target = to_open_unit(a, b) * total;
-    if (short_table) {
-      std::ptrdiff_t below = 0;
-      for (const double c : cdf) below += c <= target;
-      return std::min(below, last);
-    }
-    return std::min<std::ptrdiff_t>(std::upper_bound(cdf.begin(), cdf.end(), target) - cdf.begin(), last);
+    std::size_t i = guide[std::min(v - 1, std::size_t(target / per_bucket))];
+    while (i > 0 && cdf[i - 1] > target) --i;  // the division may round up to the next bucket
+    while (i + 1 < v && cdf[i] <= target) ++i;
+    return std::ptrdiff_t(i);
   });
 }
 
@@ -203,8 +209,12 @@ Check check_draws(double n, std::size_t vocabulary, SamplingMethod method) {
   if (auto error = check_scalar(n, Kind::kInteger, closed(1, double(kMaxSamples)), "n")) return error;
   const bool per_token = method == SamplingMethod::kGumbelMax || method == SamplingMethod::kExponentialRace;
   if (per_token && n * double(vocabulary) > kMaxNoiseVariates) {
-    return ArgumentError{"n", "n × vocabulary must be at most 2.5e8 for " + std::string(method_name(method)) +
+    return ArgumentError{"n", "n × vocabulary must be at most 1.25e8 for " + std::string(method_name(method)) +
                                   " (one variate per token per draw); use fewer draws, or inverse-cdf or alias"};
+  }
+  if (!per_token && n * double(vocabulary) > kMaxTableReads) {
+    return ArgumentError{"n", "n × vocabulary must be at most 2^42 for " + std::string(method_name(method)) +
+                                  " (a draw reads a table too large for the caches); use fewer draws"};
   }
   return std::nullopt;
 }

@@ -64,8 +64,9 @@ double beam_work(const std::vector<double>& widths, std::size_t vocabulary, std:
 Json handbook_tree(Params& params, const Progress& progress, std::size_t vocabulary, std::size_t depth,
                    const std::vector<double>& widths) {
   const double leaves = std::pow(double(vocabulary), double(depth));
-  const double work = beam_work(widths, vocabulary, depth) + double(params.integer("samples")) * double(depth) +
-                      leaves * double(depth);
+  // An ancestral sample walks `depth` distributions of `vocabulary` probabilities.
+  const double work = beam_work(widths, vocabulary, depth) +
+                      double(params.integer("samples")) * double(depth) * double(vocabulary + 8) + leaves * double(depth);
   if (work > kMaxExpansions) {
     return reject(params, {"samples", "samples × depth + beam work must be at most 2e7 expansions; use fewer samples or widths"});
   }

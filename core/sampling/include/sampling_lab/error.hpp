@@ -19,11 +19,15 @@ using Check = std::optional<ArgumentError>;
 // 2 GB.
 inline constexpr std::size_t kMaxVocabulary = std::size_t{1} << 24;
 inline constexpr std::size_t kMaxSamples = std::size_t{1} << 24;
-// Rows of one sampleBatch call: each row carries its own options (a few hundred bytes).
-inline constexpr std::size_t kMaxBatchRows = std::size_t{1} << 16;
-// Gumbel-max and the race draw one variate per token per draw: n · V stays below this (about a
+// Rows of one sampleBatch call: each row's options are read on their own, so more rows would take
+// seconds in JavaScript alone.
+inline constexpr std::size_t kMaxBatchRows = std::size_t{1} << 14;
+// Gumbel-max and the race draw one variate per token per draw: n · V stays below this (under a
 // second in WebAssembly).
-inline constexpr double kMaxNoiseVariates = 2.5e8;
+inline constexpr double kMaxNoiseVariates = 1.25e8;
+// The inverse CDF and alias draw from tables as long as the vocabulary: on one beyond the caches
+// each draw waits on memory, so n · V stays below this (n = 2^24 up to V = 2^18, 2^18 at 2^24).
+inline constexpr double kMaxTableReads = 0x1p42;
 
 // A length that will be allocated: at most `max` entries (checked before any allocation).
 Check check_length(double length, const std::string& argument, double max = double(kMaxVocabulary));

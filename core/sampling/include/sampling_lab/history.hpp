@@ -10,8 +10,8 @@
 
 namespace sampling_lab {
 
-// The longest history a sampler keeps (256 MB of ids).
-inline constexpr std::size_t kMaxHistory = std::size_t{1} << 26;
+// The longest history a sampler keeps (128 MB of ids); its `state` is a plain array of as many.
+inline constexpr std::size_t kMaxHistory = std::size_t{1} << 25;
 
 class TokenHistory {
  public:

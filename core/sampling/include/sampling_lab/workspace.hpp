@@ -101,7 +101,7 @@ struct FilterWorkspace {
 struct SamplerWorkspace {
   std::vector<float> probs;                // softmax of the logits
   std::vector<double> cumulative;          // inverse CDF prefix sums, or alias thresholds
-  std::vector<std::uint32_t> alias;        // alias table
+  std::vector<std::uint32_t> alias;        // alias table, or the inverse CDF's guide table
   std::vector<std::uint64_t> coin_thresholds;  // alias keep-column thresholds · 2^64
   std::vector<std::uint32_t> small, large;  // alias construction work lists
   std::vector<float> scores;               // race weights, largest 1
