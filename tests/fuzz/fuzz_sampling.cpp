@@ -1,11 +1,11 @@
 // The per-token path on outside data: raw logits (NaN and ±∞ included) and raw option values go
 // through the checks; whatever passes must give a finite distribution summing to 1 and a token
 // the filters kept, the same with the penalties' counts kept by a TokenHistory.
-#include <array>
 #include <cmath>
 #include <vector>
 
 #include "fuzz_input.hpp"
+#include "fuzz_options.hpp"
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/history.hpp"
@@ -16,27 +16,11 @@ namespace sl = sampling_lab;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzInput input(data, size);
   const std::size_t vocabulary = 1 + input.read<std::uint16_t>() % 4096;
-  std::array<double, sl::kScalarOptions> scalars;
-  for (double& value : scalars) {
-    // Half the time a small, valid-looking value, so that the checks do not reject everything.
-    const auto raw = input.read<double>();
-    value = input.read<std::uint8_t>() % 2 ? raw : double(input.read<std::uint8_t>()) / 64.0;
-  }
-  // Every id list (history, masks, bias ids, breakers, stage order) and the bias values.
-  std::array<std::vector<std::int32_t>, sl::kListOptions> id_lists;
-  std::array<std::span<const std::int32_t>, sl::kListOptions> lists;
-  for (std::size_t l = 0; l < sl::kListOptions; ++l) {
-    id_lists[l].resize(input.read<std::uint8_t>() % 16);
-    for (auto& id : id_lists[l]) id = input.read<std::int32_t>() % std::int32_t(vocabulary + 2);
-    lists[l] = id_lists[l];
-  }
-  std::vector<float> biases(input.read<std::uint8_t>() % 16);
-  for (float& bias : biases) bias = input.read<float>();
-  const std::span<const float> number_lists[] = {biases};
+  const FuzzOptions fuzzed(input, vocabulary);
   std::vector<float> logits(vocabulary);
   for (float& z : logits) z = input.remaining() >= 4 ? input.read<float>() : float(input.read<std::uint8_t>()) - 128.0f;
 
-  auto parsed = sl::options_from_raw({scalars, lists, number_lists});
+  auto parsed = sl::options_from_raw(fuzzed.raw());
   if (std::holds_alternative<sl::ArgumentError>(parsed)) return 0;
   const auto& options = std::get<sl::SamplingOptions>(parsed);
   if (sl::check_options(options, vocabulary) || sl::check_logits(logits, "logits")) return 0;

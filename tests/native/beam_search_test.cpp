@@ -428,6 +428,27 @@ TEST(StochasticBeamSearch, PrunedNoiseMatchesEveryTokensGumbel) {
   EXPECT_NEAR(outcome.best.front().score, running.front().perturbed, 1e-4);
 }
 
+// Logits 200 below the largest weigh 0 in float: their clocks still rank them, and every beam
+// is filled (a fuzz input once left fewer candidates than beams).
+TEST(StochasticBeamSearch, UnderflowedWeightsStillFillEveryBeam) {
+  sl::BeamSearchOptions options;
+  options.num_beams = 3;
+  options.stochastic = true;
+  options.max_new_tokens = 1;
+  const std::vector<float> row = {0, 200, 0, 0, 0};
+  std::map<std::int32_t, int> second;
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    options.seed = double(seed);
+    auto search = std::get<sl::BeamSearch>(sl::BeamSearch::create(options));
+    const auto step = std::get<sl::BeamStep>(search.step(row));
+    ASSERT_EQ(step.tokens.size(), 3u);
+    EXPECT_EQ(step.tokens[0], 1);
+    EXPECT_NE(step.tokens[1], step.tokens[2]);
+    ++second[step.tokens[1]];
+  }
+  EXPECT_EQ(second.size(), 4u);  // the Gumbels decide among the four equal tokens
+}
+
 TEST(StochasticBeamSearch, TheSameKeyGivesTheSameSequences) {
   RandomModel model(50, 500, 2.0);
   const Settings settings{4, 1.0, {0}, 4};

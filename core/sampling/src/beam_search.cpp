@@ -184,28 +184,40 @@ void BeamSearch::add_perturbed_row(std::size_t row, std::span<const float> logit
   std::nth_element(arrivals.begin(), arrivals.begin() + std::ptrdiff_t(num_beams_ - 1), arrivals.end());
   // The bound's float rounding is far below this margin.
   const float bound = arrivals[num_beams_ - 1] * (1.0f + 1e-5f);
-  row_candidates_.clear();
-  rng.seek(first_word / 4);
   auto& words = noise_.words;
   auto& positions = noise_.candidates;
   auto& gathered = noise_.gathered;
-  for (std::size_t first = 0; first < v; first += kNoiseChunk) {
-    const std::size_t length = std::min(kNoiseChunk, v - first);
-    words.resize(length);
-    rng.fill(words);
-    positions.clear();
-    kernels::race_candidates(words, std::span(weights_).subspan(first, length), bound, positions);
-    gathered.resize(positions.size());
-    for (std::size_t c = 0; c < positions.size(); ++c) gathered[c] = words[positions[c]];
-    const auto e = clocks.of(gathered, first_word + first, positions);
-    for (std::size_t c = 0; c < positions.size(); ++c) {
-      const auto token = std::uint32_t(first + positions[c]);
-      if (!is_eos(token)) row_candidates_.push_back(perturbed(token, e[c]));
+  // Every token that is not an end-of-sequence token and whose clock can beat `bound`, or every
+  // such token.
+  const auto gather = [&](bool every_token) {
+    row_candidates_.clear();
+    rng.seek(first_word / 4);
+    for (std::size_t first = 0; first < v; first += kNoiseChunk) {
+      const std::size_t length = std::min(kNoiseChunk, v - first);
+      words.resize(length);
+      rng.fill(words);
+      positions.clear();
+      if (every_token) {
+        for (std::uint32_t j = 0; j < length; ++j) positions.push_back(j);
+      } else {
+        kernels::race_candidates(words, std::span(weights_).subspan(first, length), bound, positions);
+      }
+      gathered.resize(positions.size());
+      for (std::size_t c = 0; c < positions.size(); ++c) gathered[c] = words[positions[c]];
+      const auto e = clocks.of(gathered, first_word + first, positions);
+      for (std::size_t c = 0; c < positions.size(); ++c) {
+        const auto token = std::uint32_t(first + positions[c]);
+        if (!is_eos(token)) row_candidates_.push_back(perturbed(token, e[c]));
+      }
     }
-  }
-  const std::size_t keep = std::min(num_beams_, row_candidates_.size());
-  std::partial_sort(row_candidates_.begin(), row_candidates_.begin() + std::ptrdiff_t(keep), row_candidates_.end(), better);
-  row_candidates_.resize(keep);
+  };
+  gather(false);
+  // Weights that underflowed to 0 (logits more than 87 below the largest) can leave fewer
+  // candidates than beams: then every token's clock decides.
+  if (row_candidates_.size() < num_beams_) gather(true);
+  const auto keep = std::ptrdiff_t(num_beams_);  // the first row has numBeams tokens that do not end a sequence
+  std::partial_sort(row_candidates_.begin(), row_candidates_.begin() + keep, row_candidates_.end(), better);
+  row_candidates_.resize(num_beams_);
   for (const auto eos : eos_) row_candidates_.push_back(perturbed(std::uint32_t(eos), clock(std::uint32_t(eos))));
   double max_child = -kInfinity;
   for (const auto& candidate : row_candidates_) max_child = std::max(max_child, candidate.key);

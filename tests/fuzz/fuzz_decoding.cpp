@@ -1,0 +1,152 @@
+// Speculative verification and beam search on outside data: raw rows (NaN and ±∞ included),
+// draft tokens, option values and sizes go through the checks; whatever passes must give tokens
+// in range, the accepted drafts first, acceptances in [0, 1]; drafts drawn as the draft would
+// draw them are always verifiable; beam steps extend existing rows with tokens that do not end a
+// sequence, and finish() returns at most numReturnSequences hypotheses, best first.
+#include <cmath>
+#include <vector>
+
+#include "fuzz_input.hpp"
+#include "fuzz_options.hpp"
+#include "sampling_lab/beam_search.hpp"
+#include "sampling_lab/samplers.hpp"
+#include "sampling_lab/speculative_decoding.hpp"
+
+namespace sl = sampling_lab;
+
+namespace {
+
+// Logits from the input: for one input in four raw floats (NaN and ±∞ included), else finite
+// values of moderate size.
+class Logits {
+ public:
+  explicit Logits(FuzzInput& input) : input_(input), raw_(input.read<std::uint8_t>() % 4 == 0) {}
+  void fill(std::vector<float>& logits) {
+    for (float& z : logits) z = raw_ ? input_.read<float>() : float(input_.read<std::int8_t>()) / 8.0f;
+  }
+
+ private:
+  FuzzInput& input_;
+  bool raw_;
+};
+
+void speculative(FuzzInput& input) {
+  const std::size_t vocabulary = 1 + input.read<std::uint16_t>() % 1024;
+  const std::size_t gamma = input.read<std::uint8_t>() % 70;  // past kMaxDraftTokens sometimes
+  // Half the inputs carry every option raw (mostly refused by the checks), half a few common ones.
+  const FuzzOptions fuzzed(input, vocabulary);
+  std::vector<std::int32_t> history(input.read<std::uint8_t>() % 16);
+  for (auto& id : history) id = input.read<std::int32_t>() % std::int32_t(vocabulary + 2);
+  sl::SamplingOptions options;
+  if (input.read<std::uint8_t>() % 2) {
+    auto parsed = sl::options_from_raw(fuzzed.raw());
+    if (std::holds_alternative<sl::ArgumentError>(parsed)) return;
+    options = std::get<sl::SamplingOptions>(parsed);
+  } else {
+    options.temperature = double(input.read<std::uint8_t>() % 8) / 4.0;
+    options.top_k = input.read<std::uint8_t>() % 8;
+    options.top_p = 1.0 - double(input.read<std::uint8_t>() % 4) / 8.0;
+    options.min_p = double(input.read<std::uint8_t>() % 4) / 16.0;
+    options.repetition_penalty = 1.0 + double(input.read<std::uint8_t>() % 4) / 4.0;
+    options.typical_p = input.read<std::uint8_t>() % 4 == 0 ? 0.9 : 1.0;
+    options.seed = input.read<std::uint16_t>();
+    options.stream = input.read<std::uint16_t>();
+    options.step = input.read<std::uint16_t>();
+    options.generated_ids = history;
+  }
+  if (sl::check_options(options, vocabulary)) return;
+  // Read before the rows, which may run past the input's end (reading zeros).
+  const bool drawn = input.read<std::uint8_t>() % 2;
+  const std::uint64_t draft_stream = input.read<std::uint64_t>() % (std::uint64_t{1} << 53);
+  std::vector<float> target((gamma + 1) * vocabulary), draft(gamma * vocabulary);
+  Logits logits(input);
+  logits.fill(target);
+  logits.fill(draft);
+  std::vector<std::int32_t> tokens(gamma);
+  sl::SpeculativeWorkspace workspace;
+  const bool rows_fine = gamma <= sl::kMaxDraftTokens && !sl::check_logits(target, "targetRows") &&
+                         (draft.empty() || !sl::check_logits(draft, "draftRows"));
+  if (drawn && rows_fine && options.mirostat_version == 0) {
+    // As the draft samples them: on its stream, each seeing the drafts before it.
+    std::vector<std::int32_t> context(options.generated_ids.begin(), options.generated_ids.end());
+    for (std::size_t i = 0; i < gamma; ++i) {
+      sl::SamplingOptions at = options;
+      at.stream = draft_stream;
+      at.step = options.step + i;
+      at.generated_ids = context;
+      tokens[i] = sl::sample_token(std::span(draft).subspan(i * vocabulary, vocabulary), at, workspace.draft);
+      context.push_back(tokens[i]);
+    }
+  } else {
+    for (auto& token : tokens) token = input.read<std::int32_t>() % std::int32_t(vocabulary + 2);
+  }
+  const auto verified = sl::speculative_verify({target, draft, tokens, draft_stream}, options, workspace);
+  if (drawn && rows_fine && options.mirostat_version == 0) FUZZ_EXPECT(std::holds_alternative<sl::SpeculativeResult>(verified));
+  if (!std::holds_alternative<sl::SpeculativeResult>(verified)) return;
+  const auto& result = std::get<sl::SpeculativeResult>(verified);
+  FUZZ_EXPECT(result.accepted <= gamma && result.tokens.size() == result.accepted + 1);
+  FUZZ_EXPECT(result.token >= 0 && std::size_t(result.token) < vocabulary && result.tokens.back() == result.token);
+  for (std::size_t i = 0; i < result.accepted; ++i) FUZZ_EXPECT(result.tokens[i] == tokens[i]);
+  FUZZ_EXPECT(result.acceptance.size() == std::min(result.accepted + 1, gamma));
+  for (const double a : result.acceptance) FUZZ_EXPECT(a >= 0.0 && a <= 1.0);
+  FUZZ_EXPECT(result.from_residual == (result.accepted < gamma));
+}
+
+void beam_search(FuzzInput& input) {
+  sl::BeamSearchOptions options;
+  const auto number = [&](double small) { return input.read<std::uint8_t>() % 4 == 0 ? input.read<double>() : small; };
+  options.num_beams = number(1 + input.read<std::uint8_t>() % 8);
+  options.num_return_sequences = number(1 + input.read<std::uint8_t>() % 8);
+  options.max_new_tokens = number(1 + input.read<std::uint8_t>() % 8);
+  if (input.read<std::uint8_t>() % 2) options.length_penalty = number(double(input.read<std::int8_t>()) / 16.0);
+  options.early_stopping = input.read<std::uint8_t>() % 2;
+  options.stochastic = input.read<std::uint8_t>() % 2;
+  options.seed = number(input.read<std::uint16_t>());
+  options.stream = number(input.read<std::uint16_t>());
+  std::vector<std::int32_t> eos(input.read<std::uint8_t>() % 4);
+  for (auto& id : eos) id = input.read<std::int32_t>() % 40;
+  options.eos_token_ids = eos;
+  auto created = sl::BeamSearch::create(options);
+  if (!std::holds_alternative<sl::BeamSearch>(created)) return;
+  auto& search = std::get<sl::BeamSearch>(created);
+  const std::size_t vocabulary = 1 + input.read<std::uint8_t>() % 40;
+  std::size_t rows = 1, steps = 0;
+  Logits logits(input);
+  while (input.remaining() > 0 && !search.done()) {
+    std::vector<float> row_logits(rows * vocabulary);
+    logits.fill(row_logits);
+    const auto stepped = search.step(row_logits);
+    if (!std::holds_alternative<sl::BeamStep>(stepped)) return;
+    const auto& step = std::get<sl::BeamStep>(stepped);
+    FUZZ_EXPECT(step.beam_indices.size() == search.num_beams() && step.tokens.size() == search.num_beams());
+    for (std::size_t j = 0; j < step.tokens.size(); ++j) {
+      FUZZ_EXPECT(step.beam_indices[j] >= 0 && std::size_t(step.beam_indices[j]) < rows);
+      FUZZ_EXPECT(step.tokens[j] >= 0 && std::size_t(step.tokens[j]) < vocabulary);
+      for (const auto id : eos) FUZZ_EXPECT(step.tokens[j] != id);
+    }
+    rows = search.num_beams();
+    ++steps;
+  }
+  const auto finished = search.finish();
+  FUZZ_EXPECT(std::holds_alternative<std::vector<sl::Hypothesis>>(finished) == (steps > 0));
+  if (steps == 0) return;
+  const auto& best = std::get<std::vector<sl::Hypothesis>>(finished);
+  FUZZ_EXPECT(!best.empty() && best.size() <= std::size_t(options.num_return_sequences));
+  for (std::size_t k = 0; k < best.size(); ++k) {
+    FUZZ_EXPECT(!best[k].tokens.empty() && best[k].tokens.size() <= steps);
+    FUZZ_EXPECT(std::isfinite(best[k].log_prob) && best[k].log_prob <= 1e-3);
+    FUZZ_EXPECT(!std::isnan(best[k].score) && (k == 0 || best[k].score <= best[k - 1].score));
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzInput input(data, size);
+  if (input.read<std::uint8_t>() % 2) {
+    speculative(input);
+  } else {
+    beam_search(input);
+  }
+  return 0;
+}
