@@ -6,9 +6,11 @@
 #include <malloc.h>
 
 #include <array>
+#include <cmath>
 #include <optional>
 #include <vector>
 
+#include "sampling_lab/beam_search.hpp"
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/experiments.hpp"
 #include "sampling_lab/filters.hpp"
@@ -18,6 +20,7 @@
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/samplers.hpp"
 #include "sampling_lab/schema.hpp"
+#include "sampling_lab/speculative_decoding.hpp"
 #include "sampling_lab/synthetic.hpp"
 
 namespace {
@@ -65,8 +68,8 @@ const ArgumentError kStopped{"onProgress", "the run was stopped by onProgress"};
 // and the caller's resident logits buffer.
 enum InputSlot { kPrimary, kSecondary, kResident, kInputSlots };
 // Where it writes the options' lists: token ids, their offsets, and the offsets of the number
-// lists (whose values go to numberLists()).
-enum IdSlot { kIds, kIdOffsets, kNumberOffsets, kIdSlots };
+// lists (whose values go to numberLists()); and a call's own tokens (drafts, end-of-sequence ids).
+enum IdSlot { kIds, kIdOffsets, kNumberOffsets, kTokens, kIdSlots };
 
 // A stateful sampler's history in WebAssembly memory (sampling_lab::TokenHistory): tokens are
 // appended one at a time, so a step never copies the history.
@@ -114,6 +117,36 @@ class History {
  private:
   sampling_lab::TokenHistory history_;
   std::vector<std::int32_t> pending_;
+};
+
+// A beam search in WebAssembly memory (sampling_lab::BeamSearch): the engine starts it and feeds
+// it rows; finish() answers from here.
+class BeamSearchHandle {
+ public:
+  // The best hypotheses, each tokens view valid until the next finish().
+  val finish() {
+    if (!search_) return error_value({"search", "the search was not started"});
+    auto finished = search_->finish();
+    if (auto* error = std::get_if<ArgumentError>(&finished)) return error_value(*error);
+    hypotheses_ = std::move(std::get<std::vector<sampling_lab::Hypothesis>>(finished));
+    val list = val::array();
+    for (auto& hypothesis : hypotheses_) {
+      val item = val::object();
+      item.set("tokens", val(emscripten::typed_memory_view(hypothesis.tokens.size(), hypothesis.tokens.data())));
+      item.set("logProb", hypothesis.log_prob);
+      item.set("score", hypothesis.score);
+      list.call<void>("push", item);
+    }
+    val out = val::object();
+    out.set("hypotheses", list);
+    return out;
+  }
+
+  std::optional<sampling_lab::BeamSearch>& search() { return search_; }
+
+ private:
+  std::optional<sampling_lab::BeamSearch> search_;
+  std::vector<sampling_lab::Hypothesis> hypotheses_;
 };
 
 // One engine per module instance. The wrapper writes inputs straight into its buffers through
@@ -461,6 +494,67 @@ class Engine {
     std::vector<Json::binary_t>().swap(bulk_);
   }
 
+  // Speculative verification: γ + 1 target rows in the current input, γ draft rows in the
+  // secondary one, the γ draft tokens in ints(kTokens), the options as one row; draft_stream NaN
+  // = the default for the options' stream.
+  val speculative_verify(double draft_stream) {
+    const sampling_lab::SpeculativeInput sizes{*current_, inputs_[kSecondary], int_inputs_[kTokens], 0};
+    const auto vocabulary = sampling_lab::speculative_vocabulary(sizes);
+    if (auto* error = std::get_if<ArgumentError>(&vocabulary)) return error_value(*error);
+    auto parsed = row_options(0, 1, std::get<std::size_t>(vocabulary));
+    if (auto* error = std::get_if<ArgumentError>(&parsed)) return error_value(*error);
+    const auto& options = std::get<sampling_lab::SamplingOptions>(parsed);
+    if (!std::isnan(draft_stream)) {
+      if (auto error = sampling_lab::check_scalar(draft_stream, Kind::kSeed, {}, "draftStream")) return error_value(*error);
+    }
+    sampling_lab::SpeculativeInput input = sizes;
+    input.draft_stream = std::isnan(draft_stream) ? sampling_lab::draft_stream(options.stream) : std::uint64_t(draft_stream);
+    auto verified = sampling_lab::speculative_verify(input, options, speculative_workspace_);
+    if (auto* error = std::get_if<ArgumentError>(&verified)) return error_value(*error);
+    speculative_result_ = std::move(std::get<sampling_lab::SpeculativeResult>(verified));
+    val out = view_value("tokens", speculative_result_.tokens);
+    out.set("acceptance", val(emscripten::typed_memory_view(speculative_result_.acceptance.size(),
+                                                             speculative_result_.acceptance.data())));
+    out.set("accepted", double(speculative_result_.accepted));
+    out.set("token", speculative_result_.token);
+    out.set("fromResidual", speculative_result_.from_residual);
+    return out;
+  }
+
+  // Starts `handle`'s search with these options and the end-of-sequence ids in ints(kTokens);
+  // length_penalty NaN = unset.
+  val start_beam_search(BeamSearchHandle& handle, double num_beams, double length_penalty, double num_return_sequences,
+                        bool early_stopping, bool stochastic, double seed, double stream, double max_new_tokens) {
+    sampling_lab::BeamSearchOptions options;
+    options.num_beams = num_beams;
+    if (!std::isnan(length_penalty)) options.length_penalty = length_penalty;
+    options.eos_token_ids = int_inputs_[kTokens];
+    options.num_return_sequences = num_return_sequences;
+    options.early_stopping = early_stopping;
+    options.stochastic = stochastic;
+    options.seed = seed;
+    options.stream = stream;
+    options.max_new_tokens = max_new_tokens;
+    auto created = sampling_lab::BeamSearch::create(options);
+    if (auto* error = std::get_if<ArgumentError>(&created)) return error_value(*error);
+    handle.search().emplace(std::move(std::get<sampling_lab::BeamSearch>(created)));
+    return val::object();
+  }
+
+  // One step of `handle`'s search on the rows in the current input; the views are valid until
+  // its next step.
+  val beam_step(BeamSearchHandle& handle) {
+    if (!handle.search()) return error_value({"search", "the search was not started"});
+    const auto stepped = handle.search()->step(*current_);
+    if (auto* error = std::get_if<ArgumentError>(&stepped)) return error_value(*error);
+    const auto& step = std::get<sampling_lab::BeamStep>(stepped);
+    val out = val::object();
+    out.set("beamIndices", val(emscripten::typed_memory_view(step.beam_indices.size(), step.beam_indices.data())));
+    out.set("tokens", val(emscripten::typed_memory_view(step.tokens.size(), step.tokens.data())));
+    out.set("done", step.done);
+    return out;
+  }
+
   val synthetic_logits(double vocabulary, double seed) {
     if (auto error = check_count(vocabulary, "vocabSize", double(sampling_lab::kMaxVocabulary))) return error_value(*error);
     if (auto error = sampling_lab::check_scalar(seed, Kind::kSeed, {}, "seed")) return error_value(*error);
@@ -513,6 +607,8 @@ class Engine {
     release(words_);
     filter_workspace_.release_beyond(keep);
     sampler_workspace_.release_beyond(keep);
+    speculative_workspace_.target.release_beyond(keep);
+    speculative_workspace_.draft.release_beyond(keep);
     cover_workspace_.release_beyond(keep);
   }
 
@@ -570,6 +666,8 @@ class Engine {
   sampling_lab::FilterWorkspace filter_workspace_;
   sampling_lab::SamplerWorkspace sampler_workspace_;
   sampling_lab::CoverWorkspace cover_workspace_;
+  sampling_lab::SpeculativeWorkspace speculative_workspace_;
+  sampling_lab::SpeculativeResult speculative_result_;
   std::optional<sampling_lab::PreparedExperiment> prepared_;
   std::vector<Json::binary_t> bulk_;
 };
@@ -593,6 +691,14 @@ val memory_stats() {
   return out;
 }
 
+// The stream a draft samples on for a request's stream (speculative_decoding.hpp).
+val draft_stream_of(double stream) {
+  if (auto error = sampling_lab::check_scalar(stream, Kind::kSeed, {}, "stream")) return error_value(*error);
+  val out = val::object();
+  out.set("value", double(sampling_lab::draft_stream(std::uint64_t(stream))));
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(sampling_lab) {
@@ -600,7 +706,11 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .value("primary", kPrimary)
       .value("secondary", kSecondary)
       .value("resident", kResident);
-  emscripten::enum_<IdSlot>("IdSlot").value("ids", kIds).value("offsets", kIdOffsets).value("numberOffsets", kNumberOffsets);
+  emscripten::enum_<IdSlot>("IdSlot")
+      .value("ids", kIds)
+      .value("offsets", kIdOffsets)
+      .value("numberOffsets", kNumberOffsets)
+      .value("tokens", kTokens);
   emscripten::class_<History>("History")
       .constructor<double>()
       .function("startBuffer", &History::start_buffer)
@@ -608,6 +718,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("accept", &History::accept)
       .function("copyFrom", &History::copy_from)
       .function("tokens", &History::tokens);
+  emscripten::class_<BeamSearchHandle>("BeamSearch").constructor<>().function("finish", &BeamSearchHandle::finish);
   emscripten::class_<Engine>("Engine")
       .constructor<>()
       .function("floats", &Engine::floats)
@@ -633,6 +744,9 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("stages", &Engine::stages)
       .function("ranking", &Engine::ranking)
       .function("syntheticLogits", &Engine::synthetic_logits)
+      .function("speculativeVerify", &Engine::speculative_verify)
+      .function("startBeamSearch", &Engine::start_beam_search)
+      .function("beamStep", &Engine::beam_step)
       .function("prepareExperiment", &Engine::prepare_experiment)
       .function("runExperiment", &Engine::run_experiment)
       .function("releaseExperiment", &Engine::release_experiment);
@@ -640,8 +754,13 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
   emscripten::function("optionTable", &option_table);
   emscripten::function("stageTable", &stage_table);
   emscripten::function("memoryStats", &memory_stats);
+  emscripten::function("draftStream", &draft_stream_of);
   emscripten::constant("maxVocabulary", double(sampling_lab::kMaxVocabulary));
   emscripten::constant("maxBatchRows", double(sampling_lab::kMaxBatchRows));
   emscripten::constant("maxHistory", double(sampling_lab::kMaxHistory));
+  emscripten::constant("maxDraftTokens", double(sampling_lab::kMaxDraftTokens));
+  emscripten::constant("maxBeams", double(sampling_lab::kMaxBeams));
+  emscripten::constant("maxEosTokens", double(sampling_lab::kMaxEosTokens));
+  emscripten::constant("maxNewTokens", double(sampling_lab::kMaxNewTokens));
   emscripten::constant("qwen3Vocabulary", double(sampling_lab::kQwen3Vocabulary));
 }

@@ -1,11 +1,13 @@
 import type { BulkType, CoreEngine, CoreEnum, CoreError, CoreHistory, CoreModule, FilterStage, StageName } from './sampling-lab-core.js';
 import { SamplingLabError } from './errors.js';
+import { LabBeamSearch, type BeamSearch, type BeamSearchOptions, type SpeculativeOptions, type SpeculativeVerification } from './decoding.js';
 import type { ExperimentName, ExperimentTypes } from './experiments.js';
 import type { FilterOptions, RandomKeyOptions } from './generated/types.js';
 import type { ExperimentInfo, IntegerArray, NumericArray, OptionSpec } from './schema.js';
 
 export type { FilterOptions, RandomKeyOptions } from './generated/types.js';
 export type { FilterStage, StageName } from './sampling-lab-core.js';
+export type { BeamHypothesis, BeamSearch, BeamSearchOptions, BeamStep, SpeculativeOptions, SpeculativeVerification } from './decoding.js';
 
 export interface DistributionResult {
   /** The filtered, renormalised distribution (a copy owned by the caller). */
@@ -264,6 +266,10 @@ export class Lab {
   readonly maxBatchRows: number;
   /** Tokens a stateful sampler's history holds at most. */
   readonly maxHistory: number;
+  /** Draft tokens speculativeVerify verifies at once at most. */
+  readonly maxDraftTokens: number;
+  /** A beam search's numBeams at most. */
+  readonly maxBeams: number;
   /** 151,936: Qwen3's vocabulary, the size of the synthetic logits. */
   readonly qwen3Vocabulary: number;
   readonly #core: CoreModule;
@@ -292,6 +298,8 @@ export class Lab {
     this.maxVocabulary = core.maxVocabulary;
     this.maxBatchRows = core.maxBatchRows;
     this.maxHistory = core.maxHistory;
+    this.maxDraftTokens = core.maxDraftTokens;
+    this.maxBeams = core.maxBeams;
     this.qwen3Vocabulary = core.qwen3Vocabulary;
     this.experiments = Object.freeze(JSON.parse(core.listExperiments()) as ExperimentInfo[]);
     this.options = Object.freeze(JSON.parse(core.optionTable()) as OptionSpec[]);
@@ -421,17 +429,10 @@ export class Lab {
     const rows = perRow.length;
     const laid = this.#layOut(perRow);
     if (matrix) {
-      matrix.forEach((row, r) => checkNumbers(row, `logitsRows[${r}]`, this.maxVocabulary));
       if (matrix.length !== rows) {
         throw new SamplingLabError('options', `options describe ${rows} rows for ${matrix.length} rows of logits`);
       }
-      const width = matrix[0].length;
-      if (matrix.some((row) => row.length !== width)) {
-        throw new SamplingLabError('logitsRows', 'logitsRows must all have the same length');
-      }
-      const flat = view(this.#engine.floats(this.#core.InputSlot.primary, width * rows, 'logitsRows'));
-      matrix.forEach((row, r) => flat.set(row, r * width));
-      this.#engine.use(this.#core.InputSlot.primary);
+      this.#writeRows(this.#core.InputSlot.primary, matrix, 'logitsRows');
     } else {
       const length = (logitsRows as ArrayLike<unknown>)?.length;
       if (typeof length === 'number' && length % rows !== 0) {
@@ -461,6 +462,80 @@ export class Lab {
     this.#input(probsOrLogits, name);
     this.#writeOptions(laid);
     return this.#withProgress(onProgress as RunOptions['onProgress'], (progress) => unwrap(this.#engine.sample(method, n, isProbs, progress)).draws.slice());
+  }
+
+  /**
+   * Speculative decoding's verification (Leviathan et al. 2023; Chen et al. 2023): γ draft tokens,
+   * each drawn from its draft row as `sampleToken(draftRows[i], { ...options, stream:
+   * draftStream, step: step + i, generatedIds: [...generatedIds, ...drafts before it] })` would,
+   * against the γ + 1 target rows: draft i is accepted with probability min(1, p_i/q_i), the first
+   * rejected one is replaced by a draw from norm(max(0, p_i − q_i)), and when all are accepted a
+   * bonus token is drawn from the last target row as sampleToken would at step + γ. p_i and q_i
+   * are the distributions sampleToken draws from with these options; `step` is the first draft's
+   * position and `generatedIds` the history before it. Rows: an array of rows or one flat array.
+   */
+  speculativeVerify(targetRows: readonly NumericArray[] | Float32Array | Float64Array,
+                    draftRows: readonly NumericArray[] | Float32Array | Float64Array,
+                    draftTokens: IntegerArray, options: SpeculativeOptions = {}): SpeculativeVerification {
+    if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
+    const { draftStream, ...rest } = options;
+    // NaN is how "the default" crosses, so a NaN given here is refused rather than defaulted.
+    if (draftStream !== undefined && (typeof draftStream !== 'number' || Number.isNaN(draftStream))) {
+      throw new SamplingLabError('draftStream', 'draftStream must be a number');
+    }
+    const tokens = idList(draftTokens, 'draftTokens', this.maxDraftTokens);
+    const laid = this.#layOut([rest]);
+    const { InputSlot, IdSlot } = this.#core;
+    const gamma = tokens.length;
+    this.#writeRows(InputSlot.primary, targetRows, 'targetRows', { rows: gamma + 1, why: `γ = ${gamma} draft tokens` });
+    this.#writeRows(InputSlot.secondary, draftRows, 'draftRows', { rows: gamma, why: `γ = ${gamma} draft tokens` });
+    view(this.#engine.ints(IdSlot.tokens, tokens.length, 'draftTokens')).set(tokens);
+    this.#writeOptions(laid);
+    const result = unwrap(this.#engine.speculativeVerify(draftStream ?? NaN));
+    return { ...result, tokens: result.tokens.slice(), acceptance: result.acceptance.slice() };
+  }
+
+  /** The stream the draft samples on for a request's `stream`: stream XOR 2^52. */
+  draftStream(stream: number): number {
+    checkScalars({ stream });
+    return unwrap(this.#core.draftStream(stream)).value;
+  }
+
+  /**
+   * A beam search with the semantics of transformers' BeamSearchScorer, or stochastic beam search
+   * (Kool et al. 2019), fed one forward pass of logits per step. It lives in WebAssembly until
+   * the returned object is garbage-collected.
+   */
+  createBeamSearch(options: BeamSearchOptions): BeamSearch {
+    checkKeys(options, ['numBeams', 'maxNewTokens', 'lengthPenalty', 'eosTokenIds', 'numReturnSequences', 'earlyStopping',
+      'stochastic', 'seed', 'stream']);
+    const { numBeams, maxNewTokens, lengthPenalty, eosTokenIds = NO_ITEMS, numReturnSequences = 1, earlyStopping = false,
+      stochastic = false, seed = 0, stream = 0 } = options;
+    checkScalars({ numBeams, maxNewTokens, numReturnSequences, seed, stream });
+    if (lengthPenalty !== undefined && (typeof lengthPenalty !== 'number' || Number.isNaN(lengthPenalty))) {
+      throw new SamplingLabError('lengthPenalty', 'lengthPenalty must be a number');
+    }
+    for (const [name, flag] of [['earlyStopping', earlyStopping], ['stochastic', stochastic]] as const) {
+      if (typeof flag !== 'boolean') throw new SamplingLabError(name, `${name} must be true or false`);
+    }
+    const eos = idList(eosTokenIds, 'eosTokenIds', this.#core.maxEosTokens);
+    view(this.#engine.ints(this.#core.IdSlot.tokens, eos.length, 'eosTokenIds')).set(eos);
+    const search = new this.#core.BeamSearch();
+    const started = this.#engine.startBeamSearch(search, numBeams, lengthPenalty ?? NaN, numReturnSequences, earlyStopping,
+      stochastic, seed, stream, maxNewTokens);
+    if (isError(started)) {
+      search.delete();
+      throw new SamplingLabError(started.error.argument, started.error.message);
+    }
+    return new LabBeamSearch({
+      step: (handle, logitsRows, first) => {
+        this.#writeRows(this.#core.InputSlot.primary, logitsRows, 'logitsRows',
+          first ? { rows: 1, why: 'the first step (the prompt)' } : { rows: numBeams, why: `numBeams = ${numBeams}` });
+        const { beamIndices, tokens, done } = unwrap(this.#engine.beamStep(handle));
+        return { beamIndices: beamIndices.slice(), tokens: tokens.slice(), done };
+      },
+      finish: (handle) => unwrap(handle.finish()).hypotheses.map(({ tokens, logProb, score }) => ({ tokens: Array.from(tokens), logProb, score })),
+    }, search, numBeams);
   }
 
   /** The raw Philox4x32-10 words of (seed, stream): identical natively and in WebAssembly. */
@@ -838,6 +913,33 @@ export class Lab {
     if (mirostatMu !== null && (typeof mirostatMu !== 'number' || !(mirostatMu >= mu.min! && mirostatMu <= mu.max!))) {
       throw new SamplingLabError('state.mirostatMu', `state.mirostatMu must be null or a number in [${mu.min}, ${mu.max}]`);
     }
+  }
+
+  /**
+   * Rows of logits into an input slot, back to back: an array of equal-length rows (each checked,
+   * every length before any copy; `count` of them when given), or one flat array.
+   */
+  #writeRows(slot: CoreEnum, rows: unknown, name: string, count?: { rows: number; why: string }): void {
+    const matrix = Array.isArray(rows) && rows.length > 0 && typeof rows[0] !== 'number' ? rows as unknown[] : undefined;
+    if (!matrix) return this.#write(slot, rows as NumericArray, name);
+    checkLength(matrix, name, this.maxVocabulary);
+    if (count && matrix.length !== count.rows) {
+      throw new SamplingLabError(name, `${name} has ${matrix.length} rows; ${count.why} needs ${count.rows}`);
+    }
+    for (let r = 0; r < matrix.length; r++) {
+      if (!(r in matrix)) throw new SamplingLabError(name, `${name}[${r}] is a hole`);
+      checkNumbers(matrix[r], `${name}[${r}]`, this.maxVocabulary);
+    }
+    const width = (matrix[0] as NumericArray).length;
+    if (matrix.some((row) => (row as NumericArray).length !== width)) {
+      throw new SamplingLabError(name, `${name} must all have the same length`);
+    }
+    if (matrix.length * width > this.maxVocabulary) {
+      throw new SamplingLabError(name, `${name} holds ${matrix.length} × ${width} logits; at most ${this.maxVocabulary} are supported`);
+    }
+    const flat = view(this.#engine.floats(slot, matrix.length * width, name));
+    matrix.forEach((row, r) => flat.set(row as NumericArray, r * width));
+    if (slot === this.#core.InputSlot.primary) this.#engine.use(slot);
   }
 
   /** Writes the call's main input (logits or probabilities) and reads from it. */

@@ -35,6 +35,13 @@ export interface CoreHistory {
   delete(): void;
 }
 
+/** A beam search in WebAssembly memory (an embind object: delete() frees it); the engine starts and steps it. */
+export interface CoreBeamSearch {
+  /** The best hypotheses, best first; each tokens view is valid until the next finish(). */
+  finish(): CoreError | { hypotheses: { tokens: Int32Array; logProb: number; score: number }[] };
+  delete(): void;
+}
+
 export interface CoreEngine {
   /** A view of `length` floats in an input slot, or an error naming `name` if that is too many. */
   floats(slot: CoreEnum, length: number, name: string): CoreError | Float32Array;
@@ -70,6 +77,18 @@ export interface CoreEngine {
   ranking(): CoreError | { order: Uint32Array };
   syntheticLogits(vocabSize: number, seed: number): CoreError | { logits: Float32Array };
   /**
+   * Verifies the draft tokens in ints(IdSlot.tokens): γ + 1 target rows in the primary input, γ
+   * draft rows in the secondary one, the options as one row; draftStream NaN = the default.
+   */
+  speculativeVerify(draftStream: number): CoreError | {
+    accepted: number; token: number; tokens: Int32Array; acceptance: Float64Array; fromResidual: boolean;
+  };
+  /** Starts a search with the end-of-sequence ids in ints(IdSlot.tokens); lengthPenalty NaN = unset. */
+  startBeamSearch(search: CoreBeamSearch, numBeams: number, lengthPenalty: number, numReturnSequences: number,
+                  earlyStopping: boolean, stochastic: boolean, seed: number, stream: number, maxNewTokens: number): CoreError | object;
+  /** One step on the rows in the primary input; the views are valid until the search's next step. */
+  beamStep(search: CoreBeamSearch): CoreError | { beamIndices: Int32Array; tokens: Int32Array; done: boolean };
+  /**
    * Checks an experiment's JSON parameters (no arrays) and its arrays' lengths (JSON
    * { name: length }), then sizes the arrays' buffers: their views, in the order of `lengthsJson`.
    */
@@ -87,7 +106,10 @@ export interface CoreModule {
   Engine: new () => CoreEngine;
   History: new (penaltyLastN: number) => CoreHistory;
   InputSlot: { primary: CoreEnum; secondary: CoreEnum; resident: CoreEnum };
-  IdSlot: { ids: CoreEnum; offsets: CoreEnum; numberOffsets: CoreEnum };
+  IdSlot: { ids: CoreEnum; offsets: CoreEnum; numberOffsets: CoreEnum; tokens: CoreEnum };
+  BeamSearch: new () => CoreBeamSearch;
+  /** stream XOR 2^52: the stream a draft samples on. */
+  draftStream(stream: number): CoreError | { value: number };
   /** JSON: [{ name, summary, params: ParamSpec[] }]. */
   listExperiments(): string;
   /** JSON: OptionSpec[] (a ParamSpec with group and slot). */
@@ -98,6 +120,10 @@ export interface CoreModule {
   maxVocabulary: number;
   maxBatchRows: number;
   maxHistory: number;
+  maxDraftTokens: number;
+  maxBeams: number;
+  maxEosTokens: number;
+  maxNewTokens: number;
   qwen3Vocabulary: number;
 }
 
