@@ -4,5 +4,8 @@
 export type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 export { createLogitsProcessor, type LogitsProcessorFunction, type ProcessorOptions } from './transformers/processor.js';
 export { generateTokens, type Candidate, type GeneratedToken, type GenerateOptions, type StepLogprobs } from './transformers/generate.js';
+export { speculativeGenerate, type SpeculativeGeneration, type SpeculativeOptions, type SpeculativeStats, type SpeculativeStep } from './transformers/speculative.js';
+export { beamSearch, type BeamSearchOptions, type BeamSequence } from './transformers/beam.js';
+export type { ForwardPass } from './transformers/forward.js';
 export { logitsRows, passageIds, positionLogits } from './transformers/logits.js';
 export { loadHubModel, loadLocalModel, type LoadedModel, type LoadModelOptions } from './transformers/load.js';

@@ -22,9 +22,9 @@ export function checkLab(lab: unknown): asserts lab is Lab {
 }
 
 // transformers.js models and tokenizers are callable objects.
-export function checkModel(model: unknown): asserts model is PreTrainedModel {
+export function checkModel(model: unknown, name = 'model'): asserts model is PreTrainedModel {
   if (typeof model !== 'function' || !isObject((model as { config?: unknown }).config)) {
-    throw new SamplingLabError('model', 'model must be a transformers.js model, e.g. (await loadLocalModel(folder)).model');
+    throw new SamplingLabError(name, `${name} must be a transformers.js model, e.g. (await loadLocalModel(folder)).model`);
   }
 }
 

@@ -15,6 +15,18 @@ export interface ForwardResult {
   cache: KvCache;
 }
 
+/** One forward pass as `onForward` hears it. */
+export interface ForwardPass {
+  /** 'target' or 'draft' in speculativeGenerate, 'beams' in beamSearch. */
+  role: 'target' | 'draft' | 'beams';
+  /** The token ids of each batch row through the pass's last position, prompt included. */
+  sequences: readonly (readonly number[])[];
+  /** The last `keep` positions' logits of each sequence, row-major float32: a view, valid during the call. */
+  rows: Float32Array;
+  keep: number;
+  vocab: number;
+}
+
 /** The model's declared vocabulary (config.json's vocab_size), if it has one. */
 export function vocabularyOf(model: PreTrainedModel): number | undefined {
   const declared = (model.config as { vocab_size?: unknown }).vocab_size;

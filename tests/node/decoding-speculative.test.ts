@@ -1,0 +1,148 @@
+// speculativeGenerate on the tiny target/draft pair (tests/support/tiny_qwen3.py): greedy equals
+// the target's greedy decoding, an identical draft is always accepted, a seed repeats, and the
+// KV caches cut back after a rejection give what a fresh prefill gives.
+import { beforeAll, expect, it } from 'vitest';
+import { loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
+import {
+  generateTokens, loadLocalModel, positionLogits, speculativeGenerate, type ForwardPass, type LoadedModel, type SpeculativeOptions,
+  type SpeculativeStep,
+} from 'sampling-lab/transformers';
+import { ensureSpeculativePair } from '../support/tiny-model.js';
+
+const PROMPT = 'Speculative decoding drafts a few tokens, then';
+const EOS = 151645;
+let lab: Lab;
+let target: LoadedModel;
+let draft: LoadedModel;
+let identical: LoadedModel;
+
+beforeAll(async () => {
+  const pair = ensureSpeculativePair();
+  lab = await loadSamplingLab();
+  [target, draft, identical] = await Promise.all([pair.target, pair.draft, pair.target].map((folder) => loadLocalModel(folder, { dtype: 'fp32' })));
+});
+
+async function speculate(options: Omit<SpeculativeOptions, 'lab'>, drafter = draft) {
+  const run = speculativeGenerate(target.model, drafter.model, target.tokenizer, PROMPT, { lab, stopAtEos: false, ...options });
+  const steps: SpeculativeStep[] = [];
+  for await (const step of run) steps.push(step);
+  return { steps, tokens: steps.flatMap((s) => s.tokens), stats: run.stats };
+}
+
+async function targetTokens(options: object, maxNewTokens: number): Promise<number[]> {
+  const tokens: number[] = [];
+  for await (const step of generateTokens(target.model, target.tokenizer, PROMPT, { lab, maxNewTokens, stopAtEos: false, topCandidates: 0, ...options })) {
+    tokens.push(step.token);
+  }
+  return tokens;
+}
+
+it('greedy speculative decoding returns exactly the target\'s greedy tokens, for γ = 1, 3 and 5', async () => {
+  const greedy = await targetTokens({ temperature: 0 }, 24);
+  for (const gamma of [1, 3, 5]) {
+    const { tokens, stats } = await speculate({ temperature: 0, gamma, maxNewTokens: 24 });
+    expect(tokens, `γ = ${gamma}`).toEqual(greedy);
+    // The draft is close but not the target: some proposals were rejected, most accepted.
+    expect(stats.accepted).toBeLessThan(stats.proposed);
+    expect(stats.accepted).toBeGreaterThan(stats.proposed / 3);
+  }
+});
+
+it('with a draft identical to the target every proposal is accepted, sampled or greedy', async () => {
+  for (const options of [{ temperature: 1, seed: 3 }, { temperature: 0.7, topP: 0.9, seed: 4 }, { temperature: 0 }]) {
+    const { steps, stats } = await speculate({ ...options, gamma: 4, maxNewTokens: 20 }, identical);
+    for (const step of steps) {
+      expect(step.accepted, JSON.stringify(options)).toBe(step.proposed.length);
+      expect(step.fromResidual).toBe(false);
+      expect(step.tokens.slice(0, -1)).toEqual(step.proposed);
+    }
+    expect(stats.acceptance).toBe(1);
+    expect(stats.tokensPerTargetPass).toBe(5);
+  }
+});
+
+it('the same seed gives the same text twice, another seed another; the options bind both models', async () => {
+  const options = { temperature: 0.9, topK: 40, seed: 21, gamma: 3, maxNewTokens: 24 };
+  const first = await speculate(options);
+  const again = await speculate(options);
+  expect(again.steps).toEqual(first.steps);
+  expect(first.steps.map((s) => s.text).join('')).toBe(target.tokenizer.decode(first.tokens));
+  expect((await speculate({ ...options, seed: 22 })).tokens).not.toEqual(first.tokens);
+  expect(first.steps.some((s) => s.fromResidual)).toBe(true);
+  const allowed = [100, 200, 300, 400, 151000];
+  const { tokens, steps } = await speculate({ allowedTokens: allowed, temperature: 1.5, seed: 2, maxNewTokens: 12 });
+  expect(tokens.every((t) => allowed.includes(t)), String(tokens)).toBe(true);
+  expect(steps.flatMap((s) => s.proposed).every((t) => allowed.includes(t))).toBe(true);
+});
+
+it('after a rejection both KV caches give the logits of a fresh prefill of the accepted sequence (1e-4)', async () => {
+  const passes: { role: string; ids: number[]; rows: Float32Array; keep: number; vocab: number }[] = [];
+  const onForward = ({ role, sequences, rows, keep, vocab }: ForwardPass) => passes.push({ role, ids: [...sequences[0]], rows: rows.slice(), keep, vocab });
+  const { steps } = await speculate({ temperature: 1, seed: 5, gamma: 3, maxNewTokens: 16, onForward });
+  // Rejections before the last step: the passes after them start from caches that were cut back.
+  const rejections = steps.slice(0, -1).filter((s) => s.accepted < s.proposed.length).length;
+  expect(rejections).toBeGreaterThan(1);
+  expect(passes.filter((p) => p.role === 'target')).toHaveLength(steps.length);
+  for (const [index, { role, ids, rows, keep, vocab }] of passes.entries()) {
+    for (let r = 0; r < keep; r++) {
+      const position = ids.length - keep + r;
+      const fresh = await positionLogits((role === 'target' ? target : draft).model, ids, position);
+      let worst = 0;
+      for (let v = 0; v < vocab; v++) worst = Math.max(worst, Math.abs(rows[r * vocab + v] - fresh[v]));
+      expect(worst, `pass ${index} (${role}), position ${position}`).toBeLessThan(1e-4);
+    }
+  }
+});
+
+it('keeps its totals, stops at maxNewTokens exactly, at EOS, on break and on an aborted signal', async () => {
+  const { steps, tokens, stats } = await speculate({ temperature: 1, seed: 8, gamma: 4, maxNewTokens: 10 });
+  expect(tokens).toHaveLength(10);
+  expect(stats).toMatchObject({
+    tokens: 10, targetCalls: steps.length, draftCalls: steps.reduce((sum, s) => sum + s.proposed.length, 0),
+    proposed: steps.reduce((sum, s) => sum + s.proposed.length, 0), accepted: steps.reduce((sum, s) => sum + s.accepted, 0),
+  });
+  expect(stats.acceptance).toBeCloseTo(stats.accepted / stats.proposed, 12);
+  expect(stats.tokensPerTargetPass).toBeCloseTo(10 / steps.length, 12);
+  expect(stats.wallMs).toBeGreaterThan(0);
+  // A bias of 40 on both sides makes EOS all but certain: the first step ends with it.
+  const eos = await speculate({ logitBias: { [EOS]: 40 }, seed: 1, stopAtEos: true });
+  expect(eos.tokens).toEqual([EOS]);
+  const controller = new AbortController();
+  let seen = 0;
+  for await (const _ of speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab, seed: 1, signal: controller.signal })) {
+    if (++seen === 2) controller.abort();
+  }
+  expect(seen).toBe(2);
+  const run = speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab, seed: 1 });
+  for await (const _ of run) break;
+  expect(run.stats.targetCalls).toBe(1);
+  expect((await run.next()).done).toBe(true);
+});
+
+it('bad arguments are SamplingLabErrors naming the argument, thrown at the call', () => {
+  const narrower = new Proxy(draft.model, { get: (model, name) => (name === 'config' ? { ...model.config, vocab_size: 1000 } : Reflect.get(model, name)) });
+  const call = (options: object, drafter = draft.model) => () => speculativeGenerate(target.model, drafter, target.tokenizer, PROMPT, { lab, ...options } as SpeculativeOptions);
+  const cases: [() => unknown, string][] = [
+    [call({ gamma: 0 }), 'gamma'], [call({ gamma: 33 }), 'gamma'], [call({ gamma: 2.5 }), 'gamma'],
+    [call({ maxNewTokens: -1 }), 'maxNewTokens'], [call({ stopAtEos: 1 }), 'stopAtEos'], [call({ signal: {} }), 'signal'],
+    [call({ onForward: 'log' }), 'onForward'], [call({ mirostat: { version: 2 } }), 'mirostat'], [call({ topp: 0.9 }), 'topp'],
+    [call({ step: 3 }), 'step'], [call({ generatedIds: [1] }), 'generatedIds'], [call({ topP: 2 }), 'topP'],
+    [call({ bannedTokens: [151936] }), 'bannedTokens'], [call({ draftStream: -1 }), 'draftStream'],
+    [call({}, {} as never), 'draft'], [call({}, narrower), 'draft'],
+    [() => speculativeGenerate({} as never, draft.model, target.tokenizer, PROMPT, { lab }), 'target'],
+    [() => speculativeGenerate(target.model, draft.model, {} as never, PROMPT, { lab }), 'tokenizer'],
+    [() => speculativeGenerate(target.model, draft.model, target.tokenizer, 3 as never, { lab }), 'prompt'],
+    [() => speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, undefined as never), 'lab'],
+    [() => speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab: {} } as never), 'lab'],
+  ];
+  for (const [run, argument] of cases) {
+    let error: unknown;
+    try {
+      run();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error, argument).toBeInstanceOf(SamplingLabError);
+    expect((error as SamplingLabError).argument, (error as Error).message).toBe(argument);
+  }
+});

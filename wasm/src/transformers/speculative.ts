@@ -1,0 +1,190 @@
+// Speculative decoding (the chapter's speculative section on two real models): the draft
+// proposes γ tokens through its KV cache, the target scores all γ + 1 positions in one forward
+// pass through its own, lab.speculativeVerify accepts or redraws, and both caches are cut back to
+// the accepted sequence. The output follows the target's distribution exactly.
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+import { SamplingLabError } from '../errors.js';
+import type { Lab, SampleTokenOptions } from '../lab.js';
+import { cachedLength, truncateCache } from './cache.js';
+import {
+  checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenizer,
+  endOfSequenceIds, maskInfinities, needsHistory, promptIds,
+} from './checks.js';
+import { forward, row, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
+
+export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'> {
+  /** The Sampling Lab instance that draws and verifies the tokens. */
+  lab: Lab;
+  /** Tokens the draft proposes per step (default 4). */
+  gamma?: number;
+  /** Tokens generated at most (default 64). */
+  maxNewTokens?: number;
+  /** Stop at the target's end-of-sequence tokens (default true). */
+  stopAtEos?: boolean;
+  /** Stops the loop before the next step. */
+  signal?: AbortSignal;
+  /** The draft's random stream (default lab.draftStream(stream)). */
+  draftStream?: number;
+  /** Hears every forward pass, for inspection (the page's and the tests'). */
+  onForward?: (pass: ForwardPass) => void;
+}
+
+export interface SpeculativeStep {
+  /** The tokens this step emits: the accepted drafts, then the target's own (cut at EOS or maxNewTokens). */
+  tokens: number[];
+  /** The draft's proposals. */
+  proposed: number[];
+  /** How many proposals the target accepted. */
+  accepted: number;
+  /** Whether the target's token was redrawn from norm(max(0, p − q)) after a rejection (else it is the bonus token). */
+  fromResidual: boolean;
+  text: string;
+}
+
+/** Running totals of a speculative generation. */
+export interface SpeculativeStats {
+  /** Tokens emitted. */
+  tokens: number;
+  proposed: number;
+  accepted: number;
+  /** accepted / proposed. */
+  acceptance: number;
+  /** Tokens emitted per target forward pass. */
+  tokensPerTargetPass: number;
+  targetCalls: number;
+  draftCalls: number;
+  /** Time spent generating, ms (the consumer's time between steps left out). */
+  wallMs: number;
+}
+
+/** The iterator speculativeGenerate returns, with its running totals. */
+export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep> {
+  readonly stats: Readonly<SpeculativeStats>;
+}
+
+const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward'];
+const MAX_GAMMA = 32;
+
+/** One model's side of the decoding: its cache holds the first `cache` positions of the sequence. */
+interface Side {
+  model: PreTrainedModel;
+  role: 'target' | 'draft';
+  cache?: KvCache;
+}
+
+/**
+ * Generates from `prompt` with `draft` proposing `gamma` tokens a step and `target` verifying
+ * them in one forward pass (lab.speculativeVerify: accepted with min(1, p/q), a rejection redrawn
+ * from the residual), so that the tokens follow the target's distribution with these options.
+ * Both models take the same tokenizer and vocabulary. The arguments are checked at once; breaking
+ * out of the loop or aborting `signal` stops it, and `.stats` keeps the totals.
+ */
+export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedModel, tokenizer: PreTrainedTokenizer,
+                                    prompt: string, options: SpeculativeOptions): SpeculativeGeneration {
+  checkModel(target, 'target');
+  checkModel(draft, 'draft');
+  checkTokenizer(tokenizer);
+  if (options === undefined) throw new SamplingLabError('lab', 'speculativeGenerate needs options with lab: { lab, gamma, ...sampling options }');
+  checkObject(options, 'options');
+  const { lab, gamma = 4, maxNewTokens = 64, stopAtEos = true, signal, draftStream, onForward, ...sampling } = options;
+  checkLab(lab);
+  checkInteger(gamma, 'gamma', 1, MAX_GAMMA);
+  checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
+  checkBoolean(stopAtEos, 'stopAtEos');
+  checkSignal(signal);
+  if (onForward !== undefined && typeof onForward !== 'function') throw new SamplingLabError('onForward', 'onForward must be a function');
+  if ('mirostat' in sampling) {
+    throw new SamplingLabError('mirostat', 'mirostat cannot be verified speculatively: its μ depends on every emitted token');
+  }
+  const vocab = vocabularyOf(target);
+  if (vocabularyOf(draft) !== vocab) {
+    throw new SamplingLabError('draft', `the draft's vocab_size ${vocabularyOf(draft)} is not the target's ${vocab}: they must share the tokenizer`);
+  }
+  checkSamplingOptions(lab, sampling, OWN_OPTIONS, vocab);
+  if (draftStream !== undefined) checkInteger(draftStream, 'draftStream', 0, Number.MAX_SAFE_INTEGER);
+  const stream = sampling.stream ?? 0;
+  const keys = { ...sampling, stream, draftStream: draftStream ?? lab.draftStream(stream) };
+  const ids = promptIds(tokenizer, prompt).map(Number);
+  const stats: SpeculativeStats = { tokens: 0, proposed: 0, accepted: 0, acceptance: 0, tokensPerTargetPass: 0, targetCalls: 0, draftCalls: 0, wallMs: 0 };
+  const run = decode({
+    lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, onForward, options: keys,
+    eos: new Set(stopAtEos ? endOfSequenceIds(target) : []),
+    target: { model: target, role: 'target' }, draft: { model: draft, role: 'draft' },
+  });
+  return Object.assign(run, { stats });
+}
+
+interface Decoding {
+  lab: Lab;
+  tokenizer: PreTrainedTokenizer;
+  /** The prompt, then every emitted token. */
+  ids: number[];
+  gamma: number;
+  maxNewTokens: number;
+  signal?: AbortSignal;
+  stats: SpeculativeStats;
+  onForward?: (pass: ForwardPass) => void;
+  options: Omit<SampleTokenOptions, 'step' | 'generatedIds'> & { stream: number; draftStream: number };
+  eos: Set<number>;
+  target: Side;
+  draft: Side;
+}
+
+// Runs the part of `sequence` past the side's cache and keeps its last `keep` logits rows (−∞
+// made finite); the cache then holds all of `sequence`.
+async function pass(side: Side, sequence: number[], keep: number, decoding: Decoding): Promise<Float32Array> {
+  const past = cachedLength(side.cache);
+  const result = await forward(side.model, [sequence.slice(past).map(BigInt)], side.cache, past, keep);
+  side.cache = result.cache;
+  decoding.stats[side.role === 'target' ? 'targetCalls' : 'draftCalls']++;
+  for (let r = 0; r < keep; r++) maskInfinities(row(result, r), `${side.role} logits`);
+  decoding.onForward?.({ role: side.role, sequences: [sequence], rows: result.rows, keep, vocab: result.vocab });
+  return result.rows;
+}
+
+async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
+  const { lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, options, eos, target, draft } = decoding;
+  const { draftStream, ...targetOptions } = options;
+  const history = needsHistory(options);
+  const promptLength = ids.length;
+  let started = performance.now();
+  while (ids.length - promptLength < maxNewTokens && !signal?.aborted) {
+    // γ, or fewer when fewer tokens remain (a step emits up to γ + 1).
+    const proposing = Math.min(gamma, Math.max(1, maxNewTokens - (ids.length - promptLength) - 1));
+    const proposed: number[] = [];
+    let draftRows: Float32Array | undefined;
+    for (let i = 0; i < proposing; i++) {
+      const rows = await pass(draft, [...ids, ...proposed], 1, decoding);
+      draftRows ??= new Float32Array(proposing * rows.length);
+      draftRows.set(rows, i * rows.length);
+      proposed.push(lab.sampleToken(rows, {
+        ...targetOptions, stream: draftStream, step: ids.length + i,
+        ...(history && { generatedIds: [...ids, ...proposed] }),
+      }));
+    }
+    const targetRows = await pass(target, [...ids, ...proposed], proposing + 1, decoding);
+    const verdict = lab.speculativeVerify(targetRows, draftRows!, proposed, {
+      ...options, step: ids.length, ...(history && { generatedIds: ids }),
+    });
+    // Both caches back to the accepted sequence: the target holds it minus the emitted token, the
+    // draft at most that (its last proposal never went through it).
+    const kept = ids.length + verdict.accepted;
+    target.cache = await truncateCache(target.cache!, kept);
+    draft.cache = await truncateCache(draft.cache!, Math.min(kept, cachedLength(draft.cache)));
+    let tokens = Array.from(verdict.tokens);
+    const end = tokens.findIndex((token) => eos.has(token));
+    if (end !== -1) tokens = tokens.slice(0, end + 1);
+    tokens = tokens.slice(0, maxNewTokens - (ids.length - promptLength));
+    ids.push(...tokens);
+    stats.tokens += tokens.length;
+    stats.proposed += proposing;
+    stats.accepted += verdict.accepted;
+    stats.acceptance = stats.accepted / stats.proposed;
+    stats.tokensPerTargetPass = stats.tokens / stats.targetCalls;
+    stats.wallMs += performance.now() - started;
+    yield { tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens) };
+    started = performance.now();
+    if (end !== -1) return;
+  }
+}
+
