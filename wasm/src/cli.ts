@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// sampling-lab <experiment> [--json] [--flag value ...] | <experiment> --help | list | --help | --version
+// sampling-lab <experiment> [--json] [--flag value ...] | <experiment> --help | list | decode ... | --help | --version
 // Every user error is one line on stderr and exit code 2.
 import { readFileSync } from 'node:fs';
+import { decode } from './cli/decode.js';
 import { experimentParams, readFlags, SOURCE_FLAGS } from './cli/flags.js';
 import { PEER_INSTALL } from './cli/model.js';
 import { describe, render, toJson } from './cli/render.js';
@@ -20,6 +21,8 @@ const SHORT_USAGE = 'usage: sampling-lab <experiment> [--json] [--flag value ...
 const USAGE = `usage: sampling-lab <experiment> [--json] [--flag value ...]
        sampling-lab <experiment> --help    its flags
        sampling-lab list                   every experiment and its flags
+       sampling-lab decode --model DIR --prompt TEXT [--draft DIR --gamma N | --beams N] ...
+                                           decode with a local model (decode --help for its flags)
        sampling-lab --help | --version
 Flags are the parameter names in kebab or camel case (--top-p, --topP). Arrays are comma-separated
 (--temperatures 0.5,1,1.5); optional values take null. An array flag also takes a .npy file (1-D or
@@ -49,6 +52,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'list') {
     if (rest.length > 0) throw new SamplingLabError('arguments', `list takes no arguments, not '${rest[0]}'`);
     for (const info of lab.experiments) console.log(`${info.name}\n  ${info.summary}\n${info.params.map(describe).join('\n')}`);
+    return 0;
+  }
+  if (command === 'decode') {
+    await decode(rest, lab);
     return 0;
   }
   const info = lab.experiments.find((e) => e.name === command);

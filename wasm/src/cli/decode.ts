@@ -1,0 +1,140 @@
+// sampling-lab decode: a prompt decoded by a local transformers.js model, plainly, speculatively
+// with a draft (--draft, --gamma) or by beam search (--beams), with its statistics.
+import { SamplingLabError } from '../errors.js';
+import type { Lab, SampleTokenOptions } from '../lab.js';
+import { MODEL_DTYPES } from '../model-dtypes.js';
+import type { ExperimentInfo, ParamSpec } from '../schema.js';
+import { parseValue, readFlags, spellings } from './flags.js';
+import { checkDtype, importAdapter, modelFolder } from './model.js';
+import { describe, toJson } from './render.js';
+
+const SOURCES = ['model', 'draft', 'prompt', 'dtype'] as const;
+
+const DECODE_PARAMS: ParamSpec[] = [
+  { name: 'maxNewTokens', kind: 'integer', min: 0, max: 1_000_000, default: 64, doc: 'tokens generated at most' },
+  { name: 'gamma', kind: 'integer', min: 1, max: 32, default: 4, doc: 'with --draft: tokens the draft proposes per step' },
+  { name: 'beams', kind: 'integer', min: 1, max: 64, default: null, doc: 'beam search with this many beams; prints every beam\'s sequence' },
+  { name: 'lengthPenalty', kind: 'number', default: 1, doc: 'with --beams: a finished sequence scores logProb / length^lengthPenalty' },
+];
+
+// The random key's step and the history come from the sequence being decoded.
+const FROM_SEQUENCE = ['step', 'generatedIds'];
+
+const USAGE = `usage: sampling-lab decode --model DIR --prompt TEXT [--draft DIR [--gamma N] | --beams N] [--max-new-tokens N]
+                           [--dtype ${MODEL_DTYPES.join('|')}] [sampling flags] [--json]`;
+
+function decodeInfo(lab: Lab): ExperimentInfo {
+  const sampling = lab.options.filter((spec) => !FROM_SEQUENCE.includes(spec.name)).map((spec): ParamSpec =>
+    (spec.name === 'order' ? { ...spec, kind: 'choice', choices: ['handbook', 'llama.cpp'], doc: `${spec.doc}; or stage names, comma-separated` } : spec));
+  return { name: 'decode', summary: 'decode a prompt with a local transformers.js model', params: [...DECODE_PARAMS, ...sampling] };
+}
+
+function help(info: ExperimentInfo): string {
+  return [
+    USAGE,
+    '  Decodes the prompt with the model folder\'s weights (--dtype, default fp32): token by token, speculatively with --draft (a model',
+    '  with the same tokenizer; prints acceptance, tokens per target pass and calls) or by beam search with --beams (prints each',
+    '  sequence with its logProb and score). Needs the optional peer @huggingface/transformers.',
+    '    --model DIR, --draft DIR: model folders (config.json, tokenizer.json, onnx/model*.onnx); --prompt TEXT: the text to continue',
+    ...info.params.map(describe),
+  ].join('\n');
+}
+
+// The flat option names of the schema ("xtc.probability", "logitBias.ids") as sampling options.
+function samplingOptions(values: Map<string, unknown>): SampleTokenOptions {
+  const options: Record<string, unknown> = {};
+  for (const [name, value] of values) {
+    if (name === 'logitBias.ids' || name === 'logitBias.values') continue;
+    const [outer, inner] = name.split('.');
+    if (inner === undefined) options[name] = value;
+    else options[outer] = { ...(options[outer] as object | undefined), [inner]: value };
+  }
+  if (values.has('logitBias.ids') !== values.has('logitBias.values')) {
+    throw new SamplingLabError('logitBias', '--logitBias.ids and --logitBias.values come together: the ids and the bias of each');
+  }
+  if (values.has('logitBias.ids')) options.logitBias = [values.get('logitBias.ids'), values.get('logitBias.values')];
+  if (typeof options.order === 'string' && !['handbook', 'llama.cpp'].includes(options.order)) options.order = options.order.split(',');
+  return options as SampleTokenOptions;
+}
+
+const ms = (t: number): string => `${t.toFixed(0)} ms`;
+
+// The command's own numbers, in their ranges (the sampling options are the lab's to check).
+function checkOwn(values: Map<string, unknown>, texts: Map<string, string>): void {
+  for (const { name, kind, min, max } of DECODE_PARAMS) {
+    const value = values.get(name) as number | undefined;
+    if (value === undefined || min === undefined || max === undefined) continue;
+    if ((kind === 'integer' && !Number.isInteger(value)) || value < min || value > max) {
+      throw new SamplingLabError(name, `--${spellings(name)[0]} takes an integer in [${min}, ${max}], not '${texts.get(name)}'`);
+    }
+  }
+}
+
+export async function decode(argv: string[], lab: Lab): Promise<void> {
+  const info = decodeInfo(lab);
+  const flags = readFlags(argv, info, SOURCES);
+  if (flags.help) {
+    console.log(help(info));
+    return;
+  }
+  const { model: modelPath, draft: draftPath, prompt, dtype = 'fp32' } = flags.source;
+  if (modelPath === undefined) throw new SamplingLabError('model', '--model DIR is needed: the model folder to decode with');
+  if (prompt === undefined) throw new SamplingLabError('prompt', '--prompt TEXT is needed: the text to continue');
+  checkDtype(dtype);
+  const values = new Map([...flags.texts].map(([name, text]) => [name, parseValue(text, info.params.find((p) => p.name === name)!, name)]));
+  checkOwn(values, flags.texts);
+  const own = (name: string) => values.get(name) as number | undefined;
+  const [maxNewTokens = 64, gamma, beams, lengthPenalty] = ['maxNewTokens', 'gamma', 'beams', 'lengthPenalty'].map(own);
+  for (const name of DECODE_PARAMS.map((p) => p.name)) values.delete(name);
+  if (gamma !== undefined && draftPath === undefined) throw new SamplingLabError('gamma', '--gamma needs --draft DIR, the model that proposes');
+  if (lengthPenalty !== undefined && beams === undefined) throw new SamplingLabError('lengthPenalty', '--length-penalty needs --beams N');
+  if (beams !== undefined && draftPath !== undefined) throw new SamplingLabError('beams', '--beams and --draft are two ways to decode; give one of them');
+  const sampling = samplingOptions(values);
+  if (beams !== undefined) {
+    const unused = [...values.keys()].find((name) => name !== 'seed' && name !== 'stream');
+    if (unused !== undefined) {
+      throw new SamplingLabError(unused.split('.')[0], `beam search ranks by the model's log-probabilities: --${spellings(unused)[0]} does not apply to --beams`);
+    }
+  }
+  lab.checkOptions(sampling);
+  const folder = modelFolder(modelPath, 'model');
+  const draftFolder = draftPath === undefined ? undefined : modelFolder(draftPath, 'draft');
+  const adapter = await importAdapter();
+  const { model, tokenizer } = await adapter.loadLocalModel(folder, { dtype });
+  const started = performance.now();
+  if (beams !== undefined) {
+    const sequences = await adapter.beamSearch(model, tokenizer, prompt, {
+      lab, ...sampling, numBeams: beams, numReturnSequences: beams, maxNewTokens, ...(lengthPenalty !== undefined && { lengthPenalty }),
+    });
+    const elapsed = performance.now() - started;
+    if (flags.json) console.log(toJson({ prompt, sequences, timeMs: elapsed }));
+    else {
+      sequences.forEach((s, i) => console.log(`#${i + 1}  logProb ${s.logProb.toFixed(4)}  score ${s.score.toFixed(4)}\n${prompt + s.text}`));
+      console.log(`beams ${beams} · ${ms(elapsed)}`);
+    }
+    return;
+  }
+  if (draftFolder !== undefined) {
+    const { model: draft } = await adapter.loadLocalModel(draftFolder, { dtype });
+    const run = adapter.speculativeGenerate(model, draft, tokenizer, prompt, { lab, ...sampling, maxNewTokens, ...(gamma !== undefined && { gamma }) });
+    let text = '';
+    for await (const step of run) text += step.text;
+    const { stats } = run;
+    if (flags.json) console.log(toJson({ prompt, text, stats }));
+    else {
+      console.log(prompt + text);
+      console.log(`tokens ${stats.tokens} · ${ms(stats.wallMs)} · ${(stats.tokens / (stats.wallMs / 1000)).toFixed(1)} tokens/s`);
+      console.log(`acceptance ${stats.acceptance.toFixed(3)} (${stats.accepted} of ${stats.proposed}) · tokens per target pass ${stats.tokensPerTargetPass.toFixed(2)} · target calls ${stats.targetCalls} · draft calls ${stats.draftCalls}`);
+    }
+    return;
+  }
+  const ids: number[] = [];
+  for await (const step of adapter.generateTokens(model, tokenizer, prompt, { lab, ...sampling, maxNewTokens, topCandidates: 0 })) ids.push(step.token);
+  const elapsed = performance.now() - started;
+  const text = tokenizer.decode(ids);
+  if (flags.json) console.log(toJson({ prompt, text, stats: { tokens: ids.length, wallMs: elapsed } }));
+  else {
+    console.log(prompt + text);
+    console.log(`tokens ${ids.length} · ${ms(elapsed)} · ${(ids.length / (elapsed / 1000)).toFixed(1)} tokens/s`);
+  }
+}
