@@ -1,6 +1,8 @@
 // The decoding core through the package: lab.speculativeVerify, lab.draftStream and
 // lab.createBeamSearch: typed errors naming the argument, seeded runs that repeat, rows as a
 // matrix or flat, and the documented keys (drafts on draftStream, the bonus as sampleToken draws it).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSamplingLab, type Lab, type SampleTokenOptions } from 'sampling-lab';
 import { argumentOf } from '../support/errors';
@@ -161,6 +163,18 @@ describe('createBeamSearch', () => {
     expect(search(options)).toEqual(first);
     expect(search({ ...options, seed: 5 }).best).not.toEqual(first.best);
   });
+});
+
+it('the README\'s decoding block runs as written', async () => {
+  const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Decoding: speculative verification and beam search'));
+  const block = /```js\n([\s\S]*?)```/.exec(section)![1];
+  // The block's own lab, loaded as it loads it, stands in for its two first lines.
+  const body = block.replace("import { loadSamplingLab } from 'sampling-lab';", '').replace('const lab = await loadSamplingLab();', '');
+  const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+  const { accepted, tokens, best } = await new AsyncFunction('lab', `${body}\nreturn { accepted, tokens, best };`)(lab);
+  expect(tokens).toHaveLength(accepted + 1);
+  expect(best.tokens.length).toBeGreaterThan(0);
 });
 
 describe('typed errors', () => {
