@@ -1,6 +1,7 @@
 // The page's real-model section end to end in Chromium against the tiny Qwen3-signature model
 // (?model=/models/tiny-qwen3: fp32 target, q4 draft), every file from 127.0.0.1; its numbers and
-// tokens equal what the same package computes in Node.
+// tokens equal what the same package computes in Node, and the models run in the page's model
+// Worker: no main-thread task reaches 100 ms while they load, prefill, measure or generate.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { loadSamplingLab, type AcceptanceResult, type Lab } from 'sampling-lab';
 import { REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
 import { generateTokens, loadLocalModel, logitsRows, passageIds, positionLogits, type LoadedModel } from 'sampling-lab/transformers';
 import { launchChromium, watchProblems } from '../support/chromium';
+import { blockMainThread, longTasksDuring, phase, watchLongTasks, type Phase } from './real-model-long-tasks';
 import { serveDist } from '../support/static-server';
 import { ensureTinyModel, MODELS_DIR } from '../support/tiny-model.js';
 
@@ -22,6 +24,7 @@ const requests: string[] = [];
 let lab: Lab;
 let fp32: LoadedModel;
 let acceptanceInNode: AcceptanceResult;
+const phases: Phase[] = [];
 
 beforeAll(async () => {
   ensureTinyModel();
@@ -33,6 +36,7 @@ beforeAll(async () => {
   page = await context.newPage();
   problems = watchProblems(page);
   page.on('request', (request) => requests.push(request.url()));
+  await watchLongTasks(page);
   await page.goto(`${site.url}?model=/models/tiny-qwen3`);
 });
 
@@ -45,8 +49,11 @@ it('loads the local model on request and shows the three experiments', async () 
   const load = page.locator('button.rm-load');
   await expect.poll(() => load.textContent()).toMatch(/本地模型/);
   await expect(page.locator('.rm-source').textContent()).resolves.toMatch(/\/models\/tiny-qwen3/);
-  await load.click();
-  await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(3);
+  phases.push(await phase(page, 'loading and prefilling', async () => {
+    await load.click();
+    await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => page.locator('.rm-temperature tbody tr').count(), { timeout: 10_000 }).toBe(3);
+  }));
 });
 
 it('the temperature experiment at position 50 equals the Node computation, beside the chapter\'s figures', async () => {
@@ -91,9 +98,11 @@ async function nodeAcceptance(): Promise<AcceptanceResult> {
 
 it('the acceptance experiment over 400 positions equals Σ min(p, q) computed in Node', async () => {
   const expected = acceptanceInNode;
-  await page.locator('.rm-speculative button.rm-run').click();
   const rows = page.locator('.rm-acceptance table.rm-table:not(.rm-visually-hidden) tbody tr');
-  await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(5);
+  phases.push(await phase(page, 'measuring acceptance', async () => {
+    await page.locator('.rm-speculative button.rm-run').click();
+    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(5);
+  }));
   const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.children[1].textContent));
   expect(shown.slice(0, 4)).toEqual([expected.mean, expected.median, expected.min, expected.meanOneMinusTV].map((x) => x.toFixed(2)));
   expect(await page.locator('.rm-bar').count()).toBe(20);
@@ -105,8 +114,10 @@ it('generates the same tokens in Chromium as generateTokens in Node, and explain
   for (const [name, value] of Object.entries(GENERATION)) {
     await section.locator(`#rm-${name}`).fill(String(value));
   }
-  await section.locator('button.rm-go').click();
-  await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 20_000 }).toBe(false);
+  phases.push(await phase(page, 'generating', async () => {
+    await section.locator('button.rm-go').click();
+    await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 20_000 }).toBe(false);
+  }));
   const shown = await section.locator('.rm-generated').allTextContents();
   const expected: string[] = [];
   for await (const step of generateTokens(fp32.model, fp32.tokenizer, prompt, { lab, ...GENERATION, maxNewTokens: 48 })) expected.push(step.text);
@@ -115,6 +126,13 @@ it('generates the same tokens in Chromium as generateTokens in Node, and explain
   await section.locator('.rm-generated').nth(2).hover();
   await expect.poll(() => section.locator('.rm-step tbody tr').count()).toBe(8);
   await expect(section.locator('.rm-cuts').textContent()).resolves.toMatch(/top-k.*top-p.*min-p/);
+});
+
+it('kept every main-thread task under 100 ms while the models loaded, prefilled, measured and generated', async () => {
+  expect(phases.map((p) => p.name)).toEqual(['loading and prefilling', 'measuring acceptance', 'generating']);
+  expect(await longTasksDuring(page, phases, 100)).toEqual([]);
+  // The observer does see a task that long.
+  expect(await longTasksDuring(page, [await blockMainThread(page, 150)], 100)).toHaveLength(1);
 });
 
 it('made no request beyond 127.0.0.1 and logged no error', () => {

@@ -1,14 +1,14 @@
 // The page's real-model section: Qwen3-0.6B through transformers.js, opt-in. Every number comes
 // from Sampling Lab's core (distribution, distance, the temperature and acceptance experiments);
-// this file only loads models, moves logits and draws. `?model=/models/tiny-qwen3` points it at a
-// local model folder instead of the hub (fp32 target, q4 draft), for offline tests.
+// every model runs in the model Worker (model-worker.ts) and this file only shows what it sends.
+// `?model=/models/tiny-qwen3` points it at a local model folder instead of the hub (fp32 target,
+// q4 draft), for offline tests.
 import type { AcceptanceResult, Lab } from 'sampling-lab';
 import { sharedLab, strings, type SamplingLabElement } from 'sampling-lab/element';
 import { REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
-import type { GeneratedToken, LoadedModel, LoadModelOptions } from 'sampling-lab/transformers';
+import { runModelJob, type JobListeners } from './model-client';
+import type { GeneratedStep, JobKind, Loading, ModelRef } from './model-protocol';
 import { realModelText } from './real-model-text';
-
-type Adapter = typeof import('sampling-lab/transformers');
 
 const HUB_REPOSITORY = 'onnx-community/Qwen3-0.6B-ONNX';
 const PASSAGE_URL = new URL('sample-passage.txt', document.baseURI).href;
@@ -19,23 +19,28 @@ const GENERATED_TOKENS = 48;
 interface Plan {
   local?: string;
   device: 'webgpu' | 'wasm';
-  primary: string;
-  target: string;
-  draft: string;
+  primary: ModelRef;
+  target: ModelRef;
+  draft: ModelRef;
   sizes: Record<string, string>;
 }
 
 async function choosePlan(): Promise<Plan> {
   const local = new URLSearchParams(location.search).get('model');
-  if (local) return { local, device: 'wasm', primary: 'fp32', target: 'fp32', draft: 'q4', sizes: {} };
+  const at = (source: string, dtype: string, device: Plan['device'] = 'wasm'): ModelRef => ({ source, dtype, device });
+  if (local) return { local, device: 'wasm', primary: at(local, 'fp32'), target: at(local, 'fp32'), draft: at(local, 'q4'), sizes: {} };
   const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<{ features: Set<string> } | null> } }).gpu;
   const adapter = await gpu?.requestAdapter().catch(() => null);
   // Sizes of the hub's files for Qwen3-0.6B, rounded.
   if (adapter?.features.has('shader-f16')) {
-    return { device: 'webgpu', primary: 'q4f16', target: 'fp16', draft: 'q4f16', sizes: { q4f16: '0.57 GB', fp16: '1.2 GB' } };
+    const on = (dtype: string) => at(HUB_REPOSITORY, dtype, 'webgpu');
+    return { device: 'webgpu', primary: on('q4f16'), target: on('fp16'), draft: on('q4f16'), sizes: { q4f16: '0.57 GB', fp16: '1.2 GB' } };
   }
-  return { device: 'wasm', primary: 'q4', target: 'q8', draft: 'q4', sizes: { q4: '0.9 GB', q8: '0.75 GB' } };
+  const on = (dtype: string) => at(HUB_REPOSITORY, dtype);
+  return { device: 'wasm', primary: on('q4'), target: on('q8'), draft: on('q4'), sizes: { q4: '0.9 GB', q8: '0.75 GB' } };
 }
+
+const sameModel = (a: ModelRef, b: ModelRef): boolean => a.source === b.source && a.dtype === b.dtype && a.device === b.device;
 
 function node<K extends keyof HTMLElementTagNameMap>(tag: K, className = '', text = ''): HTMLElementTagNameMap[K] {
   const created = document.createElement(tag);
@@ -57,29 +62,32 @@ function table(caption: string, head: readonly string[], rows: (string | number)
   return t;
 }
 
-// Download progress summed over the files transformers.js reports.
-function progressReporter(bar: HTMLProgressElement, label: HTMLElement): NonNullable<LoadModelOptions['progress']> {
-  const files = new Map<string, { loaded: number; total: number }>();
-  return (info) => {
-    if (info.status !== 'progress' || !info.file || !info.total) return;
-    files.set(info.file, { loaded: info.loaded ?? 0, total: info.total });
-    let loaded = 0;
-    let total = 0;
-    for (const f of files.values()) {
-      loaded += f.loaded;
-      total += f.total;
+// Shows a job's download progress in the loader's bar while the job runs.
+type Runner = <K extends JobKind>(request: Parameters<typeof runModelJob<K>>[0], listeners?: JobListeners<K>) => ReturnType<typeof runModelJob<K>>;
+
+function progressShown(bar: HTMLProgressElement, label: HTMLElement): Runner {
+  let loading = 0;
+  const show = (progress: Loading) => {
+    bar.hidden = false;
+    bar.max = progress.total;
+    bar.value = progress.loaded;
+    label.textContent = realModelText().megabytes(progress.loaded / 1e6, progress.total / 1e6);
+  };
+  return async (request, listeners = {}) => {
+    loading++;
+    try {
+      return await runModelJob(request, { ...listeners, onLoading: show });
+    } finally {
+      if (--loading === 0) {
+        bar.hidden = true;
+        label.textContent = '';
+      }
     }
-    bar.max = total;
-    bar.value = loaded;
-    label.textContent = realModelText().megabytes(loaded / 1e6, total / 1e6);
   };
 }
 
 export function mountRealModel(root: HTMLElement): void {
   let plan: Plan | undefined;
-  let adapter: Adapter | undefined;
-  let lab: Lab | undefined;
-  let primary: LoadedModel | undefined;
   let rerender: (() => void) | undefined;
 
   const source = node('p', 'rm-source');
@@ -95,11 +103,12 @@ export function mountRealModel(root: HTMLElement): void {
   status.setAttribute('aria-live', 'polite');
   const results = node('div', 'rm-results');
   root.replaceChildren(source, memory, loadButton, bar, barLabel, error, status, results);
+  const run = progressShown(bar, barLabel);
 
   function label(): void {
     const t = realModelText();
     if (plan) {
-      source.textContent = plan.local ? t.localSource(plan.local) : t.source(plan.sizes[plan.primary], `${plan.primary} (${plan.device === 'webgpu' ? 'WebGPU' : 'WebAssembly'})`, `huggingface.co/${HUB_REPOSITORY}`);
+      source.textContent = plan.local ? t.localSource(plan.local) : t.source(plan.sizes[plan.primary.dtype], `${plan.primary.dtype} (${plan.device === 'webgpu' ? 'WebGPU' : 'WebAssembly'})`, `huggingface.co/${HUB_REPOSITORY}`);
       loadButton.textContent = plan.local ? t.loadLocal : t.load;
     }
     const deviceMemory = (navigator as Navigator & { deviceMemory?: number }).deviceMemory;
@@ -107,39 +116,22 @@ export function mountRealModel(root: HTMLElement): void {
     rerender?.();
   }
 
-  async function load(variant: string): Promise<LoadedModel> {
-    adapter ??= await import('sampling-lab/transformers');
-    const { env } = await import('@huggingface/transformers');
-    // onnxruntime's WebAssembly comes from this site (the bundler emits it beside the script), not
-    // from the CDN transformers.js points it at.
-    (env.backends.onnx.wasm as { wasmPaths?: unknown }).wasmPaths = undefined;
-    bar.hidden = false;
-    bar.removeAttribute('value');
-    const options = { dtype: variant, device: plan!.device, progress: progressReporter(bar, barLabel) };
-    try {
-      return plan!.local
-        ? await adapter.loadLocalModel(plan!.local, options)
-        : await adapter.loadHubModel(HUB_REPOSITORY, options);
-    } finally {
-      bar.hidden = true;
-      barLabel.textContent = '';
-    }
-  }
-
   loadButton.addEventListener('click', async () => {
     loadButton.disabled = true;
     error.textContent = '';
     status.textContent = realModelText().loading;
+    // Indeterminate until the first file reports its size.
+    bar.hidden = false;
+    bar.removeAttribute('value');
     try {
-      lab = await sharedLab();
-      primary = await load(plan!.primary);
+      const [lab, passage] = await Promise.all([sharedLab(), fetch(PASSAGE_URL).then((response) => response.text()),
+        run({ kind: 'load', model: plan!.primary })]);
       status.textContent = realModelText().loaded(plan!.device === 'webgpu' ? 'WebGPU' : 'WebAssembly');
       loadButton.hidden = true;
-      const passage = await (await fetch(PASSAGE_URL)).text();
       const sections = [
-        temperatureSection(lab, adapter!, primary, passage),
-        speculativeSection(lab, adapter!, plan!, primary, passage, load),
-        generationSection(lab, adapter!, primary),
+        await temperatureSection(run, plan!, passage),
+        speculativeSection(run, plan!, passage),
+        generationSection(lab, run, plan!),
       ];
       results.replaceChildren(...sections.map((s) => s.root));
       rerender = () => { for (const s of sections) s.relabel(); };
@@ -163,7 +155,7 @@ interface Section {
 }
 
 // The chapter's first experiment: one position of the passage at three temperatures.
-function temperatureSection(lab: Lab, adapter: Adapter, loaded: LoadedModel, passage: string): Section {
+async function temperatureSection(run: Runner, plan: Plan, passage: string): Promise<Section> {
   const figures = REAL_MODEL_FIGURES.temperature;
   const root = node('section', 'rm-temperature');
   const title = node('h3');
@@ -173,23 +165,24 @@ function temperatureSection(lab: Lab, adapter: Adapter, loaded: LoadedModel, pas
   const note = node('p', 'rm-note');
   note.setAttribute('aria-live', 'polite');
   root.append(title, text, tableBox, tokens, note);
-  const ids = adapter.passageIds(loaded.tokenizer, passage);
+  const { ids, texts } = await run({ kind: 'passage', model: plan.primary, text: passage });
   let rows: { temperature: number; topProb: number; tokensForMass: number }[] = [];
   let clicked: number | undefined;
 
-  void adapter.positionLogits(loaded.model, ids, figures.position - 1).then((logits) => {
-    rows = lab.runExperiment('temperature', { logits, temperatures: figures.rows.map((r) => r.temperature) }).rows;
-    relabel();
-  });
-  const buttons = ids.map((id, index) => {
-    const b = node('button', 'rm-token', loaded.tokenizer.decode([id]));
+  void run({ kind: 'temperature', model: plan.primary, ids, index: figures.position - 1, temperatures: figures.rows.map((r) => r.temperature) })
+    .then((computed) => {
+      rows = computed;
+      relabel();
+    });
+  const buttons = texts.map((tokenText, index) => {
+    const b = node('button', 'rm-token', tokenText);
     b.type = 'button';
     b.dataset.index = String(index);
     b.addEventListener('click', async () => {
-      const logits = await adapter.positionLogits(loaded.model, ids, index);
+      const logits = await run({ kind: 'position', model: plan.primary, ids, index });
       const shape = document.querySelector<SamplingLabElement>('sampling-lab#shape');
       clicked = index + 1;
-      await shape?.loadLogits(logits, realModelText().tokenTitle(index + 1, b.textContent ?? ''));
+      await shape?.loadLogits(logits, realModelText().tokenTitle(index + 1, tokenText));
       relabel();
       shape?.scrollIntoView({ behavior: 'smooth', block: 'start' });
     });
@@ -213,49 +206,37 @@ function temperatureSection(lab: Lab, adapter: Adapter, loaded: LoadedModel, pas
 }
 
 // Acceptance = Σ min(p, q) = 1 − TV between the target and its 4-bit draft, per position.
-function speculativeSection(lab: Lab, adapter: Adapter, plan: Plan, target: LoadedModel, passage: string,
-                            load: (variant: string) => Promise<LoadedModel>): Section {
+function speculativeSection(run: Runner, plan: Plan, passage: string): Section {
   const figures = REAL_MODEL_FIGURES.acceptance;
   const root = node('section', 'rm-speculative');
   const title = node('h3');
   const text = node('p');
-  const run = node('button', 'rm-run');
-  run.type = 'button';
+  const start = node('button', 'rm-run');
+  start.type = 'button';
   const progress = node('progress', 'rm-progress');
   progress.hidden = true;
   const output = node('div', 'rm-acceptance');
   output.setAttribute('aria-live', 'polite');
-  root.append(title, text, run, progress, output);
+  root.append(title, text, start, progress, output);
   let summary: AcceptanceResult | undefined;
   let done = 0;
 
-  run.addEventListener('click', async () => {
-    run.disabled = true;
+  start.addEventListener('click', async () => {
+    start.disabled = true;
     try {
-      // The primary model is the target when it is the higher-precision variant already.
-      const targetModel = plan.target === plan.primary ? target : await load(plan.target);
-      const draft = plan.draft === plan.primary ? target : await load(plan.draft);
-      const ids = adapter.passageIds(target.tokenizer, passage, figures.positions);
-      const accept: number[] = [];
-      const tv: number[] = [];
-      const targetRows = adapter.logitsRows(targetModel.model, ids);
-      const draftRows = adapter.logitsRows(draft.model, ids);
+      const { ids } = await run({ kind: 'passage', model: plan.target, text: passage, maxTokens: figures.positions });
       progress.hidden = false;
       progress.max = ids.length;
-      for (;;) {
-        const [p, q] = [await targetRows.next(), await draftRows.next()];
-        if (p.done || q.done) break;
-        const distance = lab.distance(lab.distribution(p.value.logits).probs, lab.distribution(q.value.logits).probs);
-        accept.push(distance.overlap);
-        tv.push(distance.tv);
-        progress.value = done = accept.length;
-        if (done % 25 === 0) relabel();
-      }
-      summary = lab.runExperiment('acceptance', { accept, tv });
-      run.hidden = true;
+      summary = await run({ kind: 'acceptance', target: plan.target, draft: plan.draft, ids }, {
+        onEvent: (positions) => {
+          progress.value = done = positions;
+          relabel();
+        },
+      });
+      start.hidden = true;
     } catch (caught) {
       output.textContent = realModelText().cannotRun + (caught as Error).message;
-      run.disabled = false;
+      start.disabled = false;
     } finally {
       progress.hidden = true;
       relabel();
@@ -265,8 +246,8 @@ function speculativeSection(lab: Lab, adapter: Adapter, plan: Plan, target: Load
   function relabel(): void {
     const t = realModelText();
     title.textContent = t.speculativeTitle;
-    text.textContent = t.speculativeText(plan.target, plan.draft, Boolean(plan.local));
-    run.textContent = plan.local ? t.runSpeculativeLocal : t.runSpeculative(plan.sizes[plan.target === plan.primary ? plan.draft : plan.target] ?? '');
+    text.textContent = t.speculativeText(plan.target.dtype, plan.draft.dtype, Boolean(plan.local));
+    start.textContent = plan.local ? t.runSpeculativeLocal : t.runSpeculative(plan.sizes[sameModel(plan.target, plan.primary) ? plan.draft.dtype : plan.target.dtype] ?? '');
     if (!summary) {
       output.textContent = done ? t.measuring(done, figures.positions) : '';
       return;
@@ -311,7 +292,7 @@ type SliderName = (typeof SLIDERS)[number];
 const FILTER_NAMES: Record<string, string> = { topK: 'top-k', topP: 'top-p', minP: 'min-p', epsilonCutoff: 'ε' };
 
 // A prompt, the filter sliders and a seed; each generated token shows its step on hover or tap.
-function generationSection(lab: Lab, adapter: Adapter, loaded: LoadedModel): Section {
+function generationSection(lab: Lab, run: Runner, plan: Plan): Section {
   const root = node('section', 'rm-generate');
   const title = node('h3');
   const text = node('p');
@@ -351,7 +332,7 @@ function generationSection(lab: Lab, adapter: Adapter, loaded: LoadedModel): Sec
   const step = node('div', 'rm-step');
   step.setAttribute('aria-live', 'polite');
   root.append(title, text, promptLabel, prompt, controls, go, stop, output, step);
-  const steps: GeneratedToken[] = [];
+  const steps: GeneratedStep[] = [];
   let shown: number | undefined;
   let controller: AbortController | undefined;
 
@@ -365,17 +346,21 @@ function generationSection(lab: Lab, adapter: Adapter, loaded: LoadedModel): Sec
     step.replaceChildren();
     const options = Object.fromEntries(sliders.map((s) => [s.name, Number(s.input.value)]));
     try {
-      for await (const generated of adapter.generateTokens(loaded.model, loaded.tokenizer, prompt.value, {
-        lab, ...options, seed: Number(seed.value), maxNewTokens: GENERATED_TOKENS, topCandidates: 8, signal: controller.signal,
-      })) {
-        const index = steps.push(generated) - 1;
-        const span = node('span', 'rm-generated', generated.text);
-        span.tabIndex = 0;
-        span.dataset.index = String(index);
-        span.style.setProperty('--p', String(generated.prob));
-        for (const event of ['mouseenter', 'focus', 'click']) span.addEventListener(event, () => show(index));
-        output.append(span);
-      }
+      await run({
+        kind: 'generate', model: plan.primary, prompt: prompt.value, filters: { ...options, seed: Number(seed.value) },
+        maxNewTokens: GENERATED_TOKENS, topCandidates: 8,
+      }, {
+        signal: controller.signal,
+        onEvent: (generated) => {
+          const index = steps.push(generated) - 1;
+          const span = node('span', 'rm-generated', generated.text);
+          span.tabIndex = 0;
+          span.dataset.index = String(index);
+          span.style.setProperty('--p', String(generated.prob));
+          for (const event of ['mouseenter', 'focus', 'click']) span.addEventListener(event, () => show(index));
+          output.append(span);
+        },
+      });
     } catch (caught) {
       step.textContent = realModelText().cannotRun + (caught as Error).message;
     } finally {

@@ -1,0 +1,141 @@
+// The real-model section's Worker: transformers.js, onnxruntime and a Sampling Lab instance of
+// its own, so that loading, prefilling and decoding never hold the page's main thread. Models
+// load on first use and stay loaded; jobs run as they arrive and stream their events.
+import { env } from '@huggingface/transformers';
+import { loadSamplingLab, SamplingLabError } from 'sampling-lab';
+import {
+  generateTokens, loadHubModel, loadLocalModel, logitsRows, passageIds, positionLogits, type LoadedModel, type LoadModelOptions,
+} from 'sampling-lab/transformers';
+import { isLocalSource, type JobKind, type JobRequest, type Jobs, type Loading, type ModelRef, type ModelReply, type ModelRequest } from './model-protocol';
+
+// onnxruntime's WebAssembly comes from this site (the bundler emits it beside the Worker), not
+// from the CDN transformers.js points it at.
+(env.backends.onnx.wasm as { wasmPaths?: unknown }).wasmPaths = undefined;
+
+const lab = loadSamplingLab();
+const models = new Map<string, Promise<LoadedModel>>();
+const running = new Map<number, AbortController>();
+const REPORT_EVERY_MS = 50;
+
+function post(reply: ModelReply, transfer: Transferable[] = []): void {
+  postMessage(reply, { transfer });
+}
+
+// Download progress of one job's files, summed, at most every 50 ms.
+function progressOf(id: number): NonNullable<LoadModelOptions['progress']> {
+  const files = new Map<string, Loading>();
+  let lastReport = 0;
+  return (info) => {
+    if (info.status !== 'progress' || !info.file || !info.total) return;
+    files.set(info.file, { loaded: info.loaded ?? 0, total: info.total });
+    const now = performance.now();
+    if (now - lastReport < REPORT_EVERY_MS && info.loaded !== info.total) return;
+    lastReport = now;
+    const sum = { loaded: 0, total: 0 };
+    for (const file of files.values()) {
+      sum.loaded += file.loaded;
+      sum.total += file.total;
+    }
+    post({ id, loading: sum });
+  };
+}
+
+function model(ref: ModelRef, id: number): Promise<LoadedModel> {
+  const key = `${ref.source}|${ref.dtype}|${ref.device}`;
+  let loaded = models.get(key);
+  if (!loaded) {
+    const options = { dtype: ref.dtype, device: ref.device, progress: progressOf(id) };
+    loaded = isLocalSource(ref.source) ? loadLocalModel(ref.source, options) : loadHubModel(ref.source, options);
+    // A failed load is tried again next time.
+    loaded.catch(() => models.delete(key));
+    models.set(key, loaded);
+  }
+  return loaded;
+}
+
+type Emit<K extends JobKind> = (event: Jobs[K]['event']) => void;
+type Handler<K extends JobKind> = (request: JobRequest<K>, id: number, emit: Emit<K>, signal: AbortSignal) => Promise<Jobs[K]['result']>;
+
+const handlers: { [K in JobKind]: Handler<K> } = {
+  async load(request, id) {
+    await model(request.model, id);
+    return null;
+  },
+
+  async passage(request, id) {
+    const { tokenizer } = await model(request.model, id);
+    const ids = passageIds(tokenizer, request.text, request.maxTokens);
+    return { ids: Int32Array.from(ids), texts: ids.map((token) => tokenizer.decode([token])) };
+  },
+
+  async position(request, id) {
+    return positionLogits((await model(request.model, id)).model, request.ids, request.index);
+  },
+
+  async temperature(request, id) {
+    const logits = await positionLogits((await model(request.model, id)).model, request.ids, request.index);
+    return (await lab).runExperiment('temperature', { logits, temperatures: request.temperatures }).rows;
+  },
+
+  // Σ min(p, q) and TV at every position of the passage, target against draft.
+  async acceptance(request, id, emit, signal) {
+    const [sampling, target, draft] = await Promise.all([lab, model(request.target, id), model(request.draft, id)]);
+    const accept: number[] = [];
+    const tv: number[] = [];
+    const [targetRows, draftRows] = [logitsRows(target.model, request.ids), logitsRows(draft.model, request.ids)];
+    let lastReport = 0;
+    while (!signal.aborted) {
+      const [p, q] = [await targetRows.next(), await draftRows.next()];
+      if (p.done || q.done) break;
+      const distance = sampling.distance(sampling.distribution(p.value.logits).probs, sampling.distribution(q.value.logits).probs);
+      accept.push(distance.overlap);
+      tv.push(distance.tv);
+      if (performance.now() - lastReport > REPORT_EVERY_MS) {
+        lastReport = performance.now();
+        emit(accept.length);
+      }
+    }
+    return sampling.runExperiment('acceptance', { accept, tv });
+  },
+
+  async generate(request, id, emit, signal) {
+    const [sampling, loaded] = await Promise.all([lab, model(request.model, id)]);
+    for await (const step of generateTokens(loaded.model, loaded.tokenizer, request.prompt, {
+      lab: sampling, ...request.filters, maxNewTokens: request.maxNewTokens, topCandidates: request.topCandidates, signal,
+    })) {
+      const { token, text, prob, entropyBits, kept, top, cuts } = step;
+      emit({ token, text, prob, entropyBits, kept, top, cuts });
+    }
+    return null;
+  },
+};
+
+// Results that are typed arrays cross by transfer.
+function transferOf(result: unknown): Transferable[] {
+  if (ArrayBuffer.isView(result)) return [result.buffer];
+  if (result && typeof result === 'object') {
+    return Object.values(result).flatMap((value) => (ArrayBuffer.isView(value) ? [value.buffer] : []));
+  }
+  return [];
+}
+
+addEventListener('message', async (message: MessageEvent<ModelRequest>) => {
+  const request = message.data;
+  if ('cancel' in request) {
+    running.get(request.cancel)?.abort();
+    return;
+  }
+  const { id } = request;
+  const controller = new AbortController();
+  running.set(id, controller);
+  try {
+    const handler = handlers[request.kind] as Handler<JobKind>;
+    const result = await handler(request, id, (event) => post({ id, event }), controller.signal);
+    post({ id, result }, transferOf(result));
+  } catch (error) {
+    const argument = error instanceof SamplingLabError ? error.argument : 'model';
+    post({ id, error: { argument, message: (error as Error).message } });
+  } finally {
+    running.delete(id);
+  }
+});
