@@ -5,22 +5,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { loadSamplingLab, type AcceptanceResult, type Lab } from 'sampling-lab';
 import { REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
 import { generateTokens, loadLocalModel, logitsRows, passageIds, positionLogits, type LoadedModel } from 'sampling-lab/transformers';
-import { launchChromium, watchProblems } from '../support/chromium';
-import { blockMainThread, longTasksDuring, phase, watchLongTasks, type Phase } from './real-model-long-tasks';
-import { serveDist } from '../support/static-server';
 import { ensureTinyModel, MODELS_DIR } from '../support/tiny-model.js';
+import { blockMainThread, longTasksDuring, openRealModelPage, outsideRequests, phase, type Phase, type RealModelPage } from './real-model-page';
 
 const PASSAGE = readFileSync(join(__dirname, '../../web/public/sample-passage.txt'), 'utf8');
 const GENERATION = { temperature: 0.9, topK: 40, topP: 0.9, minP: 0.02, seed: 42 };
-let site: Awaited<ReturnType<typeof serveDist>>;
-let context: BrowserContext;
+let opened: RealModelPage;
 let page: Page;
-let problems: string[];
-const requests: string[] = [];
 let lab: Lab;
 let fp32: LoadedModel;
 let acceptanceInNode: AcceptanceResult;
@@ -31,27 +26,21 @@ beforeAll(async () => {
   lab = await loadSamplingLab();
   fp32 = await loadLocalModel(join(MODELS_DIR, 'tiny-qwen3'), { dtype: 'fp32' });
   acceptanceInNode = await nodeAcceptance();
-  site = await serveDist('/handbook/sampling/', { '/models/': MODELS_DIR });
-  context = await launchChromium();
-  page = await context.newPage();
-  problems = watchProblems(page);
-  page.on('request', (request) => requests.push(request.url()));
-  await watchLongTasks(page);
-  await page.goto(`${site.url}?model=/models/tiny-qwen3`);
+  opened = await openRealModelPage('?model=/models/tiny-qwen3');
+  page = opened.page;
 });
 
 afterAll(async () => {
-  await context?.close();
-  await site?.close();
+  await opened?.close();
 });
 
-it('loads the local model on request and shows the three experiments', async () => {
+it('loads the local model on request and shows the five experiments', async () => {
   const load = page.locator('button.rm-load');
   await expect.poll(() => load.textContent()).toMatch(/本地模型/);
   await expect(page.locator('.rm-source').textContent()).resolves.toMatch(/\/models\/tiny-qwen3/);
   phases.push(await phase(page, 'loading and prefilling', async () => {
     await load.click();
-    await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(3);
+    await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(5);
     await expect.poll(() => page.locator('.rm-temperature tbody tr').count(), { timeout: 10_000 }).toBe(3);
   }));
 });
@@ -136,7 +125,7 @@ it('kept every main-thread task under 100 ms while the models loaded, prefilled,
 });
 
 it('made no request beyond 127.0.0.1 and logged no error', () => {
-  expect(requests.length).toBeGreaterThan(0);
-  expect(requests.filter((url) => !url.startsWith('http://127.0.0.1:') && !url.startsWith('blob:') && !url.startsWith('data:'))).toEqual([]);
-  expect(problems).toEqual([]);
+  expect(opened.requests.length).toBeGreaterThan(0);
+  expect(outsideRequests(opened.requests)).toEqual([]);
+  expect(opened.problems).toEqual([]);
 });

@@ -33,6 +33,54 @@ export interface GeneratedStep {
   cuts: FilterStage[];
 }
 
+/** One speculative step as the page shows it: each proposal with its text. */
+export interface SpeculativeStepView {
+  proposed: Token[];
+  /** Proposals the target accepted, from the first. */
+  accepted: number;
+  /** The target's own token, when the step emitted it: redrawn from the residual after a rejection, else the bonus. */
+  emitted?: Token;
+  fromResidual: boolean;
+  /** The run's totals after this step. */
+  totals: SpeculativeTotals;
+}
+
+export interface Token {
+  token: number;
+  text: string;
+}
+
+export interface SpeculativeTotals {
+  tokens: number;
+  proposed: number;
+  accepted: number;
+  /** Proposals the target checked: the accepted ones and each rejected one. */
+  checked: number;
+  targetCalls: number;
+  draftCalls: number;
+  /** Time spent decoding, ms. */
+  wallMs: number;
+}
+
+/** Plain decoding of the same number of tokens, for the measured speed-up and cost ratio. */
+export interface PlainTiming {
+  /** The target alone, prefill included, ms. */
+  targetMs: number;
+  /** Per token after the first (a decode step with the KV cache), ms. */
+  targetStepMs: number;
+  draftStepMs: number;
+}
+
+export interface BeamRow {
+  kind: 'greedy' | 'beam' | 'sampled';
+  /** Beams kept (1 for greedy and sampling). */
+  width: number;
+  text: string;
+  /** Σ log p(x_t | x_<t) under the model at T 1, nats. */
+  logProb: number;
+  tokens: number;
+}
+
 /** What each job asks, the events it streams and what it returns. */
 export interface Jobs {
   load: { request: { model: ModelRef }; event: never; result: null };
@@ -47,6 +95,19 @@ export interface Jobs {
   generate: {
     request: { model: ModelRef; prompt: string; filters: Filters; maxNewTokens: number; topCandidates: number };
     event: GeneratedStep;
+    result: null;
+  };
+  /** Speculative decoding, then (unless stopped) plain decoding of as many tokens with each model alone. */
+  speculative: {
+    request: { target: ModelRef; draft: ModelRef; prompt: string; filters: Filters; gamma: number; maxNewTokens: number };
+    /** Each step, then the number of tokens plain decoding is timed on. */
+    event: { step: SpeculativeStepView } | { timing: number };
+    result: { totals: SpeculativeTotals; plain?: PlainTiming };
+  };
+  /** The prompt continued by `maxNewTokens` tokens greedily, by beam search at each width, and sampled at T 1. */
+  beam: {
+    request: { model: ModelRef; prompt: string; widths: number[]; maxNewTokens: number; seed: number };
+    event: BeamRow;
     result: null;
   };
 }

@@ -4,9 +4,12 @@
 import { env } from '@huggingface/transformers';
 import { loadSamplingLab, SamplingLabError } from 'sampling-lab';
 import {
-  generateTokens, loadHubModel, loadLocalModel, logitsRows, passageIds, positionLogits, type LoadedModel, type LoadModelOptions,
+  beamSearch, generateTokens, loadHubModel, loadLocalModel, logitsRows, passageIds, positionLogits, speculativeGenerate,
+  type LoadedModel, type LoadModelOptions,
 } from 'sampling-lab/transformers';
-import { isLocalSource, type JobKind, type JobRequest, type Jobs, type Loading, type ModelRef, type ModelReply, type ModelRequest } from './model-protocol';
+import {
+  isLocalSource, type Filters, type JobKind, type JobRequest, type Jobs, type Loading, type ModelRef, type ModelReply, type ModelRequest,
+} from './model-protocol';
 
 // onnxruntime's WebAssembly comes from this site (the bundler emits it beside the Worker), not
 // from the CDN transformers.js points it at.
@@ -51,6 +54,27 @@ function model(ref: ModelRef, id: number): Promise<LoadedModel> {
     models.set(key, loaded);
   }
   return loaded;
+}
+
+// Speculative decoding verifies the draft's token ids against the target's: one tokenizer for both.
+function checkSameTokenizer(target: LoadedModel, draft: LoadedModel, prompt: string): void {
+  const [ours, theirs] = [target.tokenizer.encode(prompt), draft.tokenizer.encode(prompt)];
+  if (ours.length !== theirs.length || ours.some((id, i) => id !== theirs[i])) {
+    throw new SamplingLabError('draft', 'the draft\'s tokenizer splits the prompt differently from the target\'s; the pair must share one tokenizer');
+  }
+}
+
+// Plain decoding of `tokens` tokens with one model: the whole run and each step after the first.
+async function timedPlain(loaded: LoadedModel, prompt: string, filters: Filters, tokens: number, signal: AbortSignal): Promise<{ totalMs: number; stepMs: number }> {
+  const sampling = await lab;
+  const start = performance.now();
+  let first = start;
+  let count = 0;
+  for await (const _ of generateTokens(loaded.model, loaded.tokenizer, prompt, { lab: sampling, ...filters, maxNewTokens: tokens, stopAtEos: false, signal })) {
+    if (count++ === 0) first = performance.now();
+  }
+  const end = performance.now();
+  return { totalMs: end - start, stepMs: count > 1 ? (end - first) / (count - 1) : NaN };
 }
 
 type Emit<K extends JobKind> = (event: Jobs[K]['event']) => void;
@@ -106,6 +130,55 @@ const handlers: { [K in JobKind]: Handler<K> } = {
       const { token, text, prob, entropyBits, kept, top, cuts } = step;
       emit({ token, text, prob, entropyBits, kept, top, cuts });
     }
+    return null;
+  },
+
+  async speculative(request, id, emit, signal) {
+    const [sampling, target, draft] = await Promise.all([lab, model(request.target, id), model(request.draft, id)]);
+    checkSameTokenizer(target, draft, request.prompt);
+    const { tokenizer } = target;
+    const run = speculativeGenerate(target.model, draft.model, tokenizer, request.prompt, {
+      lab: sampling, ...request.filters, gamma: request.gamma, maxNewTokens: request.maxNewTokens, signal,
+    });
+    const named = (token: number) => ({ token, text: tokenizer.decode([token]) });
+    let checked = 0;
+    const totals = () => ({ ...run.stats, checked });
+    for await (const step of run) {
+      checked += step.accepted + (step.fromResidual ? 1 : 0);
+      const emitted = step.tokens[step.accepted];
+      emit({
+        step: {
+          proposed: step.proposed.map(named), accepted: step.accepted, fromResidual: step.fromResidual,
+          ...(emitted !== undefined && { emitted: named(emitted) }), totals: totals(),
+        },
+      });
+    }
+    if (signal.aborted || run.stats.tokens === 0) return { totals: totals() };
+    emit({ timing: run.stats.tokens });
+    const plainTarget = await timedPlain(target, request.prompt, request.filters, run.stats.tokens, signal);
+    const plainDraft = await timedPlain(draft, request.prompt, request.filters, run.stats.tokens, signal);
+    if (signal.aborted) return { totals: totals() };
+    return { totals: totals(), plain: { targetMs: plainTarget.totalMs, targetStepMs: plainTarget.stepMs, draftStepMs: plainDraft.stepMs } };
+  },
+
+  // Sequences of exactly maxNewTokens tokens (no end-of-sequence stop), so their log-probabilities compare.
+  async beam(request, id, emit, signal) {
+    const [sampling, { model: loaded, tokenizer }] = await Promise.all([lab, model(request.model, id)]);
+    const { prompt, maxNewTokens } = request;
+    for (const width of [1, ...request.widths]) {
+      if (signal.aborted) break;
+      const [best] = await beamSearch(loaded, tokenizer, prompt, { lab: sampling, numBeams: width, maxNewTokens, eosTokenIds: [], signal });
+      emit({ kind: width === 1 ? 'greedy' : 'beam', width, text: best.text, logProb: best.logProb, tokens: best.ids.length });
+    }
+    const sampled: number[] = [];
+    let logProb = 0;
+    for await (const step of generateTokens(loaded, tokenizer, prompt, {
+      lab: sampling, temperature: 1, seed: request.seed, maxNewTokens, stopAtEos: false, logprobs: 1, logprobsMode: 'raw', signal,
+    })) {
+      sampled.push(step.token);
+      logProb += step.logprobs!.logprob;
+    }
+    if (!signal.aborted) emit({ kind: 'sampled', width: 1, text: tokenizer.decode(sampled), logProb, tokens: sampled.length });
     return null;
   },
 };

@@ -4,87 +4,18 @@
 // `?model=/models/tiny-qwen3` points it at a local model folder instead of the hub (fp32 target,
 // q4 draft), for offline tests.
 import type { AcceptanceResult, Lab } from 'sampling-lab';
-import { sharedLab, strings, type SamplingLabElement } from 'sampling-lab/element';
+import { sharedLab, type SamplingLabElement } from 'sampling-lab/element';
 import { REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
-import { runModelJob, type JobListeners } from './model-client';
-import type { GeneratedStep, JobKind, Loading, ModelRef } from './model-protocol';
+import type { GeneratedStep } from './model-protocol';
+import { beamSection, speculativeDecodingSection } from './real-model-decoding';
+import {
+  button, choosePlan, filterSliders, HUB_REPOSITORY, node, pairNames, progressShown, promptField, runAndStop, sameModel, seedField, table,
+  type Plan, type Runner, type Section,
+} from './real-model-kit';
 import { realModelText } from './real-model-text';
 
-const HUB_REPOSITORY = 'onnx-community/Qwen3-0.6B-ONNX';
 const PASSAGE_URL = new URL('sample-passage.txt', document.baseURI).href;
 const GENERATED_TOKENS = 48;
-
-// Which files to fetch: the 4-bit model for the reader's device, and for the acceptance
-// experiment a higher-precision target beside the 4-bit draft.
-interface Plan {
-  local?: string;
-  device: 'webgpu' | 'wasm';
-  primary: ModelRef;
-  target: ModelRef;
-  draft: ModelRef;
-  sizes: Record<string, string>;
-}
-
-async function choosePlan(): Promise<Plan> {
-  const local = new URLSearchParams(location.search).get('model');
-  const at = (source: string, dtype: string, device: Plan['device'] = 'wasm'): ModelRef => ({ source, dtype, device });
-  if (local) return { local, device: 'wasm', primary: at(local, 'fp32'), target: at(local, 'fp32'), draft: at(local, 'q4'), sizes: {} };
-  const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<{ features: Set<string> } | null> } }).gpu;
-  const adapter = await gpu?.requestAdapter().catch(() => null);
-  // Sizes of the hub's files for Qwen3-0.6B, rounded.
-  if (adapter?.features.has('shader-f16')) {
-    const on = (dtype: string) => at(HUB_REPOSITORY, dtype, 'webgpu');
-    return { device: 'webgpu', primary: on('q4f16'), target: on('fp16'), draft: on('q4f16'), sizes: { q4f16: '0.57 GB', fp16: '1.2 GB' } };
-  }
-  const on = (dtype: string) => at(HUB_REPOSITORY, dtype);
-  return { device: 'wasm', primary: on('q4'), target: on('q8'), draft: on('q4'), sizes: { q4: '0.9 GB', q8: '0.75 GB' } };
-}
-
-const sameModel = (a: ModelRef, b: ModelRef): boolean => a.source === b.source && a.dtype === b.dtype && a.device === b.device;
-
-function node<K extends keyof HTMLElementTagNameMap>(tag: K, className = '', text = ''): HTMLElementTagNameMap[K] {
-  const created = document.createElement(tag);
-  if (className) created.className = className;
-  if (text) created.textContent = text;
-  return created;
-}
-
-function table(caption: string, head: readonly string[], rows: (string | number)[][]): HTMLTableElement {
-  const t = node('table', 'rm-table');
-  t.append(node('caption', '', caption));
-  const headRow = t.createTHead().insertRow();
-  for (const h of head) headRow.append(node('th', '', h));
-  const body = t.createTBody();
-  for (const row of rows) {
-    const tr = body.insertRow();
-    for (const cell of row) tr.insertCell().textContent = String(cell);
-  }
-  return t;
-}
-
-// Shows a job's download progress in the loader's bar while the job runs.
-type Runner = <K extends JobKind>(request: Parameters<typeof runModelJob<K>>[0], listeners?: JobListeners<K>) => ReturnType<typeof runModelJob<K>>;
-
-function progressShown(bar: HTMLProgressElement, label: HTMLElement): Runner {
-  let loading = 0;
-  const show = (progress: Loading) => {
-    bar.hidden = false;
-    bar.max = progress.total;
-    bar.value = progress.loaded;
-    label.textContent = realModelText().megabytes(progress.loaded / 1e6, progress.total / 1e6);
-  };
-  return async (request, listeners = {}) => {
-    loading++;
-    try {
-      return await runModelJob(request, { ...listeners, onLoading: show });
-    } finally {
-      if (--loading === 0) {
-        bar.hidden = true;
-        label.textContent = '';
-      }
-    }
-  };
-}
 
 export function mountRealModel(root: HTMLElement): void {
   let plan: Plan | undefined;
@@ -92,8 +23,7 @@ export function mountRealModel(root: HTMLElement): void {
 
   const source = node('p', 'rm-source');
   const memory = node('p', 'rm-note');
-  const loadButton = node('button', 'rm-load');
-  loadButton.type = 'button';
+  const loadButton = button('rm-load');
   const bar = node('progress', 'rm-progress');
   bar.hidden = true;
   const barLabel = node('span', 'rm-progress-label');
@@ -108,7 +38,8 @@ export function mountRealModel(root: HTMLElement): void {
   function label(): void {
     const t = realModelText();
     if (plan) {
-      source.textContent = plan.local ? t.localSource(plan.local) : t.source(plan.sizes[plan.primary.dtype], `${plan.primary.dtype} (${plan.device === 'webgpu' ? 'WebGPU' : 'WebAssembly'})`, `huggingface.co/${HUB_REPOSITORY}`);
+      source.textContent = plan.local ? t.localSource(plan.local)
+        : t.source(plan.sizes[plan.primary.dtype], `${plan.primary.dtype} (${plan.device === 'webgpu' ? 'WebGPU' : 'WebAssembly'})`, `huggingface.co/${plan.repository ?? HUB_REPOSITORY}`);
       loadButton.textContent = plan.local ? t.loadLocal : t.load;
     }
     const deviceMemory = (navigator as Navigator & { deviceMemory?: number }).deviceMemory;
@@ -131,7 +62,9 @@ export function mountRealModel(root: HTMLElement): void {
       const sections = [
         await temperatureSection(run, plan!, passage),
         speculativeSection(run, plan!, passage),
+        speculativeDecodingSection(lab, run, plan!),
         generationSection(lab, run, plan!),
+        beamSection(run, plan!),
       ];
       results.replaceChildren(...sections.map((s) => s.root));
       rerender = () => { for (const s of sections) s.relabel(); };
@@ -147,11 +80,6 @@ export function mountRealModel(root: HTMLElement): void {
   new MutationObserver(label).observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
   label();
   void choosePlan().then((chosen) => { plan = chosen; label(); });
-}
-
-interface Section {
-  root: HTMLElement;
-  relabel(): void;
 }
 
 // The chapter's first experiment: one position of the passage at three temperatures.
@@ -175,8 +103,8 @@ async function temperatureSection(run: Runner, plan: Plan, passage: string): Pro
       relabel();
     });
   const buttons = texts.map((tokenText, index) => {
-    const b = node('button', 'rm-token', tokenText);
-    b.type = 'button';
+    const b = button('rm-token');
+    b.textContent = tokenText;
     b.dataset.index = String(index);
     b.addEventListener('click', async () => {
       const logits = await run({ kind: 'position', model: plan.primary, ids, index });
@@ -211,8 +139,7 @@ function speculativeSection(run: Runner, plan: Plan, passage: string): Section {
   const root = node('section', 'rm-speculative');
   const title = node('h3');
   const text = node('p');
-  const start = node('button', 'rm-run');
-  start.type = 'button';
+  const start = button('rm-run');
   const progress = node('progress', 'rm-progress');
   progress.hidden = true;
   const output = node('div', 'rm-acceptance');
@@ -246,8 +173,9 @@ function speculativeSection(run: Runner, plan: Plan, passage: string): Section {
   function relabel(): void {
     const t = realModelText();
     title.textContent = t.speculativeTitle;
-    text.textContent = t.speculativeText(plan.target.dtype, plan.draft.dtype, Boolean(plan.local));
-    start.textContent = plan.local ? t.runSpeculativeLocal : t.runSpeculative(plan.sizes[sameModel(plan.target, plan.primary) ? plan.draft.dtype : plan.target.dtype] ?? '');
+    const pair = pairNames(plan);
+    text.textContent = t.speculativeText(pair.target, pair.draft, pair.kind);
+    start.textContent = plan.local ? t.runSpeculativeLocal : t.runSpeculative(plan.sizes[sameModel(plan.target, plan.primary) ? plan.draft.dtype : plan.target.dtype]);
     if (!summary) {
       output.textContent = done ? t.measuring(done, figures.positions) : '';
       return;
@@ -286,8 +214,6 @@ function histogram(h: { edges: number[]; counts: number[] }, caption: string, co
   return box;
 }
 
-const SLIDERS = ['temperature', 'topK', 'topP', 'minP'] as const;
-type SliderName = (typeof SLIDERS)[number];
 // The filters as the widgets name them.
 const FILTER_NAMES: Record<string, string> = { topK: 'top-k', topP: 'top-p', minP: 'min-p', epsilonCutoff: 'ε' };
 
@@ -296,61 +222,30 @@ function generationSection(lab: Lab, run: Runner, plan: Plan): Section {
   const root = node('section', 'rm-generate');
   const title = node('h3');
   const text = node('p');
-  const promptLabel = node('label', 'rm-prompt-label');
-  const prompt = node('textarea', 'rm-prompt');
-  prompt.rows = 2;
-  prompt.id = 'rm-prompt';
-  promptLabel.htmlFor = prompt.id;
+  const prompt = promptField('rm-prompt');
+  const filters = filterSliders(lab, 'rm-');
+  const seed = seedField('rm-seed');
   const controls = node('div', 'rm-controls');
-  // The sliders' ranges and defaults come from the option table.
-  const sliders = SLIDERS.map((name) => {
-    const spec = lab.options.find((o) => o.name === name)!;
-    const box = node('div', 'rm-slider');
-    const input = node('input');
-    Object.assign(input, { type: 'range', id: `rm-${name}`, min: String(spec.slider!.min), max: String(spec.slider!.max), step: String(spec.slider!.step) });
-    input.value = String(name === 'topP' ? 0.9 : spec.default);
-    const labelNode = node('label');
-    labelNode.htmlFor = input.id;
-    const value = node('output', '', input.value);
-    input.addEventListener('input', () => { value.textContent = input.value; });
-    box.append(labelNode, input, value);
-    return { name: name as SliderName, input, box, labelNode };
-  });
-  const seedLabel = node('label', 'rm-seed-label');
-  const seed = node('input', 'rm-seed');
-  Object.assign(seed, { type: 'number', id: 'rm-seed', min: '0', step: '1', value: '1' });
-  seedLabel.htmlFor = seed.id;
-  const seedBox = node('div', 'rm-slider');
-  seedBox.append(seedLabel, seed);
-  controls.append(...sliders.map((s) => s.box), seedBox);
-  const go = node('button', 'rm-go');
-  go.type = 'button';
-  const stop = node('button', 'rm-stop');
-  stop.type = 'button';
-  stop.disabled = true;
+  controls.append(...filters.boxes, seed.box);
+  const { go, stop } = runAndStop('rm-go', generate);
   const output = node('p', 'rm-output');
   const step = node('div', 'rm-step');
   step.setAttribute('aria-live', 'polite');
-  root.append(title, text, promptLabel, prompt, controls, go, stop, output, step);
+  root.append(title, text, prompt.label, prompt.input, controls, go, stop, output, step);
   const steps: GeneratedStep[] = [];
   let shown: number | undefined;
-  let controller: AbortController | undefined;
 
-  go.addEventListener('click', async () => {
-    controller = new AbortController();
-    go.disabled = true;
-    stop.disabled = false;
-    output.replaceChildren(node('span', 'rm-prompt-echo', prompt.value));
+  async function generate(signal: AbortSignal): Promise<void> {
+    output.replaceChildren(node('span', 'rm-prompt-echo', prompt.input.value));
     steps.length = 0;
     shown = undefined;
     step.replaceChildren();
-    const options = Object.fromEntries(sliders.map((s) => [s.name, Number(s.input.value)]));
     try {
       await run({
-        kind: 'generate', model: plan.primary, prompt: prompt.value, filters: { ...options, seed: Number(seed.value) },
+        kind: 'generate', model: plan.primary, prompt: prompt.input.value, filters: { ...filters.values(), seed: Number(seed.input.value) },
         maxNewTokens: GENERATED_TOKENS, topCandidates: 8,
       }, {
-        signal: controller.signal,
+        signal,
         onEvent: (generated) => {
           const index = steps.push(generated) - 1;
           const span = node('span', 'rm-generated', generated.text);
@@ -363,12 +258,8 @@ function generationSection(lab: Lab, run: Runner, plan: Plan): Section {
       });
     } catch (caught) {
       step.textContent = realModelText().cannotRun + (caught as Error).message;
-    } finally {
-      go.disabled = false;
-      stop.disabled = true;
     }
-  });
-  stop.addEventListener('click', () => controller?.abort());
+  }
 
   function show(index: number): void {
     shown = index;
@@ -384,11 +275,9 @@ function generationSection(lab: Lab, run: Runner, plan: Plan): Section {
     const t = realModelText();
     title.textContent = t.generateTitle;
     text.textContent = t.generateText;
-    promptLabel.textContent = t.prompt;
-    if (!prompt.value || prompt.dataset.default === prompt.value) prompt.value = prompt.dataset.default = t.defaultPrompt;
-    seedLabel.textContent = t.seed;
-    const widgetText = strings();
-    for (const s of sliders) s.labelNode.textContent = widgetText[s.name];
+    prompt.relabel(t.defaultPrompt);
+    seed.relabel();
+    filters.relabel();
     go.textContent = t.generate;
     stop.textContent = t.stop;
     if (shown !== undefined) show(shown);

@@ -1,6 +1,44 @@
-// Main-thread long tasks of a page, recorded from its first script on ('longtask' entries,
-// buffered), and the phases of a test they are checked against.
-import type { Page } from 'playwright-core';
+// The built page in Chromium with its real-model section pointed at the tiny models under
+// /models/, its problems and requests watched, and its main-thread long tasks recorded from its
+// first script on ('longtask' entries, buffered) to be checked against the phases of a test.
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium, watchProblems } from '../support/chromium';
+import { serveDist } from '../support/static-server';
+import { MODELS_DIR } from '../support/tiny-model.js';
+
+export interface RealModelPage {
+  page: Page;
+  /** Console errors, uncaught exceptions and failed requests. */
+  problems: string[];
+  /** Every URL the page asked for. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** The page at `query` (e.g. '?model=/models/tiny-qwen3'), set up by `prepare` before it loads. */
+export async function openRealModelPage(query: string, prepare: (page: Page) => Promise<void> = async () => {}): Promise<RealModelPage> {
+  const site = await serveDist('/handbook/sampling/', { '/models/': MODELS_DIR });
+  let context: BrowserContext | undefined;
+  try {
+    context = await launchChromium();
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await watchLongTasks(page);
+    await prepare(page);
+    await page.goto(`${site.url}${query}`);
+    const opened = context;
+    return { page, problems, requests, close: async () => { await opened.close(); await site.close(); } };
+  } catch (error) {
+    await context?.close();
+    await site.close();
+    throw error;
+  }
+}
+
+/** Requests that left 127.0.0.1 (blob: and data: URLs stay in the page). */
+export const outsideRequests = (requests: readonly string[]): string[] => requests.filter((url) => !/^(http:\/\/127\.0\.0\.1:|blob:|data:)/.test(url));
 
 interface LongTask {
   start: number;

@@ -1,0 +1,243 @@
+// Decoding a sequence on the model, as the chapter's speculative and sequence sections describe
+// it: speculative decoding step by step beside the chapter's formula, and beam search against
+// greedy decoding and sampling. The models run in the Worker; this file shows what it reports.
+import type { Lab } from 'sampling-lab';
+import type { BeamRow, PlainTiming, SpeculativeStepView, SpeculativeTotals, Token } from './model-protocol';
+import {
+  button, filterSliders, node, pairNames, promptField, runAndStop, seedField, slider, table, type Plan, type Runner, type Section,
+} from './real-model-kit';
+import { realModelText } from './real-model-text';
+
+/** The chapter's E[tokens per target pass] = (1 − α^(γ+1)) / (1 − α); γ + 1 at α = 1. */
+export function expectedTokens(alpha: number, gamma: number): number {
+  return alpha >= 1 ? gamma + 1 : (1 - alpha ** (gamma + 1)) / (1 - alpha);
+}
+
+const shownText = (text: string): string => (text === '' ? '∅' : text.replace(/\n/g, '↵'));
+
+type ChipKind = 'accepted' | 'rejected' | 'unchecked' | 'residual' | 'greedy' | 'bonus';
+const MARKS: Record<ChipKind, string> = { accepted: '✓', rejected: '✗', unchecked: '', residual: '↻', greedy: '↻', bonus: '+' };
+
+// A token with its role in the step, said in words for screen readers beside the mark.
+function chip(token: Token, kind: ChipKind): HTMLElement {
+  const t = realModelText();
+  const words: Record<ChipKind, string> = {
+    accepted: t.chipAccepted, rejected: t.chipRejected, unchecked: t.chipUnchecked, residual: t.chipResidual, greedy: t.chipGreedy, bonus: t.chipBonus,
+  };
+  const box = node('span', `rm-chip rm-chip-${kind}`);
+  box.dataset.token = String(token.token);
+  box.append(node('span', 'rm-visually-hidden', `${words[kind]}: `));
+  if (MARKS[kind]) box.append(node('span', 'rm-chip-mark', MARKS[kind]));
+  box.append(node('span', 'rm-chip-text', shownText(token.text)));
+  return box;
+}
+
+function stepItem(step: SpeculativeStepView, index: number, greedy: boolean): HTMLLIElement {
+  const item = node('li', 'rm-spec-step');
+  item.append(node('span', 'rm-spec-index', realModelText().stepLabel(index + 1)));
+  step.proposed.forEach((token, i) => {
+    item.append(chip(token, i < step.accepted ? 'accepted' : i === step.accepted ? 'rejected' : 'unchecked'));
+  });
+  if (step.emitted) {
+    item.append(node('span', 'rm-spec-arrow', '→'), chip(step.emitted, step.fromResidual ? (greedy ? 'greedy' : 'residual') : 'bonus'));
+  }
+  return item;
+}
+
+interface Run {
+  gamma: number;
+  greedy: boolean;
+  steps: SpeculativeStepView[];
+  totals?: SpeculativeTotals;
+  plain?: PlainTiming;
+  state: 'decoding' | 'timing' | 'done' | 'stopped';
+}
+
+// The running totals and, once plain decoding was timed, the speed-up, each beside the formula.
+function statsTable(run: Run): HTMLElement {
+  const t = realModelText();
+  const { totals, gamma, plain } = run;
+  const box = node('div', 'rm-table-box');
+  if (!totals) return box;
+  const alpha = totals.checked > 0 ? totals.accepted / totals.checked : 0;
+  const expected = expectedTokens(alpha, gamma);
+  const a = alpha.toFixed(3);
+  const rows: string[][] = [
+    [t.alphaName, `${totals.accepted} / ${totals.checked} = ${a}`, '—'],
+    [t.perPassName, `${totals.tokens} / ${totals.targetCalls} = ${(totals.tokens / totals.targetCalls).toFixed(2)}`,
+      `E = (1 − α^(γ+1))/(1 − α) = (1 − ${a}^${gamma + 1})/(1 − ${a}) = ${expected.toFixed(2)}`],
+  ];
+  if (plain) {
+    const c = plain.draftStepMs / plain.targetStepMs;
+    rows.push(
+      [t.costName, `${plain.draftStepMs.toFixed(1)} ms / ${plain.targetStepMs.toFixed(1)} ms = ${c.toFixed(3)}`, '—'],
+      [t.speedupName, `${plain.targetMs.toFixed(0)} ms / ${totals.wallMs.toFixed(0)} ms = ${(plain.targetMs / totals.wallMs).toFixed(2)}`,
+        `E/(γc + 1) = ${expected.toFixed(2)}/(${gamma}·${c.toFixed(3)} + 1) = ${(expected / (gamma * c + 1)).toFixed(2)}`],
+    );
+  }
+  box.append(table(t.statsCaption, t.statsColumns, rows), node('p', 'rm-note', t.passes(totals.targetCalls, totals.draftCalls, totals.tokens)));
+  return box;
+}
+
+// γ, the filters and a seed; each step lists the draft's proposals and what became of them.
+export function speculativeDecodingSection(lab: Lab, run: Runner, plan: Plan): Section {
+  const root = node('section', 'rm-decode');
+  const title = node('h3');
+  const text = node('p');
+  const which = node('p', 'rm-note rm-draft-which');
+  const prompt = promptField('rm-spec-prompt');
+  const gamma = slider('rm-spec-gamma', { min: 1, max: 8, step: 1, value: 4 });
+  const length = slider('rm-spec-tokens', { min: 8, max: 64, step: 8, value: 32 });
+  const filters = filterSliders(lab, 'rm-spec-');
+  const seed = seedField('rm-spec-seed');
+  const controls = node('div', 'rm-controls');
+  controls.append(gamma.box, length.box, ...filters.boxes, seed.box);
+  const { go, stop } = runAndStop('rm-spec-go', decode);
+  const legend = node('p', 'rm-legend');
+  const output = node('p', 'rm-output');
+  const steps = node('ol', 'rm-spec-steps');
+  // It scrolls: the keyboard reaches it.
+  steps.tabIndex = 0;
+  const status = node('p', 'rm-status');
+  const stats = node('div', 'rm-spec-stats');
+  stats.setAttribute('aria-live', 'polite');
+  root.append(title, text, which, prompt.label, prompt.input, controls, go, stop, legend, output, steps, status, stats);
+  let current: Run | undefined;
+
+  async function decode(signal: AbortSignal): Promise<void> {
+    const options = filters.values();
+    const shown: Run = { gamma: Number(gamma.input.value), greedy: options.temperature === 0, steps: [], state: 'decoding' };
+    current = shown;
+    output.replaceChildren(node('span', 'rm-prompt-echo', prompt.input.value));
+    steps.replaceChildren();
+    relabel();
+    try {
+      const result = await run({
+        kind: 'speculative', target: plan.target, draft: plan.draft, prompt: prompt.input.value,
+        filters: { ...options, seed: Number(seed.input.value) }, gamma: shown.gamma, maxNewTokens: Number(length.input.value),
+      }, {
+        signal,
+        onEvent: (event) => {
+          if ('timing' in event) {
+            shown.state = 'timing';
+          } else {
+            const { step } = event;
+            shown.steps.push(step);
+            shown.totals = step.totals;
+            steps.append(stepItem(step, shown.steps.length - 1, shown.greedy));
+            const emitted = [...step.proposed.slice(0, step.accepted), ...(step.emitted ? [step.emitted] : [])];
+            output.append(...emitted.map((token) => node('span', 'rm-generated', token.text)));
+          }
+          showTotals();
+        },
+      });
+      shown.totals = result.totals;
+      shown.plain = result.plain;
+      shown.state = result.plain ? 'done' : 'stopped';
+      showTotals();
+    } catch (caught) {
+      shown.state = 'stopped';
+      status.textContent = realModelText().cannotRun + (caught as Error).message;
+    }
+  }
+
+  function relabel(): void {
+    const t = realModelText();
+    const pair = pairNames(plan);
+    title.textContent = t.decodeTitle;
+    text.textContent = t.decodeText;
+    which.textContent = pair.kind === 'other' ? t.draftFrom(pair.draft, pair.target) : t.draftIsLowerPrecision(pair.draft, pair.target);
+    prompt.relabel(t.defaultPrompt);
+    gamma.label.textContent = t.gamma;
+    length.label.textContent = t.newTokens;
+    filters.relabel();
+    seed.relabel();
+    steps.setAttribute('aria-label', t.stepsLabel);
+    go.textContent = t.runDecode;
+    stop.textContent = t.stop;
+    const greedy = current?.greedy ?? false;
+    legend.replaceChildren(node('span', '', t.legend), ...([
+      ['accepted', t.legendAccepted], ['rejected', t.legendRejected], ['unchecked', t.legendUnchecked],
+      greedy ? ['greedy', t.legendGreedy] : ['residual', t.legendResidual], ['bonus', t.legendBonus],
+    ] as const).map(([kind, words]) => node('span', `rm-chip rm-chip-${kind}`, words)));
+    legend.hidden = !current;
+    if (!current) return;
+    steps.replaceChildren(...current.steps.map((step, i) => stepItem(step, i, current!.greedy)));
+    showTotals();
+  }
+
+  function showTotals(): void {
+    if (!current) return;
+    const t = realModelText();
+    status.textContent = current.state === 'timing' ? t.timing(current.totals!.tokens) : current.state === 'stopped' && current.totals ? t.stopped : '';
+    stats.replaceChildren(statsTable(current));
+  }
+  return { root, relabel };
+}
+
+// The same prompt greedily, by beam search at widths 2 and 4, and sampled, with each sequence's log p.
+export function beamSection(run: Runner, plan: Plan): Section {
+  const root = node('section', 'rm-beam');
+  const title = node('h3');
+  const text = node('p');
+  const prompt = promptField('rm-beam-prompt');
+  const length = slider('rm-beam-tokens', { min: 4, max: 24, step: 1, value: 12 });
+  const seed = seedField('rm-beam-seed');
+  const controls = node('div', 'rm-controls');
+  controls.append(length.box, seed.box);
+  const go = button('rm-beam-go');
+  const results = node('div', 'rm-table-box');
+  const verdict = node('p', 'rm-verdict');
+  verdict.setAttribute('aria-live', 'polite');
+  root.append(title, text, prompt.label, prompt.input, controls, go, results, verdict);
+  let rows: BeamRow[] = [];
+  let seedUsed = 0;
+
+  go.addEventListener('click', async () => {
+    go.disabled = true;
+    rows = [];
+    seedUsed = Number(seed.input.value);
+    relabel();
+    try {
+      await run({ kind: 'beam', model: plan.primary, prompt: prompt.input.value, widths: [2, 4], maxNewTokens: Number(length.input.value), seed: seedUsed }, {
+        onEvent: (row) => {
+          rows.push(row);
+          relabel();
+        },
+      });
+    } catch (caught) {
+      verdict.textContent = realModelText().cannotRun + (caught as Error).message;
+      rows = [];
+    } finally {
+      go.disabled = false;
+    }
+  });
+
+  function label(row: BeamRow): string {
+    const t = realModelText();
+    return row.kind === 'greedy' ? t.greedy : row.kind === 'beam' ? t.beam(row.width) : t.sampled(seedUsed);
+  }
+
+  function relabel(): void {
+    const t = realModelText();
+    title.textContent = t.beamTitle;
+    text.textContent = t.beamText;
+    prompt.relabel(t.defaultPrompt);
+    length.label.textContent = t.beamTokens;
+    seed.relabel();
+    go.textContent = t.runBeam;
+    results.replaceChildren(...(rows.length === 0 ? [] : [table(t.beamCaption, t.beamColumns, rows.map((row) => [
+      label(row), shownText(row.text), row.logProb.toFixed(2), (row.logProb / row.tokens).toFixed(2),
+    ]))]));
+    const greedy = rows.find((row) => row.kind === 'greedy');
+    if (!greedy || rows.length < 4) {
+      if (rows.length > 0) verdict.textContent = '';
+      return;
+    }
+    const best = rows.reduce((a, b) => (b.logProb > a.logProb ? b : a));
+    // Equal up to float rounding is the same sequence found.
+    const gap = best.logProb - greedy.logProb;
+    verdict.textContent = gap <= 1e-6 ? t.greedyBest : t.greedyNot(label(best), gap.toFixed(2), Math.exp(gap).toPrecision(3));
+  }
+  return { root, relabel };
+}
