@@ -16,13 +16,15 @@ export interface LoadModelOptions {
   /** transformers.js device: 'cpu', 'wasm', 'webgpu', … or 'auto'. */
   device?: string;
   progress?: (info: { status: string; file?: string; loaded?: number; total?: number; progress?: number }) => void;
+  /** onnxruntime's session options, e.g. { intraOpNumThreads: 1 }: passed to transformers.js as session_options. */
+  sessionOptions?: Record<string, unknown>;
 }
 
 // transformers.js would load its default file for any other dtype, and 'auto' picks that default.
 const DTYPES: readonly string[] = ['auto', ...MODEL_DTYPES];
 // transformers.js 4.3's DEVICE_TYPES.
 const DEVICES = ['auto', 'gpu', 'cpu', 'wasm', 'webgpu', 'cuda', 'dml', 'coreml', 'webnn', 'webnn-npu', 'webnn-gpu', 'webnn-cpu'];
-const OPTIONS = ['dtype', 'device', 'progress'];
+const OPTIONS = ['dtype', 'device', 'progress', 'sessionOptions'];
 
 function checkLoadOptions(options: unknown): asserts options is LoadModelOptions {
   checkObject(options, 'options');
@@ -37,6 +39,7 @@ function checkLoadOptions(options: unknown): asserts options is LoadModelOptions
   if (options.progress !== undefined && typeof options.progress !== 'function') {
     throw new SamplingLabError('progress', 'progress must be a function');
   }
+  if (options.sessionOptions !== undefined) checkObject(options.sessionOptions, 'sessionOptions');
 }
 
 function checkName(value: unknown, name: string): asserts value is string {
@@ -81,7 +84,9 @@ async function load(id: string, options: LoadModelOptions, localFilesOnly: boole
     // config.json first: a folder without one fails with its name rather than inside the tokenizer.
     const config = await AutoConfig.from_pretrained(id, common);
     const tokenizer = await AutoTokenizer.from_pretrained(id, common);
-    const model = await AutoModelForCausalLM.from_pretrained(id, { ...common, config, dtype: options.dtype as never, device: options.device as never });
+    const model = await AutoModelForCausalLM.from_pretrained(id, {
+      ...common, config, dtype: options.dtype as never, device: options.device as never, session_options: options.sessionOptions as never,
+    });
     return { model, tokenizer };
   } catch (error) {
     throw new SamplingLabError('model', `${failure}: ${(error as Error).message}`);
