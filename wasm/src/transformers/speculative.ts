@@ -147,15 +147,16 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
   const { draftStream, ...targetOptions } = options;
   const history = needsHistory(options);
   const promptLength = ids.length;
+  let draftRows = new Float32Array(0);
   let started = performance.now();
   while (ids.length - promptLength < maxNewTokens && !signal?.aborted) {
     // γ, or fewer when fewer tokens remain (a step emits up to γ + 1).
     const proposing = Math.min(gamma, Math.max(1, maxNewTokens - (ids.length - promptLength) - 1));
     const proposed: number[] = [];
-    let draftRows: Float32Array | undefined;
     for (let i = 0; i < proposing; i++) {
       const rows = await pass(draft, [...ids, ...proposed], 1, decoding);
-      draftRows ??= new Float32Array(proposing * rows.length);
+      // One buffer for every step's draft rows.
+      if (draftRows.length < gamma * rows.length) draftRows = new Float32Array(gamma * rows.length);
       draftRows.set(rows, i * rows.length);
       proposed.push(lab.sampleToken(rows, {
         ...targetOptions, stream: draftStream, step: ids.length + i,
@@ -163,7 +164,8 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       }));
     }
     const targetRows = await pass(target, [...ids, ...proposed], proposing + 1, decoding);
-    const verdict = lab.speculativeVerify(targetRows, draftRows!, proposed, {
+    const vocab = targetRows.length / (proposing + 1);
+    const verdict = lab.speculativeVerify(targetRows, draftRows.subarray(0, proposing * vocab), proposed, {
       ...options, step: ids.length, ...(history && { generatedIds: ids }),
     });
     // Both caches back to the accepted sequence: the target holds it minus the emitted token, the
