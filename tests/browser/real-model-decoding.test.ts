@@ -11,7 +11,9 @@ import { loadSamplingLab, type Lab } from 'sampling-lab';
 import { beamSearch, generateTokens, loadLocalModel, speculativeGenerate, type LoadedModel, type SpeculativeStep } from 'sampling-lab/transformers';
 import { axeViolations } from '../support/axe';
 import { ensureSpeculativePair } from '../support/tiny-model.js';
-import { blockMainThread, longTasksDuring, openRealModelPage, outsideRequests, phase, type Phase, type RealModelPage } from './real-model-page';
+import {
+  blockMainThread, longTasksDuring, openRealModelPage, outsideRequests, phase, readyToLoad, type Phase, type RealModelPage,
+} from './real-model-page';
 
 const ARTIFACTS = join(__dirname, '../../test-results');
 // topP 0.95 at T 1 with seed 2 and γ 3: a step rejecting its first proposal, one rejecting a later
@@ -45,8 +47,11 @@ const decode = () => page.locator('.rm-decode');
 const beam = () => page.locator('.rm-beam');
 
 it('loads the pair from ?model= and ?draft= and says which model drafts', async () => {
-  await page.locator('button.rm-load').click();
-  await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(5);
+  await readyToLoad(page);
+  phases.push(await phase(page, 'loading', async () => {
+    await page.locator('button.rm-load').click();
+    await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(5);
+  }));
   await expect(decode().locator('.rm-draft-which').textContent()).resolves.toBe('目标：/models/tiny-qwen3-target fp32；草稿：/models/tiny-qwen3-draft fp32（地址里 ?draft= 指定的模型）。');
   await expect(decode().locator('h3').textContent()).resolves.toMatch(/投机解码/);
 });
@@ -177,7 +182,7 @@ it('decodes one prompt greedily, by beam search at widths 2 and 4 and sampled, w
   else expect(verdict).toContain(`log p 高 ${(best - logProbs[0]).toFixed(2)}`);
 });
 
-it('kept every main-thread task under 100 ms while decoding', async () => {
+it('kept every main-thread task under 100 ms while loading and decoding', async () => {
   expect(await longTasksDuring(page, phases, 100)).toEqual([]);
   expect(await longTasksDuring(page, [await blockMainThread(page, 150)], 100)).toHaveLength(1);
 });

@@ -75,6 +75,19 @@ export async function phase(page: Page, name: string, during: () => Promise<unkn
   return { name, start, end: await page.evaluate(() => performance.now()) };
 }
 
+/**
+ * Scrolls the real-model section's load button into view and waits until no task over 50 ms has
+ * ended for `ms`: the page's own start and the widgets that scrolling reveals (their first
+ * drawing) are over before a phase that loads a model begins.
+ */
+export async function readyToLoad(page: Page, ms = 500): Promise<void> {
+  await page.locator('button.rm-load').scrollIntoViewIfNeeded();
+  await page.waitForFunction((quiet) => {
+    const last = window.longTasks.at(-1);
+    return performance.now() - (last ? last.start + last.duration : 0) > quiet;
+  }, ms, { timeout: 10_000, polling: 100 });
+}
+
 /** The tasks longer than `limitMs` that overlap one of `phases`, described. */
 export async function longTasksDuring(page: Page, phases: readonly Phase[], limitMs: number): Promise<string[]> {
   // An entry arrives after its task ends: let the last ones come in.

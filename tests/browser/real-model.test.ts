@@ -10,7 +10,9 @@ import { loadSamplingLab, type AcceptanceResult, type Lab } from 'sampling-lab';
 import { REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
 import { generateTokens, loadLocalModel, logitsRows, passageIds, positionLogits, type LoadedModel } from 'sampling-lab/transformers';
 import { ensureTinyModel, MODELS_DIR } from '../support/tiny-model.js';
-import { blockMainThread, longTasksDuring, openRealModelPage, outsideRequests, phase, type Phase, type RealModelPage } from './real-model-page';
+import {
+  blockMainThread, longTasksDuring, openRealModelPage, outsideRequests, phase, readyToLoad, type Phase, type RealModelPage,
+} from './real-model-page';
 
 const PASSAGE = readFileSync(join(__dirname, '../../web/public/sample-passage.txt'), 'utf8');
 const GENERATION = { temperature: 0.9, topK: 40, topP: 0.9, minP: 0.02, seed: 42 };
@@ -38,6 +40,7 @@ it('loads the local model on request and shows the five experiments', async () =
   const load = page.locator('button.rm-load');
   await expect.poll(() => load.textContent()).toMatch(/本地模型/);
   await expect(page.locator('.rm-source').textContent()).resolves.toMatch(/\/models\/tiny-qwen3/);
+  await readyToLoad(page);
   phases.push(await phase(page, 'loading and prefilling', async () => {
     await load.click();
     await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(5);
@@ -67,6 +70,25 @@ it('clicking a token of the passage loads that position into the shape widget', 
   const ids = passageIds(fp32.tokenizer, PASSAGE);
   const expected = lab.coverCount(await positionLogits(fp32.model, ids, 9), 0.9, { temperature: 1 });
   await expect.poll(() => shape.locator('.sl-temperatures tbody tr:nth-child(2) td:nth-child(3)').textContent()).toBe(expected.toLocaleString());
+});
+
+it('decodes speculatively with the folder\'s q4 file as draft, saying so and showing its download', async () => {
+  const section = page.locator('.rm-decode');
+  await expect(section.locator('.rm-draft-which').textContent()).resolves.toBe('目标：fp32；草稿：q4，同一个模型精度更低的文件。');
+  await section.locator('#rm-spec-tokens').fill('8');
+  // Every status the panel shows, as it shows it.
+  await section.locator('.rm-status').evaluate((status) => {
+    (window as unknown as { statuses: string[] }).statuses = [];
+    new MutationObserver(() => (window as unknown as { statuses: string[] }).statuses.push(status.textContent ?? ''))
+      .observe(status, { childList: true, characterData: true, subtree: true });
+  });
+  phases.push(await phase(page, 'speculative decoding', async () => {
+    await section.locator('button.rm-spec-go').click();
+    await expect.poll(() => section.locator('.rm-spec-stats tbody tr').count(), { timeout: 20_000 }).toBe(4);
+  }));
+  const statuses = await page.evaluate(() => (window as unknown as { statuses: string[] }).statuses);
+  expect(statuses.some((text) => /^正在下载模型：[\d.]+ \/ [\d.]+ MB$/.test(text))).toBe(true);
+  expect(await section.locator('.rm-spec-step').count()).toBeGreaterThan(0);
 });
 
 // Σ min(p, q) and TV per position of the passage, fp32 target against the q4 draft, in Node.
@@ -117,8 +139,8 @@ it('generates the same tokens in Chromium as generateTokens in Node, and explain
   await expect(section.locator('.rm-cuts').textContent()).resolves.toMatch(/top-k.*top-p.*min-p/);
 });
 
-it('kept every main-thread task under 100 ms while the models loaded, prefilled, measured and generated', async () => {
-  expect(phases.map((p) => p.name)).toEqual(['loading and prefilling', 'measuring acceptance', 'generating']);
+it('kept every main-thread task under 100 ms while the models loaded, prefilled, decoded, measured and generated', async () => {
+  expect(phases.map((p) => p.name)).toEqual(['loading and prefilling', 'speculative decoding', 'measuring acceptance', 'generating']);
   expect(await longTasksDuring(page, phases, 100)).toEqual([]);
   // The observer does see a task that long.
   expect(await longTasksDuring(page, [await blockMainThread(page, 150)], 100)).toHaveLength(1);

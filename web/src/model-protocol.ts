@@ -1,7 +1,7 @@
 // The messages between the page and its model Worker (model-worker.ts). Every model, tokenizer
 // and forward pass lives in the Worker; the page names models by ModelRef. Logits rows cross as
 // transferred Float32Arrays, everything else is small.
-import type { AcceptanceResult, FilterStage, SampleTokenOptions } from 'sampling-lab';
+import type { AcceptanceResult, FilterStage, OptionSpec, SampleTokenOptions } from 'sampling-lab';
 
 /** A model file: a local folder ('/models/tiny-qwen3') or a hub repository, at a dtype. */
 export interface ModelRef {
@@ -84,6 +84,8 @@ export interface BeamRow {
 /** What each job asks, the events it streams and what it returns. */
 export interface Jobs {
   load: { request: { model: ModelRef }; event: never; result: null };
+  /** The sampling options' table (ranges, defaults) of the Worker's Sampling Lab. */
+  options: { request: object; event: never; result: readonly OptionSpec[] };
   passage: { request: { model: ModelRef; text: string; maxTokens?: number }; event: never; result: { ids: Int32Array; texts: string[] } };
   position: { request: { model: ModelRef; ids: Int32Array; index: number }; event: never; result: Float32Array };
   temperature: {

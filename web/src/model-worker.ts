@@ -86,6 +86,10 @@ const handlers: { [K in JobKind]: Handler<K> } = {
     return null;
   },
 
+  async options() {
+    return (await lab).options;
+  },
+
   async passage(request, id) {
     const { tokenizer } = await model(request.model, id);
     const ids = passageIds(tokenizer, request.text, request.maxTokens);

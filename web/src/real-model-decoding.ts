@@ -1,7 +1,7 @@
 // Decoding a sequence on the model, as the chapter's speculative and sequence sections describe
 // it: speculative decoding step by step beside the chapter's formula, and beam search against
 // greedy decoding and sampling. The models run in the Worker; this file shows what it reports.
-import type { Lab } from 'sampling-lab';
+import type { OptionSpec } from 'sampling-lab';
 import type { BeamRow, PlainTiming, SpeculativeStepView, SpeculativeTotals, Token } from './model-protocol';
 import {
   button, filterSliders, node, pairNames, promptField, runAndStop, seedField, slider, table, type Plan, type Runner, type Section,
@@ -80,7 +80,7 @@ function statsTable(run: Run): HTMLElement {
 }
 
 // γ, the filters and a seed; each step lists the draft's proposals and what became of them.
-export function speculativeDecodingSection(lab: Lab, run: Runner, plan: Plan): Section {
+export function speculativeDecodingSection(options: readonly OptionSpec[], run: Runner, plan: Plan): Section {
   const root = node('section', 'rm-decode');
   const title = node('h3');
   const text = node('p');
@@ -88,7 +88,7 @@ export function speculativeDecodingSection(lab: Lab, run: Runner, plan: Plan): S
   const prompt = promptField('rm-spec-prompt');
   const gamma = slider('rm-spec-gamma', { min: 1, max: 8, step: 1, value: 4 });
   const length = slider('rm-spec-tokens', { min: 8, max: 64, step: 8, value: 32 });
-  const filters = filterSliders(lab, 'rm-spec-');
+  const filters = filterSliders(options, 'rm-spec-');
   const seed = seedField('rm-spec-seed');
   const controls = node('div', 'rm-controls');
   controls.append(gamma.box, length.box, ...filters.boxes, seed.box);
@@ -105,8 +105,8 @@ export function speculativeDecodingSection(lab: Lab, run: Runner, plan: Plan): S
   let current: Run | undefined;
 
   async function decode(signal: AbortSignal): Promise<void> {
-    const options = filters.values();
-    const shown: Run = { gamma: Number(gamma.input.value), greedy: options.temperature === 0, steps: [], state: 'decoding' };
+    const chosen = filters.values();
+    const shown: Run = { gamma: Number(gamma.input.value), greedy: chosen.temperature === 0, steps: [], state: 'decoding' };
     current = shown;
     output.replaceChildren(node('span', 'rm-prompt-echo', prompt.input.value));
     steps.replaceChildren();
@@ -114,9 +114,14 @@ export function speculativeDecodingSection(lab: Lab, run: Runner, plan: Plan): S
     try {
       const result = await run({
         kind: 'speculative', target: plan.target, draft: plan.draft, prompt: prompt.input.value,
-        filters: { ...options, seed: Number(seed.input.value) }, gamma: shown.gamma, maxNewTokens: Number(length.input.value),
+        filters: { ...chosen, seed: Number(seed.input.value) }, gamma: shown.gamma, maxNewTokens: Number(length.input.value),
       }, {
         signal,
+        // A model file not loaded yet downloads first: say so here, where the reader is.
+        onLoading: (progress) => {
+          const t = realModelText();
+          status.textContent = t.downloading(t.megabytes(progress.loaded / 1e6, progress.total / 1e6));
+        },
         onEvent: (event) => {
           if ('timing' in event) {
             shown.state = 'timing';

@@ -1,6 +1,6 @@
 // What the real-model section's parts share: DOM helpers, the labelled controls, the job runner
 // that shows download progress, and the plan of which model files to use.
-import type { Lab } from 'sampling-lab';
+import type { OptionSpec } from 'sampling-lab';
 import { strings } from 'sampling-lab/element';
 import { runModelJob, type JobListeners } from './model-client';
 import { isLocalSource, type Filters, type JobKind, type JobRequest, type Jobs, type Loading, type ModelRef } from './model-protocol';
@@ -113,7 +113,7 @@ export function pairNames(plan: Plan): { target: string; draft: string; kind: Dr
 
 export const sameModel = (a: ModelRef, b: ModelRef): boolean => a.source === b.source && a.dtype === b.dtype && a.device === b.device;
 
-/** Runs a model job; download progress shows in the loader's bar meanwhile. */
+/** Runs a model job; download progress shows in the loader's bar meanwhile (and reaches the job's own onLoading). */
 export type Runner = <K extends JobKind>(request: JobRequest<K>, listeners?: JobListeners<K>) => Promise<Jobs[K]['result']>;
 
 export function progressShown(bar: HTMLProgressElement, label: HTMLElement): Runner {
@@ -127,7 +127,13 @@ export function progressShown(bar: HTMLProgressElement, label: HTMLElement): Run
   return async (request, listeners = {}) => {
     loading++;
     try {
-      return await runModelJob(request, { ...listeners, onLoading: show });
+      return await runModelJob(request, {
+        ...listeners,
+        onLoading: (progress) => {
+          show(progress);
+          listeners.onLoading?.(progress);
+        },
+      });
     } finally {
       if (--loading === 0) {
         bar.hidden = true;
@@ -189,9 +195,9 @@ export function seedField(id: string): { box: HTMLElement; input: HTMLInputEleme
 const FILTERS = ['temperature', 'topK', 'topP', 'minP'] as const;
 
 /** Sliders for the temperature and the filters, ranges and defaults from the option table. */
-export function filterSliders(lab: Lab, idPrefix: string): { boxes: HTMLElement[]; values(): Filters; relabel(): void } {
+export function filterSliders(options: readonly OptionSpec[], idPrefix: string): { boxes: HTMLElement[]; values(): Filters; relabel(): void } {
   const sliders = FILTERS.map((name) => {
-    const spec = lab.options.find((o) => o.name === name)!;
+    const spec = options.find((o) => o.name === name)!;
     return { name, ...slider(`${idPrefix}${name}`, { ...spec.slider!, value: name === 'topP' ? 0.9 : Number(spec.default) }) };
   });
   return {

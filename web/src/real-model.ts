@@ -3,8 +3,8 @@
 // every model runs in the model Worker (model-worker.ts) and this file only shows what it sends.
 // `?model=/models/tiny-qwen3` points it at a local model folder instead of the hub (fp32 target,
 // q4 draft), for offline tests.
-import type { AcceptanceResult, Lab } from 'sampling-lab';
-import { sharedLab, type SamplingLabElement } from 'sampling-lab/element';
+import type { AcceptanceResult, OptionSpec } from 'sampling-lab';
+import type { SamplingLabElement } from 'sampling-lab/element';
 import { REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
 import type { GeneratedStep } from './model-protocol';
 import { beamSection, speculativeDecodingSection } from './real-model-decoding';
@@ -55,15 +55,16 @@ export function mountRealModel(root: HTMLElement): void {
     bar.hidden = false;
     bar.removeAttribute('value');
     try {
-      const [lab, passage] = await Promise.all([sharedLab(), fetch(PASSAGE_URL).then((response) => response.text()),
+      // The option table comes from the Worker's Sampling Lab: none is instantiated here for this section.
+      const [options, passage] = await Promise.all([run({ kind: 'options' }), fetch(PASSAGE_URL).then((response) => response.text()),
         run({ kind: 'load', model: plan!.primary })]);
       status.textContent = realModelText().loaded(plan!.device === 'webgpu' ? 'WebGPU' : 'WebAssembly');
       loadButton.hidden = true;
       const sections = [
         await temperatureSection(run, plan!, passage),
         speculativeSection(run, plan!, passage),
-        speculativeDecodingSection(lab, run, plan!),
-        generationSection(lab, run, plan!),
+        speculativeDecodingSection(options, run, plan!),
+        generationSection(options, run, plan!),
         beamSection(run, plan!),
       ];
       results.replaceChildren(...sections.map((s) => s.root));
@@ -218,12 +219,12 @@ function histogram(h: { edges: number[]; counts: number[] }, caption: string, co
 const FILTER_NAMES: Record<string, string> = { topK: 'top-k', topP: 'top-p', minP: 'min-p', epsilonCutoff: 'ε' };
 
 // A prompt, the filter sliders and a seed; each generated token shows its step on hover or tap.
-function generationSection(lab: Lab, run: Runner, plan: Plan): Section {
+function generationSection(options: readonly OptionSpec[], run: Runner, plan: Plan): Section {
   const root = node('section', 'rm-generate');
   const title = node('h3');
   const text = node('p');
   const prompt = promptField('rm-prompt');
-  const filters = filterSliders(lab, 'rm-');
+  const filters = filterSliders(options, 'rm-');
   const seed = seedField('rm-seed');
   const controls = node('div', 'rm-controls');
   controls.append(...filters.boxes, seed.box);
