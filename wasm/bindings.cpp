@@ -223,6 +223,21 @@ class Engine {
     return row_options(0, 1, current_->size());
   }
 
+  // The options of one row for a draw that tests the logits' finiteness itself (checked_draw_token).
+  std::variant<sampling_lab::SamplingOptions, ArgumentError> draw_options() {
+    if (auto error = sampling_lab::check_entries(current_->size(), "logits")) return *error;
+    return row_options(0, 1, current_->size());
+  }
+
+  static val token_value(const std::variant<sampling_lab::TokenDraw, ArgumentError>& outcome) {
+    if (auto* error = std::get_if<ArgumentError>(&outcome)) return error_value(*error);
+    const auto& drawn = std::get<sampling_lab::TokenDraw>(outcome);
+    val out = val::object();
+    out.set("token", drawn.token);
+    if (drawn.mirostat_mu) out.set("mirostatMu", *drawn.mirostat_mu);
+    return out;
+  }
+
   // The options written as a batch of one row, checked for a vocabulary of `vocabulary` tokens.
   val check_options(double vocabulary) {
     if (auto error = check_count(vocabulary, "vocabSize", double(sampling_lab::kMaxVocabulary))) return error_value(*error);
@@ -267,20 +282,15 @@ class Engine {
   }
 
   val sample_token() {
-    const std::vector<float>& logits = *current_;
-    auto options = single_row_options();
+    auto options = draw_options();
     if (auto* error = std::get_if<ArgumentError>(&options)) return error_value(*error);
-    const auto drawn = sampling_lab::draw_token(logits, std::get<sampling_lab::SamplingOptions>(options), filter_workspace_);
-    val out = val::object();
-    out.set("token", drawn.token);
-    if (drawn.mirostat_mu) out.set("mirostatMu", *drawn.mirostat_mu);
-    return out;
+    return token_value(sampling_lab::checked_draw_token(*current_, std::get<sampling_lab::SamplingOptions>(options), filter_workspace_));
   }
 
   // sample_token with a stateful sampler's history as generatedIds (and its penalty counts).
   val sample_with_history(const History& history) {
     const std::vector<float>& logits = *current_;
-    auto parsed = single_row_options();
+    auto parsed = draw_options();
     if (auto* error = std::get_if<ArgumentError>(&parsed)) return error_value(*error);
     auto& options = std::get<sampling_lab::SamplingOptions>(parsed);
     history.history().apply_to(options);
@@ -289,11 +299,7 @@ class Engine {
       return error_value({"logits", "the sampler's history holds token " + std::to_string(largest) + ", outside these " +
                                         std::to_string(logits.size()) + " logits"});
     }
-    const auto drawn = sampling_lab::draw_token(logits, options, filter_workspace_);
-    val out = val::object();
-    out.set("token", drawn.token);
-    if (drawn.mirostat_mu) out.set("mirostatMu", *drawn.mirostat_mu);
-    return out;
+    return token_value(sampling_lab::checked_draw_token(logits, options, filter_workspace_));
   }
 
   // The token with vLLM-style logprobs: `count` in [0, 20]; `processed` or raw.
@@ -333,15 +339,16 @@ class Engine {
     tokens_.resize(row_count);
     for (std::size_t r = 0; r < row_count; ++r) {
       const std::span<const float> row_logits(logits.data() + r * vocabulary, vocabulary);
-      if (auto error = sampling_lab::check_logits(row_logits, "logitsRows")) {
-        return error_value({error->argument, "row " + std::to_string(r) + ": " + error->message});
-      }
+      const auto in_row = [r](const ArgumentError& error) {
+        return error_value({error.argument, "row " + std::to_string(r) + ": " + error.message});
+      };
+      if (auto error = sampling_lab::check_entries(vocabulary, "logitsRows")) return in_row(*error);
       auto options = row_options(r, row_count, vocabulary);
-      if (auto* error = std::get_if<ArgumentError>(&options)) {
-        return error_value({error->argument, "row " + std::to_string(r) + ": " + error->message});
-      }
-      tokens_[r] = sampling_lab::sample_token(row_logits, std::get<sampling_lab::SamplingOptions>(options),
-                                              filter_workspace_);
+      if (auto* error = std::get_if<ArgumentError>(&options)) return in_row(*error);
+      const auto drawn = sampling_lab::checked_draw_token(row_logits, std::get<sampling_lab::SamplingOptions>(options),
+                                                          filter_workspace_, "logitsRows");
+      if (auto* error = std::get_if<ArgumentError>(&drawn)) return in_row(*error);
+      tokens_[r] = std::get<sampling_lab::TokenDraw>(drawn).token;
     }
     return view_value("tokens", tokens_);
   }
@@ -416,9 +423,11 @@ class Engine {
     return out;
   }
 
+  // One pass: min_max tests finiteness as it goes.
   val range() {
-    if (auto error = sampling_lab::check_logits(*current_, "values")) return error_value(*error);
+    if (auto error = sampling_lab::check_entries(current_->size(), "values")) return error_value(*error);
     const auto range = sampling_lab::kernels::min_max(*current_);
+    if (!range.finite) return error_value(*sampling_lab::check_logits(*current_, "values"));
     val out = val::object();
     out.set("min", range.min);
     out.set("max", range.max);

@@ -1,6 +1,8 @@
-// Native baseline for `npm run bench`: sample_token along the paths of bench/paths.json (the
-// same file the WebAssembly benchmark reads; results are matched by the path's key) and one SIMD
-// exp pass, over the same 151,936 synthetic logits.
+// Native baseline for `npm run bench`: along the paths of bench/paths.json (the same file the
+// WebAssembly benchmark reads; results are matched by the path's key), the entry the bindings'
+// sampleToken runs — the options read from their raw form and checked, then checked_draw_token,
+// which tests the logits' finiteness — and, as yardsticks, one read of the logits (a min/max
+// pass) and one SIMD exp pass, over the same 151,936 synthetic logits.
 #include <benchmark/benchmark.h>
 
 #include <fstream>
@@ -20,21 +22,26 @@ const std::vector<float>& logits() {
   return values;
 }
 
-// A path's options as the bindings would pass them: every option of the table, given or default.
+// A path's options as the bindings receive them: every option of the table, given or default.
 struct Path {
   sl::JsonOptions given;
-  explicit Path(const nlohmann::json& options) : given(sl::Json(options)) {}
-  sl::SamplingOptions options() const { return std::get<sl::SamplingOptions>(given.options()); }
+  explicit Path(nlohmann::json options) : given(sl::Json((options["seed"] = 1, options))) {}
 };
 
 void sample_token(benchmark::State& state, const Path& path) {
-  sl::SamplingOptions options = path.options();
-  options.seed = 1;
   sl::FilterWorkspace workspace;
+  std::uint64_t step = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(sl::sample_token(logits(), options, workspace));
-    ++options.step;
+    auto parsed = sl::options_from_raw(path.given.raw());
+    auto& options = std::get<sl::SamplingOptions>(parsed);
+    options.step = step++;
+    if (sl::check_options(options, logits().size())) state.SkipWithError("options rejected");
+    benchmark::DoNotOptimize(sl::checked_draw_token(logits(), options, workspace));
   }
+}
+
+void read_pass(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(sl::kernels::min_max(logits()));
 }
 
 void exp_pass(benchmark::State& state) {
@@ -54,6 +61,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("sample_token/" + path["key"].get<std::string>()).c_str(), sample_token, paths.back())
         ->Unit(benchmark::kMicrosecond);
   }
+  benchmark::RegisterBenchmark("read_pass", read_pass)->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("exp_pass", exp_pass)->Unit(benchmark::kMicrosecond);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -197,12 +197,12 @@ JsonOptions::JsonOptions(const Json& object)
         return list != object.end() && list->is_array() ? list->get<std::vector<double>>() : std::vector<double>{};
       }) {}
 
-std::variant<SamplingOptions, ArgumentError> JsonOptions::options() const {
-  std::array<std::span<const std::int32_t>, kListOptions> lists;
-  std::array<std::span<const float>, kNumberListOptions> number_lists;
-  for (std::size_t l = 0; l < kListOptions; ++l) lists[l] = lists_[l];
-  for (std::size_t l = 0; l < kNumberListOptions; ++l) number_lists[l] = number_lists_[l];
-  return options_from_raw({scalars_, lists, number_lists});
+std::variant<SamplingOptions, ArgumentError> JsonOptions::options() const { return options_from_raw(raw()); }
+
+RawOptions JsonOptions::raw() const {
+  for (std::size_t l = 0; l < kListOptions; ++l) list_views_[l] = lists_[l];
+  for (std::size_t l = 0; l < kNumberListOptions; ++l) number_list_views_[l] = number_lists_[l];
+  return {scalars_, list_views_, number_list_views_};
 }
 
 }  // namespace sampling_lab

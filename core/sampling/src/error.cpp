@@ -9,8 +9,7 @@
 
 namespace sampling_lab {
 
-namespace {
-Check check_size(std::size_t size, const std::string& argument) {
+Check check_entries(std::size_t size, const std::string& argument) {
   if (size == 0) return ArgumentError{argument, argument + " must not be empty"};
   if (size > kMaxVocabulary) {
     return ArgumentError{argument, argument + " has " + std::to_string(size) +
@@ -19,7 +18,6 @@ Check check_size(std::size_t size, const std::string& argument) {
   }
   return std::nullopt;
 }
-}  // namespace
 
 Check check_length(double length, const std::string& argument, double max) {
   if (!(length >= 0 && length <= max)) {
@@ -40,7 +38,7 @@ Check check_memory(std::size_t bytes, const std::string& argument) {
 }
 
 Check check_logits(std::span<const float> logits, const std::string& argument) {
-  if (auto error = check_size(logits.size(), argument)) return error;
+  if (auto error = check_entries(logits.size(), argument)) return error;
   const std::size_t i = kernels::first_non_finite(logits);
   if (i == logits.size()) return std::nullopt;
   return ArgumentError{argument, argument + "[" + std::to_string(i) + "] is " +
@@ -48,7 +46,7 @@ Check check_logits(std::span<const float> logits, const std::string& argument) {
 }
 
 Check check_probabilities(std::span<const float> probs, const std::string& argument) {
-  if (auto error = check_size(probs.size(), argument)) return error;
+  if (auto error = check_entries(probs.size(), argument)) return error;
   double total = 0.0;
   for (std::size_t i = 0; i < probs.size(); ++i) {
     if (!(probs[i] >= 0.0f) || !std::isfinite(probs[i])) {

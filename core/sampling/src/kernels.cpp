@@ -20,37 +20,51 @@ constexpr std::size_t kLanes = Batch::size;
 std::size_t simd_end(std::size_t size) { return size - size % kLanes; }
 }  // namespace
 
+namespace {
+// x − x is 0 for a finite x and NaN for NaN or ±∞: summed over a pass, NaN says some value was not finite.
+Batch poisoned(Batch poison, Batch x) { return poison + (x - x); }
+}  // namespace
+
+// Two accumulator sets: one would serialise the pass on the latency of min and max; more would
+// spill in V8, which keeps about 12 vectors in registers.
 MinMax min_max(std::span<const float> values) {
   const float* data = values.data();
-  const std::size_t end = simd_end(values.size());
+  const std::size_t n = values.size();
+  const std::size_t end = n - n % (2 * kLanes);
   float lo = std::numeric_limits<float>::infinity();
   float hi = -lo;
+  bool finite = true;
   if (end > 0) {
-    Batch lo_batch = Batch::load_unaligned(data);
-    Batch hi_batch = lo_batch;
-    for (std::size_t i = kLanes; i < end; i += kLanes) {
-      const Batch x = Batch::load_unaligned(data + i);
-      lo_batch = xsimd::min(lo_batch, x);
-      hi_batch = xsimd::max(hi_batch, x);
+    Batch lo0 = Batch::load_unaligned(data), lo1 = Batch::load_unaligned(data + kLanes);
+    Batch hi0 = lo0, hi1 = lo1;
+    Batch poison0 = lo0 - lo0, poison1 = lo1 - lo1;
+    for (std::size_t i = 2 * kLanes; i < end; i += 2 * kLanes) {
+      const Batch x0 = Batch::load_unaligned(data + i);
+      const Batch x1 = Batch::load_unaligned(data + i + kLanes);
+      lo0 = xsimd::min(lo0, x0);
+      hi0 = xsimd::max(hi0, x0);
+      poison0 = poisoned(poison0, x0);
+      lo1 = xsimd::min(lo1, x1);
+      hi1 = xsimd::max(hi1, x1);
+      poison1 = poisoned(poison1, x1);
     }
-    lo = xsimd::reduce_min(lo_batch);
-    hi = xsimd::reduce_max(hi_batch);
+    lo = xsimd::reduce_min(xsimd::min(lo0, lo1));
+    hi = xsimd::reduce_max(xsimd::max(hi0, hi1));
+    finite = !std::isnan(xsimd::reduce_add(poison0 + poison1));
   }
-  for (std::size_t i = end; i < values.size(); ++i) {
+  for (std::size_t i = end; i < n; ++i) {
     lo = std::min(lo, data[i]);
     hi = std::max(hi, data[i]);
+    finite = finite && std::isfinite(data[i]);
   }
-  return {lo, hi};
+  return {lo, hi, finite};
 }
 
 std::size_t first_non_finite(std::span<const float> values) {
   const float* data = values.data();
   const std::size_t end = simd_end(values.size());
   Batch poison(0.0f);
-  for (std::size_t i = 0; i < end; i += kLanes) {
-    const Batch x = Batch::load_unaligned(data + i);
-    poison += x - x;
-  }
+  for (std::size_t i = 0; i < end; i += kLanes) poison = poisoned(poison, Batch::load_unaligned(data + i));
   const std::size_t first = std::isnan(xsimd::reduce_add(poison)) ? 0 : end;
   for (std::size_t i = first; i < values.size(); ++i) {
     if (!std::isfinite(data[i])) return i;
@@ -58,31 +72,67 @@ std::size_t first_non_finite(std::span<const float> values) {
   return values.size();
 }
 
-std::size_t argmax(std::span<const float> values) {
+bool checked_copy(std::span<const float> values, std::span<float> out) {
   const float* data = values.data();
-  // Each block's maximum, in a pass as cheap as min_max's.
+  float* target = out.data();
+  const std::size_t end = simd_end(values.size());
+  Batch poison(0.0f);
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    const Batch x = Batch::load_unaligned(data + i);
+    x.store_unaligned(target + i);
+    poison = poisoned(poison, x);
+  }
+  bool finite = !std::isnan(xsimd::reduce_add(poison));
+  for (std::size_t i = end; i < values.size(); ++i) {
+    target[i] = data[i];
+    finite = finite && std::isfinite(data[i]);
+  }
+  return finite;
+}
+
+namespace {
+// Each block's maximum, in a pass as cheap as min_max's, then a scan of the first block holding
+// the overall maximum; with kCheck, whether every value was finite too.
+template <bool kCheck>
+CheckedIndex argmax_pass(std::span<const float> values) {
+  const float* data = values.data();
   const std::size_t blocks = block_count(values.size());
   float best = -std::numeric_limits<float>::infinity();
   std::size_t best_block = 0;
+  Batch poison(0.0f);
+  bool finite = true;
   for (std::size_t b = 0; b < blocks; ++b) {
     const std::size_t begin = b * kBlock;
     const std::size_t end = std::min(values.size(), begin + kBlock);
     const std::size_t simd_stop = begin + simd_end(end - begin);
     Batch lanes(-std::numeric_limits<float>::infinity());
-    for (std::size_t i = begin; i < simd_stop; i += kLanes) lanes = xsimd::max(lanes, Batch::load_unaligned(data + i));
+    for (std::size_t i = begin; i < simd_stop; i += kLanes) {
+      const Batch x = Batch::load_unaligned(data + i);
+      lanes = xsimd::max(lanes, x);
+      if constexpr (kCheck) poison = poisoned(poison, x);
+    }
     float block_max = xsimd::reduce_max(lanes);
-    for (std::size_t i = simd_stop; i < end; ++i) block_max = std::max(block_max, data[i]);
+    for (std::size_t i = simd_stop; i < end; ++i) {
+      block_max = std::max(block_max, data[i]);
+      if constexpr (kCheck) finite = finite && std::isfinite(data[i]);
+    }
     if (block_max > best) {
       best = block_max;
       best_block = b;
     }
   }
+  if constexpr (kCheck) finite = finite && !std::isnan(xsimd::reduce_add(poison));
   const std::size_t end = std::min(values.size(), (best_block + 1) * kBlock);
   for (std::size_t i = best_block * kBlock; i < end; ++i) {
-    if (data[i] == best) return i;
+    if (data[i] == best) return {i, finite};
   }
-  return best_block * kBlock;  // every value is −∞
+  return {best_block * kBlock, finite};  // every value is −∞
 }
+}  // namespace
+
+std::size_t argmax(std::span<const float> values) { return argmax_pass<false>(values).index; }
+
+CheckedIndex checked_argmax(std::span<const float> values) { return argmax_pass<true>(values); }
 
 namespace {
 // e^x on a batch for x <= 0 (the shifted logits of a softmax): x = n ln2 + r with |r| <= ln2/2,

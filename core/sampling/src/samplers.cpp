@@ -302,6 +302,34 @@ TokenDraw draw_token(std::span<const float> logits, const SamplingOptions& optio
   return {drawn.token, next_mirostat_mu(options, drawn)};
 }
 
+std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float> logits, const SamplingOptions& options,
+                                                          FilterWorkspace& workspace, const std::string& argument) {
+  // The message names the first bad index: read again only when the pass found one.
+  const auto bad_logits = [&] { return *check_logits(logits, argument); };
+  if (detail::needs_general_chain(options)) {
+    // Its stages make several passes; a check of its own is a small part of them.
+    if (auto error = check_logits(logits, argument)) return *error;
+    return draw_token(logits, options, workspace);
+  }
+  std::span<const float> input = logits;
+  if (stage_on(Stage::kPenalties, options)) {
+    auto& copy = workspace.penalties.logits;
+    copy.resize(logits.size());
+    if (!kernels::checked_copy(logits, copy)) return bad_logits();
+    apply_penalties(copy, options, workspace.penalties);
+    input = copy;
+  }
+  if (options.temperature == 0.0) {
+    const auto top = kernels::checked_argmax(input);
+    if (!top.finite) return bad_logits();
+    return TokenDraw{std::int32_t(top.index), std::nullopt};
+  }
+  const auto kept = detail::checked_select_kept(input, options, workspace);
+  if (!kept) return bad_logits();
+  const double target = token_uniforms(options).token * kept->kept_weight;
+  return TokenDraw{std::int32_t(kept->ids[kernels::inverse_cdf(kept->weights, kept->block_sums, target)]), std::nullopt};
+}
+
 std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace) {
   return draw(logits, options, workspace, true).token;
 }

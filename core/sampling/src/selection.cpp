@@ -29,6 +29,7 @@ struct Chain {
   float min_p_threshold;  // kNoThreshold = off
   double epsilon;         // 0 = off
   std::optional<double> total_weight;
+  bool finite;  // every logit, as the min/max pass found
 
   bool cuts() const { return top_k > 0 || top_p < 1.0 || min_p_threshold > kNoThreshold || epsilon > 0.0; }
   bool only_epsilon() const { return epsilon > 0.0 && top_k == 0 && top_p == 1.0 && min_p_threshold == kNoThreshold; }
@@ -38,7 +39,7 @@ Chain plan(std::span<const float> logits, const SamplingOptions& options) {
   const auto range = kernels::min_max(logits);
   const float max_logit = range.max;
   Chain chain{max_logit, range.min, options.temperature, inverse_temperature(options.temperature), 0, options.top_p,
-              kNoThreshold, options.epsilon_cutoff, {}};
+              kNoThreshold, options.epsilon_cutoff, {}, range.finite};
   if (options.top_k > 0 && std::size_t(options.top_k) < logits.size()) chain.top_k = std::size_t(options.top_k);
   // p_i >= min_p · p_max  <=>  z_i >= max + T ln(min_p): a logit threshold, no exp needed.
   if (options.min_p > 0.0) chain.min_p_threshold = float(max_logit + options.temperature * std::log(options.min_p));
@@ -217,7 +218,13 @@ std::span<const std::uint32_t> identity_ids(std::size_t size, FilterWorkspace& w
 
 Selection select_kept(std::span<const float> logits, const SamplingOptions& options,
                       FilterWorkspace& workspace) {
+  return *checked_select_kept(logits, options, workspace);  // finite by contract
+}
+
+std::optional<Selection> checked_select_kept(std::span<const float> logits, const SamplingOptions& options,
+                                             FilterWorkspace& workspace) {
   Chain chain = plan(logits, options);
+  if (!chain.finite) return std::nullopt;
   if (!chain.cuts()) return whole_vocabulary(logits, chain, workspace);
   auto& candidates = workspace.candidates;
   gather_candidates(logits, chain, workspace);
@@ -228,7 +235,7 @@ Selection select_kept(std::span<const float> logits, const SamplingOptions& opti
   CandidateRanking ranking(candidates, chain.max_logit, workspace.prefix);
   const std::size_t keep = kept_prefix_length(chain, kept_weight, candidates, ranking);
   if (keep < candidates.keys.size()) kept_weight = compact_to_prefix(keep, candidates, ranking);
-  return {candidates.ids, candidates.keys, candidates.weights, candidates.block_sums, kept_weight, chain.total_weight,
+  return Selection{candidates.ids, candidates.keys, candidates.weights, candidates.block_sums, kept_weight, chain.total_weight,
           chain.max_logit, chain.inverse_temperature};
 }
 

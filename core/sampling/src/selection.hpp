@@ -32,8 +32,12 @@ void best_ranked(std::span<const float> keys, std::size_t k, std::vector<RankedT
 // 0 … size − 1, kept in the workspace.
 std::span<const std::uint32_t> identity_ids(std::size_t size, FilterWorkspace& workspace);
 
-// Expects penalised logits, T > 0 and checked options.
+// Expects penalised, finite logits, T > 0 and checked options.
 Selection select_kept(std::span<const float> logits, const SamplingOptions& options,
                       FilterWorkspace& workspace);
+
+// select_kept on logits not yet checked: none when one is NaN or ±∞, found in its first pass.
+std::optional<Selection> checked_select_kept(std::span<const float> logits, const SamplingOptions& options,
+                                             FilterWorkspace& workspace);
 
 }  // namespace sampling_lab::detail

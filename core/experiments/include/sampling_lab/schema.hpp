@@ -81,11 +81,15 @@ class JsonOptions {
   explicit JsonOptions(const Json& object);
   // Checked by kind and range (not yet against a vocabulary: see check_options).
   std::variant<SamplingOptions, ArgumentError> options() const;
+  // The values as they cross from JavaScript, for options_from_raw: spans into this object.
+  RawOptions raw() const;
 
  private:
   std::array<double, kScalarOptions> scalars_{};
   std::array<std::vector<std::int32_t>, kListOptions> lists_;
   std::array<std::vector<float>, kNumberListOptions> number_lists_;
+  mutable std::array<std::span<const std::int32_t>, kListOptions> list_views_;
+  mutable std::array<std::span<const float>, kNumberListOptions> number_list_views_;
 };
 
 }  // namespace sampling_lab

@@ -37,6 +37,8 @@ Check check_length(double length, const std::string& argument, double max = doub
 // fails with an error instead of ending the WebAssembly instance.
 Check check_memory(std::size_t bytes, const std::string& argument);
 
+// A vocabulary-sized input's length: not empty, at most kMaxVocabulary.
+Check check_entries(std::size_t size, const std::string& argument);
 Check check_logits(std::span<const float> logits, const std::string& argument);
 Check check_probabilities(std::span<const float> probs, const std::string& argument);
 Check check_temperature(double temperature);

@@ -10,11 +10,24 @@
 
 namespace sampling_lab::kernels {
 
+// The smallest and largest value, and whether every value is finite (NaN and ±∞ found in the
+// same pass, so that a path whose first pass this is pays nothing extra for its input check).
 struct MinMax {
   float min;
   float max;
+  bool finite = true;
 };
 MinMax min_max(std::span<const float> values);
+
+// argmax's index, and whether every value was finite, from the same pass.
+struct CheckedIndex {
+  std::size_t index;
+  bool finite;
+};
+CheckedIndex checked_argmax(std::span<const float> values);
+
+// Copies `values` into `out` (as long), returning whether every value is finite.
+bool checked_copy(std::span<const float> values, std::span<float> out);
 
 // Index of the first value that is NaN or ±∞, or values.size(): one SIMD pass (x − x is 0 only
 // for finite x), then a scan only when it found one.

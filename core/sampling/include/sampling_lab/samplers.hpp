@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "sampling_lab/error.hpp"
@@ -68,6 +70,12 @@ struct TokenDraw {
   std::optional<double> mirostat_mu;
 };
 TokenDraw draw_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace);
+
+// draw_token on logits not yet checked (options checked): the logits' finiteness is tested in the
+// first pass the path makes anyway (min/max, argmax or the penalties' copy), so the check costs
+// no pass of its own; an ArgumentError naming `argument` when one is NaN or ±∞.
+std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float> logits, const SamplingOptions& options,
+                                                          FilterWorkspace& workspace, const std::string& argument = "logits");
 
 inline constexpr std::size_t kMaxLogprobs = 20;
 
