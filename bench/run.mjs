@@ -84,6 +84,11 @@ const rows = PATHS.map(({ key, label, options }) => {
   return { key, label, wasm, copied, js, native: native.paths[key], sse4: sse4.paths[key] };
 });
 const byKey = (key) => rows.find((r) => r.key === key);
+// The fixed cost of a call: sampleToken on 8 logits, as a generation loop calls it (only the
+// step changes), and with options that change every call.
+const eight = new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]);
+const fixedLoop = measure((step) => lab.sampleToken(eight, { temperature: 0.7, seed: 1, step }), 5000, 15);
+const fixedFresh = measure((step) => lab.sampleToken(eight, { temperature: 0.7, seed: step, step }), 5000, 15);
 const expPass = measure(() => lab.logSumExp(resident, 1), 200, 15);
 // One read of the logits, the floor of any path: a min/max pass (lab.range), as natively.
 const maxPass = measure(() => lab.range(resident), 200, 15);
@@ -143,6 +148,7 @@ const lines = [
   '|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map((r) => `| (${r.key}) ${r.label} | ${f(r.wasm.median)} (±${f(r.wasm.spread)}) | ${f(r.copied.median)} | ${f(r.native)} | ${f(r.sse4)} | ${f(r.js.median)} (±${f(r.js.spread)}) | ${(r.wasm.median / r.sse4).toFixed(2)} | ${(r.wasm.median / maxPass.median).toFixed(1)} | ${(r.wasm.median / expPass.median).toFixed(2)} | ${f(r.js.median / r.wasm.median)} |`),
   '',
+  `Fixed cost of a call (\`sampleToken\` on 8 logits): ${fixedLoop.median.toFixed(2)} µs in a generation loop (only \`step\` changes; target ≤ 3 µs), ${fixedFresh.median.toFixed(2)} µs when the options change every call.`,
   `One read of the logits (a min/max pass, \`lab.range\`): WASM ${f(maxPass.median)} µs, native ${f(native.read)} µs, SSE4 ${f(sse4.read)} µs. The figures are also in build/bench.json.`,
   `One exp pass over the vocabulary (\`lab.logSumExp\`): WASM ${f(expPass.median)} µs, native ${f(native.expPass)} µs, SSE4 ${f(sse4.expPass)} µs. ` +
     `Paths (b) and (d) take ${(byKey('b').wasm.median / expPass.median).toFixed(2)}× and ${(byKey('d').wasm.median / expPass.median).toFixed(2)}× of it (target ≤ 1.5×).`,

@@ -287,6 +287,28 @@ class Engine {
     return token_value(sampling_lab::checked_draw_token(*current_, std::get<sampling_lab::SamplingOptions>(options), filter_workspace_));
   }
 
+  // The per-token path, with nothing built per call: the token as a number, or −1 with the
+  // error kept for lastError(). The options read here are kept for sample_token_at_step.
+  double sample_token_number() {
+    auto options = draw_options();
+    step_options_.reset();
+    if (auto* error = std::get_if<ArgumentError>(&options)) return failed(*error);
+    step_options_ = std::get<sampling_lab::SamplingOptions>(options);
+    return drawn_number(sampling_lab::checked_draw_token(*current_, *step_options_, filter_workspace_));
+  }
+
+  // The last options again with another step, for generation loops: the caller promises that
+  // only the step changed and that the options hold no lists (so no vocabulary check changes).
+  double sample_token_at_step(double step) {
+    if (!step_options_) return failed({"options", "no options to reuse"});
+    if (auto error = sampling_lab::check_entries(current_->size(), "logits")) return failed(*error);
+    if (auto error = sampling_lab::check_scalar(step, Kind::kSeed, {}, "step")) return failed(*error);
+    step_options_->step = std::uint64_t(step);
+    return drawn_number(sampling_lab::checked_draw_token(*current_, *step_options_, filter_workspace_));
+  }
+
+  val last_error() const { return error_value(last_error_); }
+
   // sample_token with a stateful sampler's history as generatedIds (and its penalty counts).
   val sample_with_history(const History& history) {
     const std::vector<float>& logits = *current_;
@@ -572,6 +594,16 @@ class Engine {
   }
 
  private:
+  double failed(ArgumentError error) {
+    last_error_ = std::move(error);
+    return -1.0;
+  }
+
+  double drawn_number(const std::variant<sampling_lab::TokenDraw, ArgumentError>& outcome) {
+    if (auto* error = std::get_if<ArgumentError>(&outcome)) return failed(*error);
+    return double(std::get<sampling_lab::TokenDraw>(outcome).token);
+  }
+
   // Moves every bulk array of `json` into bulk_, leaving {"$bulk": index} in its place.
   void set_aside_bulk(Json& json) {
     if (json.is_binary()) {
@@ -678,6 +710,8 @@ class Engine {
   sampling_lab::SpeculativeWorkspace speculative_workspace_;
   sampling_lab::SpeculativeResult speculative_result_;
   std::optional<sampling_lab::PreparedExperiment> prepared_;
+  std::optional<sampling_lab::SamplingOptions> step_options_;
+  ArgumentError last_error_;
   std::vector<Json::binary_t> bulk_;
 };
 
@@ -741,6 +775,9 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("checkOptions", &Engine::check_options)
       .function("distribution", &Engine::distribution)
       .function("sampleToken", &Engine::sample_token)
+      .function("sampleTokenNumber", &Engine::sample_token_number)
+      .function("sampleTokenAtStep", &Engine::sample_token_at_step)
+      .function("lastError", &Engine::last_error)
       .function("sampleWithHistory", &Engine::sample_with_history)
       .function("sampleTokenLogprobs", &Engine::sample_token_logprobs)
       .function("sampleBatch", &Engine::sample_batch)

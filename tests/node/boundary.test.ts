@@ -128,6 +128,25 @@ describe('inputs the README allows work', () => {
     }
   });
 
+  it('a generation loop (only step changes) draws what a fresh module draws; every other change is seen', async () => {
+    const fresh = await loadSamplingLab();
+    const logits = lab.syntheticLogits(5000, 9);
+    const other = lab.syntheticLogits(5000, 10);
+    const calls: [Float32Array, object][] = [];
+    for (let step = 0; step < 20; step++) calls.push([logits, { temperature: 0.8, topP: 0.9, seed: 4, step }]);
+    calls.push([logits, { temperature: 0.8, topP: 0.5, seed: 4, step: 20 }]);  // another value
+    calls.push([other, { temperature: 0.8, topP: 0.5, seed: 4, step: 21 }]);   // other logits
+    calls.push([other, { temperature: 0.8, topP: 0.5, seed: 4 }]);             // step left out
+    calls.push([other, { temperature: 0.8, topP: 0.5, seed: 4, step: 22, minP: 0.1 }]);  // one more key
+    for (const [row, options] of calls) {
+      lab.distribution([1, 2, 3], { topK: 1 });  // writes other options in between, half the time
+      expect(lab.sampleToken(row, options)).toBe(fresh.sampleToken(row, options));
+      expect(lab.sampleToken(row, options)).toBe(fresh.sampleToken(row, options));
+    }
+    expect(argumentOf(() => lab.sampleToken(logits, { temperature: 0.8, topP: 0.5, seed: 4, step: -1 }))).toBe('step');
+    expect(argumentOf(() => lab.sampleToken([1, NaN], { temperature: 0.8, topP: 0.5, seed: 4, step: 3 }))).toBe('logits');
+  });
+
   it('a column of shared options spreads over every row of logits', () => {
     const tokens = lab.sampleBatch([[0, 9], [9, 0], [1, 0]], { temperature: 0 });
     expect(Array.from(tokens)).toEqual([1, 0, 0]);

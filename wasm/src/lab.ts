@@ -205,6 +205,21 @@ const NO_ITEMS: readonly number[] = Object.freeze([]);
 /** logitBias as an object holds at most this many tokens; [ids, biases] holds a vocabulary. */
 const OBJECT_BIAS_KEYS = 65536;
 
+/** Primary inputs up to this long keep their view between calls. */
+const KEPT_VIEW = 1 << 16;
+
+const isPrimitive = (value: unknown) => value === null || (typeof value !== 'object' && typeof value !== 'function');
+
+/** Whether `options` has the cached options' keys and values, `step` aside. */
+function sameButStep(cached: { options: Record<string, unknown>; keys: number }, options: Record<string, unknown>): boolean {
+  let keys = 0;
+  for (const key in options) {
+    if (key !== 'step' && (!(key in cached.options) || cached.options[key] !== options[key])) return false;
+    keys++;
+  }
+  return keys === cached.keys;
+}
+
 /** Scalar arguments that must be numbers (their ranges are the core's to check). */
 function checkScalars(values: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(values)) {
@@ -354,14 +369,13 @@ export class Lab {
   sampleToken(logits: NumericArray, options?: SampleTokenOptions): number;
   sampleToken(logits: NumericArray, options: SampleTokenOptions & Partial<LogprobsOptions> = {}): number | TokenLogprobs {
     if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
+    if (!('logprobs' in options) && !('logprobsMode' in options)) return this.#sampleTokenNumber(logits, options);
     const { logprobs, logprobsMode, ...rest } = options;
-    const laid = this.#layOut([rest]);
     if (logprobs === undefined) {
       if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs');
-      this.#input(logits, 'logits');
-      this.#writeOptions(laid);
-      return unwrap(this.#engine.sampleToken()).token;
+      return this.#sampleTokenNumber(logits, rest);
     }
+    const laid = this.#layOut([rest]);
     if (typeof logprobs !== 'number') throw new SamplingLabError('logprobs', 'logprobs must be a number');
     if (logprobsMode !== undefined && logprobsMode !== 'raw' && logprobsMode !== 'processed') {
       throw new SamplingLabError('logprobsMode', "logprobsMode must be 'raw' or 'processed'");
@@ -370,6 +384,32 @@ export class Lab {
     this.#writeOptions(laid);
     const { token, logprob, rank, top } = unwrap(this.#engine.sampleTokenLogprobs(logprobs, logprobsMode === 'processed'));
     return { token, logprob, rank, top };
+  }
+
+  // The per-token path with nothing built per call: the core returns the token as a number, and
+  // options that differ from the last call's only in `step` (a generation loop's) are neither
+  // laid out nor read again. Only options of numbers and strings are reused: a list or an object
+  // may have changed inside while staying the same object.
+  #sampleTokenNumber(logits: NumericArray, options: Record<string, unknown>): number {
+    const cached = this.#stepOptions;
+    if (cached && sameButStep(cached, options)) {
+      const step = options.step ?? 0;
+      if (typeof step !== 'number') throw new SamplingLabError('step', 'step must be a number');
+      this.#input(logits, 'logits');
+      return this.#token(this.#engine.sampleTokenAtStep(step));
+    }
+    const laid = this.#layOut([options]);
+    this.#input(logits, 'logits');
+    this.#writeOptions(laid);
+    const token = this.#token(this.#engine.sampleTokenNumber());
+    if (Object.values(options).every(isPrimitive)) this.#stepOptions = { options: { ...options }, keys: Object.keys(options).length };
+    return token;
+  }
+
+  #token(token: number): number {
+    if (token >= 0) return token;
+    const { error } = this.#engine.lastError();
+    throw new SamplingLabError(error.argument, error.message);
   }
 
   /**
@@ -802,6 +842,7 @@ export class Lab {
 
   // Writes laid-out options into the core's buffers.
   #writeOptions({ rows, lists, numberLists, rowScalars }: LaidOut): void {
+    this.#stepOptions = undefined;  // the core no longer holds them
     const scalars = this.#scalarCount;
     const { defaults } = this.#layout;
     const offsets = [0];
@@ -860,6 +901,12 @@ export class Lab {
   }
 
   #buffers?: OptionBuffers & { epoch: number };
+  // sampleToken's last options when the core keeps them for sampleTokenAtStep.
+  #stepOptions?: { options: Record<string, unknown>; keys: number };
+  // A small primary input's view, kept while calls give logits of its length; and the input slot
+  // the core reads from.
+  #primaryView?: Float32Array;
+  #currentSlot?: CoreEnum;
   #epoch?: Uint32Array;
 
   // Views of the option buffers, kept across calls of the same shape: a generation loop then
@@ -939,7 +986,10 @@ export class Lab {
     }
     const flat = view(this.#engine.floats(slot, matrix.length * width, name));
     matrix.forEach((row, r) => flat.set(row as NumericArray, r * width));
-    if (slot === this.#core.InputSlot.primary) this.#engine.use(slot);
+    if (slot === this.#core.InputSlot.primary) {
+      this.#primaryView = undefined;
+      this.#use(slot);
+    }
   }
 
   /** Writes the call's main input (logits or probabilities) and reads from it. */
@@ -957,12 +1007,16 @@ export class Lab {
     }
     const { InputSlot } = this.#core;
     if (slot === InputSlot.primary && values === this.#resident && values.length > 0) {
-      this.#engine.use(InputSlot.resident);
+      this.#use(InputSlot.resident);
       return;
     }
     // One copy into WebAssembly memory; the view is used before anything can grow memory. A
-    // number[] is checked entry by entry as it is copied.
-    const target = view(this.#engine.floats(slot, values.length, name));
+    // number[] is checked entry by entry as it is copied. A small primary view is reused: the
+    // core hands back only large buffers, and memory growth empties the view, which is then
+    // asked for again (as is any other length).
+    const reuse = slot === InputSlot.primary && values.length > 0 && this.#primaryView?.length === values.length;
+    const target = reuse ? this.#primaryView! : view(this.#engine.floats(slot, values.length, name));
+    if (slot === InputSlot.primary) this.#primaryView = values.length <= KEPT_VIEW ? target : undefined;
     if (!Array.isArray(values)) {
       target.set(values);
     } else {
@@ -972,7 +1026,13 @@ export class Lab {
         target[i] = value;
       }
     }
-    if (slot === InputSlot.primary) this.#engine.use(InputSlot.primary);
+    if (slot === InputSlot.primary) this.#use(InputSlot.primary);
+  }
+
+  #use(slot: CoreEnum): void {
+    if (this.#currentSlot === slot) return;
+    this.#engine.use(slot);
+    this.#currentSlot = slot;
   }
 }
 

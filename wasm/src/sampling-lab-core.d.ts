@@ -58,6 +58,11 @@ export interface CoreEngine {
   checkOptions(vocabulary: number): CoreError | object;
   distribution(): CoreError | { probs: Float32Array; kept: number; keptMass: number; entropyBits: number; topProb: number };
   sampleToken(): CoreError | { token: number; mirostatMu?: number };
+  /** The token, or −1 with lastError() set; keeps the options for sampleTokenAtStep. */
+  sampleTokenNumber(): number;
+  /** The last options of sampleTokenNumber with another step: the token, or −1. */
+  sampleTokenAtStep(step: number): number;
+  lastError(): CoreError;
   /** sampleToken with a stateful sampler's history as generatedIds. */
   sampleWithHistory(history: CoreHistory): CoreError | { token: number; mirostatMu?: number };
   /** Changes whenever the option buffers are handed back: views of them are stale then. */
