@@ -271,8 +271,15 @@ struct Drawn {
 // `draw_only`: the caller reads only the token and its weight, not the kept set.
 Drawn draw(std::span<const float> input_logits, const SamplingOptions& options, FilterWorkspace& workspace,
            bool draw_only) {
-  if (!detail::needs_general_chain(options) && options.temperature == 0.0) {
+  const bool fast = !detail::needs_general_chain(options);
+  if (fast && options.temperature == 0.0) {
     return {std::int32_t(argmax(penalised(input_logits, options, workspace.penalties))), std::nullopt};
+  }
+  if (fast && !detail::cuts(options, input_logits.size())) {
+    const auto token = detail::draw_untruncated(penalised(input_logits, options, workspace.penalties), options, workspace).index;
+    if (draw_only) return {std::int32_t(token), std::nullopt};
+    // Logprobs read every token's weight: the whole vocabulary, ids in order, so position = token.
+    return {std::int32_t(token), detail::kept_tokens(input_logits, options, workspace, false), token};
   }
   const auto kept = detail::kept_tokens(input_logits, options, workspace, draw_only);
   const double target = token_uniforms(options).token * kept.kept_weight;
@@ -323,6 +330,11 @@ std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float>
     const auto top = kernels::checked_argmax(input);
     if (!top.finite) return bad_logits();
     return TokenDraw{std::int32_t(top.index), std::nullopt};
+  }
+  if (!detail::cuts(options, input.size())) {
+    const auto drawn = detail::draw_untruncated(input, options, workspace);
+    if (!drawn.finite) return bad_logits();
+    return TokenDraw{std::int32_t(drawn.index), std::nullopt};
   }
   const auto kept = detail::checked_select_kept(input, options, workspace);
   if (!kept) return bad_logits();

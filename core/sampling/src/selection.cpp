@@ -9,6 +9,8 @@
 #include "ranking.hpp"
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/kernels.hpp"
+#include "sampling_lab/rng.hpp"
+#include "sampling_lab/samplers.hpp"
 
 namespace sampling_lab::detail {
 
@@ -219,6 +221,74 @@ std::span<const std::uint32_t> identity_ids(std::size_t size, FilterWorkspace& w
 Selection select_kept(std::span<const float> logits, const SamplingOptions& options,
                       FilterWorkspace& workspace) {
   return *checked_select_kept(logits, options, workspace);  // finite by contract
+}
+
+bool cuts(const SamplingOptions& o, std::size_t vocabulary) {
+  return (o.top_k > 0 && std::size_t(o.top_k) < vocabulary) || o.top_p < 1.0 || o.min_p > 0.0 || o.epsilon_cutoff > 0.0;
+}
+
+namespace {
+// The stream, under the same seed, of every uniform a rejected draw needs beyond the token's own.
+constexpr std::uint64_t kRejectionStreamBit = std::uint64_t{1} << 50;
+// Blocks of that stream each step may use: step · 2^10 stays below 2^63 for every step < 2^53.
+constexpr int kRejectionBlockBits = 10;
+constexpr int kMaxAttempts = 1000;
+
+// The inverse-CDF draw over every token's weight, as when a filter needs them all.
+std::size_t weigh_everything(std::span<const float> logits, float max, float scale, double u, FilterWorkspace& workspace) {
+  auto& weights = workspace.candidates.weights;
+  auto& block_sums = workspace.candidates.block_sums;
+  weights.resize(logits.size());
+  block_sums.resize(kernels::block_count(logits.size()));
+  const double total = kernels::exp_shifted(logits, max, scale, weights, block_sums);
+  return kernels::inverse_cdf(weights, block_sums, u * total);
+}
+}  // namespace
+
+// Exact rejection sampling (von Neumann 1951) from an envelope that weighs only the head of the
+// distribution. Tokens with z >= max − T·c, c = ln V + 3, get their weights w = e^{(z − max)/T};
+// every token below gets the envelope e, the weight at that threshold, above its own. A draw
+// picks a head token by the inverse CDF, or, in proportion to the tail's envelope mass
+// B = n_tail · e (at most e^{−3}: the head holds the maximum at weight 1), proposes a uniform
+// token, kept when it lies in the tail with probability w / e; anything else draws again. Each
+// token comes out with probability w / W exactly; a draw is redrawn with probability below
+// e^{−3}. When the head is a quarter of the vocabulary or more (a high temperature), every token
+// is weighed instead.
+kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const SamplingOptions& options,
+                                       FilterWorkspace& workspace) {
+  const auto range = kernels::min_max(logits);
+  if (!range.finite) return {0, false};
+  const std::size_t v = logits.size();
+  const float scale = inverse_temperature(options.temperature);
+  const double c = std::log(double(v)) + 3.0;
+  const float threshold = float(double(range.max) - c / double(scale));
+  const double u = token_uniforms(options).token;
+  auto& candidates = workspace.candidates;
+  const std::size_t head = kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys);
+  if (head * 4 >= v) return {weigh_everything(logits, range.max, scale, u, workspace), true};
+  auto& weights = candidates.weights;
+  weights.resize(head);
+  candidates.block_sums.resize(kernels::block_count(head));
+  const double head_weight = kernels::exp_shifted(candidates.keys, range.max, scale, weights, candidates.block_sums);
+  // A tail token's weight, in double: below the envelope for every z < threshold, with room for rounding.
+  const auto tail_weight = [&](float z) { return std::exp((double(z) - double(range.max)) * double(scale)); };
+  const double envelope = tail_weight(threshold) * (1.0 + 1e-12);
+  const double tail_bound = double(v - head) * envelope;
+  // Where float rounding leaves the threshold at the maximum (a temperature near 0), the bound
+  // says nothing: every token is weighed.
+  if (tail_bound > head_weight) return {weigh_everything(logits, range.max, scale, u, workspace), true};
+  Philox extra(options.seed, options.stream ^ kRejectionStreamBit);
+  extra.seek(options.step << kRejectionBlockBits);
+  double proposal = u;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    const double x = proposal * (head_weight + tail_bound);
+    if (x < head_weight) return {candidates.ids[kernels::inverse_cdf(weights, candidates.block_sums, x)], true};
+    const std::size_t j = std::min(v - 1, std::size_t(extra.uniform() * double(v)));
+    const double coin = extra.uniform();
+    if (logits[j] < threshold && coin * envelope < tail_weight(logits[j])) return {j, true};
+    proposal = extra.uniform();
+  }
+  return {weigh_everything(logits, range.max, scale, u, workspace), true};  // below 1e-1300 to happen
 }
 
 std::optional<Selection> checked_select_kept(std::span<const float> logits, const SamplingOptions& options,

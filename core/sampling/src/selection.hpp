@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "sampling_lab/kernels.hpp"
 #include "sampling_lab/options.hpp"
 #include "sampling_lab/workspace.hpp"
 
@@ -35,6 +36,16 @@ std::span<const std::uint32_t> identity_ids(std::size_t size, FilterWorkspace& w
 // Expects penalised, finite logits, T > 0 and checked options.
 Selection select_kept(std::span<const float> logits, const SamplingOptions& options,
                       FilterWorkspace& workspace);
+
+// Whether the fast path's filters cut anything for a vocabulary of `vocabulary` tokens (the
+// options as select_kept reads them).
+bool cuts(const SamplingOptions& options, std::size_t vocabulary);
+
+// One token of the untempered-by-filters distribution softmax(z / T), T > 0, without weighing the
+// whole vocabulary when it need not: see selection.cpp. Its index, and whether every logit was
+// finite (none is drawn when not). The same (seed, stream, step) gives the same token everywhere.
+kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const SamplingOptions& options,
+                                       FilterWorkspace& workspace);
 
 // select_kept on logits not yet checked: none when one is NaN or ±∞, found in its first pass.
 std::optional<Selection> checked_select_kept(std::span<const float> logits, const SamplingOptions& options,

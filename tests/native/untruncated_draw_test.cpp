@@ -1,0 +1,118 @@
+// sample_token without a filter draws by rejection from an envelope that weighs only the head
+// (detail::draw_untruncated). These tests aim at its edges: a tail sitting just under the
+// threshold (the envelope tight, the tail's share the largest it can be), tokens on both sides
+// of the threshold, everything tied, temperatures near 0 and very large; each against the exact
+// softmax by χ², and a negative control showing the same test fails a sampler that drops the tail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "sampling_lab/rng.hpp"
+#include "sampling_lab/samplers.hpp"
+#include "sampling_lab/statistics.hpp"
+
+namespace sl = sampling_lab;
+
+namespace {
+
+constexpr std::size_t kVocabulary = 151936;
+// Where the head outgrows a quarter of the vocabulary every token is weighed: a smaller one keeps
+// those cases quick.
+constexpr std::size_t kSmall = 4096;
+
+std::vector<double> exact_probs(const std::vector<float>& logits, double temperature) {
+  const double max = *std::max_element(logits.begin(), logits.end());
+  std::vector<double> p(logits.size());
+  double total = 0.0;
+  for (std::size_t i = 0; i < p.size(); ++i) total += p[i] = std::exp((double(logits[i]) - max) / temperature);
+  for (double& x : p) x /= total;
+  return p;
+}
+
+std::vector<std::int32_t> draws(const std::vector<float>& logits, double temperature, std::size_t n, std::uint64_t seed) {
+  sl::FilterWorkspace workspace;
+  sl::SamplingOptions options;
+  options.temperature = temperature;
+  options.seed = seed;
+  std::vector<std::int32_t> out(n);
+  for (std::size_t step = 0; step < n; ++step) {
+    options.step = step;
+    out[step] = sl::sample_token(logits, options, workspace);
+  }
+  return out;
+}
+
+// χ² of the draws against p over `groups` groups of tokens (token id % groups, the most probable
+// token alone), so that every group expects many draws.
+double p_value(const std::vector<std::int32_t>& drawn, const std::vector<double>& p, std::size_t groups) {
+  const std::size_t top = std::size_t(std::max_element(p.begin(), p.end()) - p.begin());
+  const auto group_of = [&](std::size_t token) { return token == top ? groups : token % groups; };
+  std::vector<float> expected(groups + 1, 0.0f);
+  for (std::size_t i = 0; i < p.size(); ++i) expected[group_of(i)] += float(p[i]);
+  std::vector<std::int32_t> grouped(drawn.size());
+  for (std::size_t d = 0; d < drawn.size(); ++d) grouped[d] = std::int32_t(group_of(std::size_t(drawn[d])));
+  return sl::chi_square(sl::counts(grouped, groups + 1), expected).p_value;
+}
+
+// Bonferroni over the tests of this file.
+constexpr double kThreshold = 1e-4 / 8;
+
+// One token at 0 and every other just under the draw's threshold max − T(ln V + 3): the tail
+// holds about e^{−3} of the head's mass, as much as the envelope allows.
+std::vector<float> tail_under_threshold(double temperature, double below) {
+  std::vector<float> logits(kVocabulary, float(-temperature * (std::log(double(kVocabulary)) + 3.0) - below));
+  logits[977] = 0.0f;
+  return logits;
+}
+
+}  // namespace
+
+TEST(UntruncatedDraw, ATailJustUnderTheThresholdHoldsItsShare) {
+  for (const double temperature : {0.7, 1.0, 1.3}) {
+    const auto logits = tail_under_threshold(temperature, 1e-3);
+    const auto p = exact_probs(logits, temperature);
+    const auto drawn = draws(logits, temperature, 60'000, 1);
+    EXPECT_GT(p_value(drawn, p, 64), kThreshold) << "T " << temperature;
+    const double tail = 1.0 - p[977];
+    const double observed = double(std::count_if(drawn.begin(), drawn.end(), [](auto t) { return t != 977; })) / double(drawn.size());
+    EXPECT_NEAR(observed, tail, 4.0 * std::sqrt(tail * (1.0 - tail) / double(drawn.size()))) << "T " << temperature;
+  }
+}
+
+TEST(UntruncatedDraw, TheSameTestFailsASamplerThatDropsTheTail) {
+  const auto logits = tail_under_threshold(1.0, 1e-3);
+  const auto p = exact_probs(logits, 1.0);
+  // A wrong sampler: the head alone (here the one token at 0) and never the tail.
+  const std::vector<std::int32_t> head_only(60'000, 977);
+  EXPECT_LT(p_value(head_only, p, 64), 1e-12);
+}
+
+TEST(UntruncatedDraw, TokensOnBothSidesOfTheThreshold) {
+  // A head of 20 over tokens spread evenly across 3.5 nats around the threshold, one in seven above it.
+  const double temperature = 1.0;
+  const double threshold = -(std::log(double(kSmall)) + 3.0);
+  std::vector<float> logits(kSmall);
+  for (std::size_t i = 0; i < kSmall; ++i) logits[i] = float(threshold - 3.0 + 3.5 * double(i) / double(kSmall));
+  for (std::size_t r = 0; r < 20; ++r) logits[(r * 197 + 3) % kSmall] = float(-0.1 * double(r));
+  const auto p = exact_probs(logits, temperature);
+  EXPECT_GT(p_value(draws(logits, temperature, 100'000, 2), p, 64), kThreshold);
+}
+
+TEST(UntruncatedDraw, EveryTokenTied) {
+  const std::vector<float> logits(kSmall, 3.5f);
+  const auto p = exact_probs(logits, 1.0);
+  EXPECT_GT(p_value(draws(logits, 1.0, 50'000, 3), p, 64), kThreshold);
+}
+
+TEST(UntruncatedDraw, TemperaturesNearZeroAndVeryLarge) {
+  sl::Philox rng(4, 0);
+  std::vector<float> logits(kSmall);
+  for (float& z : logits) z = float(3.0 * rng.normal());
+  for (std::size_t r = 0; r < 100; ++r) logits[(r * 37) % kSmall] = float(18.0 - std::log(double(r + 1)));
+  for (const double temperature : {0.02, 0.3, 5.0, 100.0}) {
+    const auto p = exact_probs(logits, temperature);
+    EXPECT_GT(p_value(draws(logits, temperature, 50'000, 5), p, 64), kThreshold) << "T " << temperature;
+  }
+}
