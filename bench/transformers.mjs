@@ -1,13 +1,16 @@
 // `npm run bench` (last part): Sampling Lab inside transformers.js's generate() on the tiny
 // Qwen3-signature model (tests/support/tiny_qwen3.py): time of a decode step against the time
 // the logits processor spends choosing the token, and how often generate() with top_p 0.01 on
-// its own equals greedy decoding (it should always). Writes the lines into README.md between
-// the transformers-bench markers.
+// its own equals greedy decoding (it should always); then speculative decoding on the tiny
+// target/draft pair against plain decoding, beside the chapter's formula. Writes the lines into
+// README.md between the transformers-bench and speculative-bench markers.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { Tensor } from '@huggingface/transformers';
 import { loadSamplingLab } from 'sampling-lab';
-import { createLogitsProcessor, loadLocalModel } from 'sampling-lab/transformers';
-import { ensureTinyModel } from '../tests/support/tiny-model.js';
+import { createLogitsProcessor, generateTokens, loadLocalModel, logitsRows, speculativeGenerate } from 'sampling-lab/transformers';
+import { ensureSpeculativePair, ensureTinyModel } from '../tests/support/tiny-model.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const STEPS = 64;
@@ -50,8 +53,126 @@ const lines = [
   `\`generate({ do_sample: true, top_p: 0.01 })\` alone matched greedy decoding in ${alone} of ${RUNS} runs (it keeps transformers.js's top_k 50 and ignores top_p); with Sampling Lab's processor and \`topP: 0.01\`, ${withLab} of ${RUNS}.`,
 ];
 console.log(lines.join('\n'));
-const readme = join(root, 'README.md');
-const text = readFileSync(readme, 'utf8');
-const start = '<!-- transformers-bench:start -->';
-const end = '<!-- transformers-bench:end -->';
-writeFileSync(readme, text.slice(0, text.indexOf(start) + start.length) + '\n' + lines.join('\n') + '\n' + text.slice(text.indexOf(end)));
+
+// Speculative decoding on the tiny target/draft pair (tests/support/tiny_qwen3.py), against plain
+// decoding of the target, beside the chapter's formula from the measured α and c.
+const pair = ensureSpeculativePair();
+// One onnxruntime thread per model, as onnxruntime-web runs without cross-origin isolation; it also
+// keeps the timing steady on a shared 2-core machine, where a spinning second thread waits.
+const THREADS = { intraOpNumThreads: 1, interOpNumThreads: 1 };
+const [target, draft] = await Promise.all([pair.target, pair.draft].map((folder) => loadLocalModel(folder, { dtype: 'fp32', sessionOptions: THREADS })));
+const SPEC_PROMPT = 'The three laws of thermodynamics are';
+const SPEC_TOKENS = 64;
+const SPEC_ROUNDS = 9;
+const GAMMAS = [1, 2, 3, 4, 5, 6];
+const specSampling = { temperature: 1 };
+
+const shape = ({ config }) => `${config.num_hidden_layers} layer${config.num_hidden_layers > 1 ? 's' : ''}, FFN ${config.intermediate_size.toLocaleString('en')}`;
+
+// Cost per call: a forward pass of `rows` new positions after a cache of `past`, median.
+async function passMs(model, rows, past = 48, calls = 40) {
+  const ids = (n, from) => new Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt(from + i)), [1, n]);
+  const ones = (n) => new Tensor('int64', new BigInt64Array(n).fill(1n), [1, n]);
+  const prefill = await model({ input_ids: ids(past, 1000), attention_mask: ones(past), num_logits_to_keep: new Tensor('int64', [1n], []) });
+  const cache = Object.fromEntries(Object.entries(prefill).filter(([name]) => name.startsWith('present')).map(([name, t]) => [name.replace('present', 'past_key_values'), t]));
+  const times = [];
+  for (let call = 0; call < calls; call++) {
+    const start = performance.now();
+    await model({ input_ids: ids(rows, 5000), attention_mask: ones(past + rows), past_key_values: cache, num_logits_to_keep: new Tensor('int64', [BigInt(rows)], []) });
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+async function plainRun(seed) {
+  const tokens = [];
+  const start = performance.now();
+  for await (const { token } of generateTokens(target.model, target.tokenizer, SPEC_PROMPT, { lab, ...specSampling, seed, maxNewTokens: SPEC_TOKENS, stopAtEos: false })) tokens.push(token);
+  return { tokens, ms: performance.now() - start };
+}
+
+async function speculativeRun(gamma, seed) {
+  const run = speculativeGenerate(target.model, draft.model, target.tokenizer, SPEC_PROMPT, { lab, ...specSampling, seed, gamma, maxNewTokens: SPEC_TOKENS, stopAtEos: false });
+  for await (const _ of run);
+  return run.stats;
+}
+
+// α = Σ_v min(p, q) at each position of the target's own text, p and q as sampled (the chapter's α).
+async function overlapAlong(tokens, seed) {
+  const ids = [...Array.from(target.tokenizer(SPEC_PROMPT).input_ids.data, Number), ...tokens];
+  const from = ids.length - tokens.length - 1;
+  const rows = async (model) => {
+    const kept = [];
+    for await (const { index, logits } of logitsRows(model, ids.slice(0, -1), 16)) {
+      if (index >= from) kept.push(lab.distribution(logits, { ...specSampling, seed, step: index + 1 }).probs);
+    }
+    return kept;
+  };
+  const [p, q] = [await rows(target.model), await rows(draft.model)];
+  return p.map((row, i) => lab.distance(row, q[i]).overlap);
+}
+
+await plainRun(99);
+for (const gamma of GAMMAS) await speculativeRun(gamma, 99);
+const loadBefore = loadavg()[0];
+// Interleaved, one run of each per seed; a rate is the median of the runs' tokens/s, which a burst
+// of another process on the machine moves less than a total would.
+const plainRates = [];
+const runs = new Map(GAMMAS.map((gamma) => [gamma, { rates: [], tokens: 0, targetCalls: 0 }]));
+const overlaps = [];
+for (let seed = 0; seed < SPEC_ROUNDS; seed++) {
+  const run = await plainRun(seed);
+  plainRates.push(run.tokens.length / (run.ms / 1000));
+  overlaps.push(...await overlapAlong(run.tokens, seed));
+  for (const gamma of GAMMAS) {
+    const stats = await speculativeRun(gamma, seed);
+    const total = runs.get(gamma);
+    total.rates.push(stats.tokens / (stats.wallMs / 1000));
+    total.tokens += stats.tokens;
+    total.targetCalls += stats.targetCalls;
+  }
+}
+// The chapter's c is one draft pass over one target pass; its formula takes a target pass of γ + 1
+// positions to cost one of a single position, which the last column replaces by the measured cost.
+const loadAfter = loadavg()[0];
+const [targetMs, draftMs] = [await passMs(target.model, 1), await passMs(draft.model, 1)];
+const verifyMs = new Map();
+for (const gamma of GAMMAS) verifyMs.set(gamma, await passMs(target.model, gamma + 1));
+const alpha = overlaps.reduce((a, b) => a + b, 0) / overlaps.length;
+const c = draftMs / targetMs;
+const plainRate = median(plainRates);
+const specRows = GAMMAS.map((gamma) => {
+  const expected = (1 - alpha ** (gamma + 1)) / (1 - alpha);
+  const { rates, tokens, targetCalls } = runs.get(gamma);
+  const rate = median(rates);
+  return {
+    gamma, expected, perPass: tokens / targetCalls, predicted: expected / (gamma * c + 1), rate, measured: rate / plainRate,
+    withVerify: (expected * targetMs) / (gamma * draftMs + verifyMs.get(gamma)), verifyRatio: verifyMs.get(gamma) / targetMs,
+  };
+});
+const slower = specRows.filter((r) => r.predicted > 1 && r.measured <= 1).map((r) => r.gamma);
+const specLines = [
+  `Speculative decoding on the tiny pair (\`speculativeGenerate\`, T 1, ${SPEC_TOKENS} tokens, median tokens/s of ${SPEC_ROUNDS} seeds per γ, ${process.version}, Node's onnxruntime on one thread, load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${availableParallelism()} cores): ` +
+    `target tiny-qwen3-target (${shape(target.model)}, FFN weights stored as INT8), draft tiny-qwen3-draft (${shape(draft.model)}, the target's first layer pruned). ` +
+    `Measured α = ${alpha.toFixed(3)} (Σ min(p, q) over ${overlaps.length} positions of the target's text); a one-position pass with the KV cache takes ${targetMs.toFixed(2)} ms on the target and ${draftMs.toFixed(2)} ms on the draft, so c = ${c.toFixed(3)}. ` +
+    `Plain decoding (\`generateTokens\`): ${plainRate.toFixed(1)} tokens/s.`,
+  '',
+  '| γ | E[tokens per target pass] = (1 − α^(γ+1))/(1 − α) | tokens per target pass, measured | speed-up E/(γc + 1) | tokens/s | speed-up, measured | target pass of γ + 1 positions / of 1 | E·T(1)/(γ·D + T(γ+1)) |',
+  '|---|---|---|---|---|---|---|---|',
+  ...specRows.map((r) => `| ${r.gamma} | ${r.expected.toFixed(2)} | ${r.perPass.toFixed(2)} | ${r.predicted.toFixed(2)} | ${r.rate.toFixed(1)} | ${r.measured.toFixed(2)} | ${r.verifyRatio.toFixed(2)} | ${r.withVerify.toFixed(2)} |`),
+  '',
+  slower.length === 0
+    ? `Faster than plain decoding at every γ where the formula predicts a speed-up (${specRows.filter((r) => r.predicted > 1).length} of ${GAMMAS.length}).`
+    : `Not faster than plain decoding at γ = ${slower.join(', ')}, where the formula predicts a speed-up.`,
+];
+console.log(specLines.join('\n'));
+
+// The README's text between <!-- name:start --> and <!-- name:end --> becomes `block`.
+function writeBetween(name, block) {
+  const readme = join(root, 'README.md');
+  const text = readFileSync(readme, 'utf8');
+  const [start, end] = [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`];
+  writeFileSync(readme, text.slice(0, text.indexOf(start) + start.length) + '\n' + block.join('\n') + '\n' + text.slice(text.indexOf(end)));
+}
+writeBetween('transformers-bench', lines);
+writeBetween('speculative-bench', specLines);
