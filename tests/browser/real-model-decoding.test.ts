@@ -146,6 +146,22 @@ it('at temperature 0 emits exactly the target\'s greedy tokens, the redrawn ones
   await expect(section.locator('.rm-legend').textContent()).resolves.toMatch(/目标的 argmax/);
 });
 
+it('stops on request, between steps, without timing plain decoding', async () => {
+  const section = decode();
+  await section.locator('#rm-spec-tokens').fill('64');
+  await section.locator('button.rm-spec-go').click();
+  await expect.poll(() => section.locator('.rm-spec-step').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+  await section.locator('button.rm-stop').click();
+  await expect.poll(() => section.locator('.rm-status').textContent(), { timeout: 10_000 }).toBe('已停止：没有测速度。');
+  expect(await section.locator('button.rm-spec-go').isDisabled()).toBe(false);
+  const rows = await section.locator('.rm-spec-stats tbody tr').count();
+  expect(rows).toBe(2);
+  const steps = await section.locator('.rm-spec-step').count();
+  // Each step emits at least one token: fewer steps than 64 tokens would take at most.
+  expect(steps).toBeLessThan(64 / (GAMMA + 1) + 1);
+  await section.locator('#rm-spec-tokens').fill(String(TOKENS));
+});
+
 it('decodes one prompt greedily, by beam search at widths 2 and 4 and sampled, with log-probabilities and the verdict on greedy', async () => {
   const section = beam();
   await section.locator('#rm-beam-tokens').fill(String(BEAM_TOKENS));
@@ -198,7 +214,9 @@ it('fits 360 and 390 px in dark mode with no axe violation, and switches to Engl
   await beam().screenshot({ path: join(ARTIFACTS, 'real-model-beam-390-dark.png') });
   await page.locator('.lang-switch').click();
   await expect.poll(() => decode().locator('h3').textContent()).toBe('Speculative decoding, step by step');
-  await expect(decode().locator('.rm-chip-greedy .rm-visually-hidden').first().textContent()).resolves.toBe('the target\'s argmax: ');
+  const words = await decode().locator('.rm-spec-step .rm-chip .rm-visually-hidden').allTextContents();
+  expect(words.length).toBeGreaterThan(0);
+  expect(words.filter((w) => !['accepted: ', 'rejected: ', 'not checked: ', 'redrawn from the residual: ', 'the target\'s argmax: ', 'bonus token: '].includes(w))).toEqual([]);
   await expect(decode().getByLabel('γ (tokens proposed per step)').inputValue()).resolves.toBe(String(GAMMA));
   await expect(beam().locator('tbody tr:first-child td:first-child').textContent()).resolves.toBe('greedy');
   await expect(beam().locator('.rm-verdict').textContent()).resolves.toMatch(/^Greedy /);

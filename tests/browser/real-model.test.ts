@@ -139,6 +139,15 @@ it('generates the same tokens in Chromium as generateTokens in Node, and explain
   await expect(section.locator('.rm-cuts').textContent()).resolves.toMatch(/top-k.*top-p.*min-p/);
 });
 
+it('stops generating on request, between tokens', async () => {
+  const section = page.locator('.rm-generate');
+  await section.locator('button.rm-go').click();
+  await expect.poll(() => section.locator('.rm-generated').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+  await section.locator('button.rm-stop').click();
+  await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 10_000 }).toBe(false);
+  expect(await section.locator('.rm-generated').count()).toBeLessThan(48);
+});
+
 it('kept every main-thread task under 100 ms while the models loaded, prefilled, decoded, measured and generated', async () => {
   expect(phases.map((p) => p.name)).toEqual(['loading and prefilling', 'speculative decoding', 'measuring acceptance', 'generating']);
   expect(await longTasksDuring(page, phases, 100)).toEqual([]);

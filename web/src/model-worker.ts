@@ -20,6 +20,19 @@ const models = new Map<string, Promise<LoadedModel>>();
 const running = new Map<number, AbortController>();
 const REPORT_EVERY_MS = 50;
 
+// A turn of the event loop. onnxruntime's passes can resolve without one, so a loop of awaits
+// would never let a cancel message in; each step of a job yields here.
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
+}
+
 function post(reply: ModelReply, transfer: Transferable[] = []): void {
   postMessage(reply, { transfer });
 }
@@ -72,6 +85,7 @@ async function timedPlain(loaded: LoadedModel, prompt: string, filters: Filters,
   let count = 0;
   for await (const _ of generateTokens(loaded.model, loaded.tokenizer, prompt, { lab: sampling, ...filters, maxNewTokens: tokens, stopAtEos: false, signal })) {
     if (count++ === 0) first = performance.now();
+    await nextTask();
   }
   const end = performance.now();
   return { totalMs: end - start, stepMs: count > 1 ? (end - first) / (count - 1) : NaN };
@@ -121,6 +135,7 @@ const handlers: { [K in JobKind]: Handler<K> } = {
       if (performance.now() - lastReport > REPORT_EVERY_MS) {
         lastReport = performance.now();
         emit(accept.length);
+        await nextTask();
       }
     }
     return sampling.runExperiment('acceptance', { accept, tv });
@@ -133,6 +148,7 @@ const handlers: { [K in JobKind]: Handler<K> } = {
     })) {
       const { token, text, prob, entropyBits, kept, top, cuts } = step;
       emit({ token, text, prob, entropyBits, kept, top, cuts });
+      await nextTask();
     }
     return null;
   },
@@ -156,6 +172,7 @@ const handlers: { [K in JobKind]: Handler<K> } = {
           ...(emitted !== undefined && { emitted: named(emitted) }), totals: totals(),
         },
       });
+      await nextTask();
     }
     if (signal.aborted || run.stats.tokens === 0) return { totals: totals() };
     emit({ timing: run.stats.tokens });
@@ -173,6 +190,7 @@ const handlers: { [K in JobKind]: Handler<K> } = {
       if (signal.aborted) break;
       const [best] = await beamSearch(loaded, tokenizer, prompt, { lab: sampling, numBeams: width, maxNewTokens, eosTokenIds: [], signal });
       emit({ kind: width === 1 ? 'greedy' : 'beam', width, text: best.text, logProb: best.logProb, tokens: best.ids.length });
+      await nextTask();
     }
     const sampled: number[] = [];
     let logProb = 0;
@@ -181,6 +199,7 @@ const handlers: { [K in JobKind]: Handler<K> } = {
     })) {
       sampled.push(step.token);
       logProb += step.logprobs!.logprob;
+      await nextTask();
     }
     if (!signal.aborted) emit({ kind: 'sampled', width: 1, text: tokenizer.decode(sampled), logProb, tokens: sampled.length });
     return null;

@@ -58,7 +58,7 @@ function statsTable(run: Run): HTMLElement {
   const t = realModelText();
   const { totals, gamma, plain } = run;
   const box = node('div', 'rm-table-box');
-  if (!totals) return box;
+  if (!totals || totals.targetCalls === 0) return box;
   const alpha = totals.checked > 0 ? totals.accepted / totals.checked : 0;
   const expected = expectedTokens(alpha, gamma);
   const a = alpha.toFixed(3);
