@@ -65,7 +65,8 @@ function statsTable(run: Run): HTMLElement {
   const rows: string[][] = [
     [t.alphaName, `${totals.accepted} / ${totals.checked} = ${a}`, '—'],
     [t.perPassName, `${totals.tokens} / ${totals.targetCalls} = ${(totals.tokens / totals.targetCalls).toFixed(2)}`,
-      `E = (1 − α^(γ+1))/(1 − α) = (1 − ${a}^${gamma + 1})/(1 − ${a}) = ${expected.toFixed(2)}`],
+      // At α = 1 the quotient is 0/0; its limit is γ + 1.
+      `E = (1 − α^(γ+1))/(1 − α) = ${alpha >= 1 ? 'γ + 1' : `(1 − ${a}^${gamma + 1})/(1 − ${a})`} = ${expected.toFixed(2)}`],
   ];
   if (plain) {
     const c = plain.draftStepMs / plain.targetStepMs;
