@@ -9,7 +9,9 @@
 #include <cmath>
 #include <vector>
 
+#include "sampling_lab/kernels.hpp"
 #include "sampling_lab/rng.hpp"
+#include "sampling_lab/synthetic.hpp"
 #include "sampling_lab/samplers.hpp"
 #include "sampling_lab/statistics.hpp"
 
@@ -114,5 +116,53 @@ TEST(UntruncatedDraw, TemperaturesNearZeroAndVeryLarge) {
   for (const double temperature : {0.02, 0.3, 5.0, 100.0}) {
     const auto p = exact_probs(logits, temperature);
     EXPECT_GT(p_value(draws(logits, temperature, 50'000, 5), p, 64), kThreshold) << "T " << temperature;
+  }
+}
+
+// Top-p alone, for a draw, bounds the tail's mass instead of weighing it: its token must be the
+// one drawn from the exact kept set (sample_token_logprobs weighs every token), and the tail's
+// bounds must hold the exact mass.
+TEST(TopPByBounds, DrawsFromTheExactKeptSet) {
+  sl::FilterWorkspace workspace;
+  std::size_t differences = 0, draws_made = 0;
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    const auto logits = sl::synthetic_logits(kVocabulary, seed);
+    for (const double temperature : {0.5, 1.0, 1.5}) {
+      for (const double top_p : {0.5, 0.9, 0.95, 0.999}) {
+        sl::SamplingOptions options;
+        options.temperature = temperature;
+        options.top_p = top_p;
+        options.seed = seed;
+        for (std::uint64_t step = 0; step < 40; ++step) {
+          options.step = step;
+          const auto fast = sl::sample_token(logits, options, workspace);
+          const auto exact = sl::sample_token_logprobs(logits, options, 0, sl::LogprobsMode::kRaw, workspace).token;
+          differences += fast != exact;
+          ++draws_made;
+        }
+      }
+    }
+  }
+  // A token's weight may differ by a float ulp between the two weighings (a SIMD lane in one, the
+  // scalar remainder in the other), which moves a draw only when its uniform falls within about
+  // 1e-7 of a boundary.
+  EXPECT_EQ(differences, 0u) << "of " << draws_made;
+}
+
+TEST(TopPByBounds, TheTailBoundsHoldTheExactMass) {
+  for (const std::uint64_t seed : {4, 5}) {
+    const auto logits = sl::synthetic_logits(kVocabulary, seed);
+    const float max = *std::max_element(logits.begin(), logits.end());
+    for (const double temperature : {0.3, 1.0, 3.0}) {
+      const float threshold = float(double(max) - (std::log(double(kVocabulary)) + 3.0) * temperature);
+      double exact = 0.0;
+      for (const float z : logits) {
+        if (z < threshold) exact += std::exp((double(z) - double(max)) / temperature);
+      }
+      const auto bounds = sl::kernels::tail_mass(logits, threshold, max, float(1.0 / temperature));
+      EXPECT_LE(bounds.low, exact) << "T " << temperature;
+      EXPECT_GE(bounds.high, exact) << "T " << temperature;
+      EXPECT_LT(bounds.high, 1.1 * exact + 1e-30) << "T " << temperature;
+    }
   }
 }

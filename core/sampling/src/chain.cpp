@@ -535,7 +535,7 @@ bool needs_general_chain(const SamplingOptions& o) {
 Selection kept_tokens(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
                       bool draw_only) {
   if (needs_general_chain(options)) return run_chain(logits, options, workspace, nullptr, draw_only);
-  return select_kept(penalised(logits, options, workspace.penalties), options, workspace);
+  return select_kept(penalised(logits, options, workspace.penalties), options, workspace, draw_only);
 }
 
 double mirostat_mu(const SamplingOptions& options) { return options.mirostat_mu.value_or(2.0 * options.mirostat_tau); }

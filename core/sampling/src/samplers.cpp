@@ -336,7 +336,7 @@ std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float>
     if (!drawn.finite) return bad_logits();
     return TokenDraw{std::int32_t(drawn.index), std::nullopt};
   }
-  const auto kept = detail::checked_select_kept(input, options, workspace);
+  const auto kept = detail::checked_select_kept(input, options, workspace, true);
   if (!kept) return bad_logits();
   const double target = token_uniforms(options).token * kept->kept_weight;
   return TokenDraw{std::int32_t(kept->ids[kernels::inverse_cdf(kept->weights, kept->block_sums, target)]), std::nullopt};

@@ -179,6 +179,35 @@ double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, Candida
   return kept_weight;
 }
 
+// Top-p alone, for a draw, without weighing the tail: the tokens within T(ln V + 3) of the
+// maximum (the head) get their weights; the rest's mass is only bounded (kernels::tail_mass).
+// The kept prefix is the shortest reaching p of the total, a total known to lie in
+// [head + low, head + high]: where both ends give the same prefix, inside the head, it is the
+// prefix. Otherwise (the bounds straddle a boundary, a top-p reaching into the tail, or a head of
+// a quarter of the vocabulary), none: the caller weighs everything.
+std::optional<Selection> top_p_by_bounds(std::span<const float> logits, const Chain& chain, FilterWorkspace& workspace) {
+  const std::size_t v = logits.size();
+  const double c = std::log(double(v)) + 3.0;
+  const float threshold = float(double(chain.max_logit) - c * chain.temperature);
+  auto& candidates = workspace.candidates;
+  const std::size_t head = kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys);
+  if (head * 4 >= v) return std::nullopt;
+  candidates.weights.resize(head);
+  candidates.block_sums.resize(kernels::block_count(head));
+  const double head_weight = kernels::exp_shifted(candidates.keys, chain.max_logit, chain.inverse_temperature,
+                                                  candidates.weights, candidates.block_sums);
+  const auto tail = kernels::tail_mass(logits, threshold, chain.max_logit, chain.inverse_temperature);
+  const double low = chain.top_p * (head_weight + tail.low);
+  const double high = chain.top_p * (head_weight + tail.high);
+  if (high > head_weight) return std::nullopt;
+  CandidateRanking ranking(candidates, chain.max_logit, workspace.prefix);
+  const std::size_t keep = ranking().reaching_mass(low).count;
+  if (ranking().reaching_mass(high).count != keep) return std::nullopt;
+  const double kept_weight = keep < head ? compact_to_prefix(keep, candidates, ranking) : head_weight;
+  return Selection{candidates.ids, candidates.keys, candidates.weights, candidates.block_sums, kept_weight, std::nullopt,
+                   chain.max_logit, chain.inverse_temperature};
+}
+
 // No filter cuts: the weights of the whole vocabulary.
 Selection whole_vocabulary(std::span<const float> logits, const Chain& chain, FilterWorkspace& workspace) {
   auto& weights = workspace.candidates.weights;
@@ -219,8 +248,8 @@ std::span<const std::uint32_t> identity_ids(std::size_t size, FilterWorkspace& w
 }
 
 Selection select_kept(std::span<const float> logits, const SamplingOptions& options,
-                      FilterWorkspace& workspace) {
-  return *checked_select_kept(logits, options, workspace);  // finite by contract
+                      FilterWorkspace& workspace, bool draw_only) {
+  return *checked_select_kept(logits, options, workspace, draw_only);  // finite by contract
 }
 
 bool cuts(const SamplingOptions& o, std::size_t vocabulary) {
@@ -292,10 +321,14 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
 }
 
 std::optional<Selection> checked_select_kept(std::span<const float> logits, const SamplingOptions& options,
-                                             FilterWorkspace& workspace) {
+                                             FilterWorkspace& workspace, bool draw_only) {
   Chain chain = plan(logits, options);
   if (!chain.finite) return std::nullopt;
   if (!chain.cuts()) return whole_vocabulary(logits, chain, workspace);
+  const bool top_p_alone = chain.top_p < 1.0 && chain.top_k == 0 && chain.min_p_threshold == kNoThreshold && chain.epsilon == 0.0;
+  if (draw_only && top_p_alone) {
+    if (auto kept = top_p_by_bounds(logits, chain, workspace)) return kept;
+  }
   auto& candidates = workspace.candidates;
   gather_candidates(logits, chain, workspace);
   candidates.weights.resize(candidates.keys.size());

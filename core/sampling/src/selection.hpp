@@ -35,7 +35,7 @@ std::span<const std::uint32_t> identity_ids(std::size_t size, FilterWorkspace& w
 
 // Expects penalised, finite logits, T > 0 and checked options.
 Selection select_kept(std::span<const float> logits, const SamplingOptions& options,
-                      FilterWorkspace& workspace);
+                      FilterWorkspace& workspace, bool draw_only = false);
 
 // Whether the fast path's filters cut anything for a vocabulary of `vocabulary` tokens (the
 // options as select_kept reads them).
@@ -48,7 +48,9 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
                                        FilterWorkspace& workspace);
 
 // select_kept on logits not yet checked: none when one is NaN or ±∞, found in its first pass.
+// `draw_only`: the caller draws from the selection and needs neither its total weight nor the
+// tokens' weights beyond the kept set, which lets top-p alone skip weighing the tail.
 std::optional<Selection> checked_select_kept(std::span<const float> logits, const SamplingOptions& options,
-                                             FilterWorkspace& workspace);
+                                             FilterWorkspace& workspace, bool draw_only = false);
 
 }  // namespace sampling_lab::detail

@@ -64,6 +64,15 @@ double weighted_exponent_sum(std::span<const float> values, std::span<const floa
 // Σ exp((values[i] - shift) * scale), Kahan-compensated, without storing the terms.
 double exp_sum(std::span<const float> values, float shift, float scale);
 
+// Bounds on Σ exp((values[i] − shift) · scale) over the values below `threshold` (at most 0 after
+// the shift), with no exp per value: each term read off the exponent bits (Schraudolph 1999),
+// 2^y ≈ 2^⌊y⌋ (1 + y − ⌊y⌋), which is 2^y to within a factor 1.0861, and the rounding around it.
+struct MassBounds {
+  double low;
+  double high;
+};
+MassBounds tail_mass(std::span<const float> values, float threshold, float shift, float scale);
+
 // Ids and values of every value >= threshold, in id order (the buffers are resized to them).
 std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
                             Buffer<float>& kept);
