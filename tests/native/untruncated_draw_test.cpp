@@ -46,25 +46,35 @@ std::vector<std::int32_t> draws(const std::vector<float>& logits, double tempera
   return out;
 }
 
-// χ² of the draws against p over `groups` groups of tokens (token id % groups, the most probable
-// token alone), so that every group expects many draws.
+// χ² of the draws against p over rank bands: the most probable token alone, then `groups` bands
+// of consecutive ranks holding equal mass, so that the head and each depth of the tail are
+// counted apart and every band expects many draws.
 double p_value(const std::vector<std::int32_t>& drawn, const std::vector<double>& p, std::size_t groups) {
-  const std::size_t top = std::size_t(std::max_element(p.begin(), p.end()) - p.begin());
-  const auto group_of = [&](std::size_t token) { return token == top ? groups : token % groups; };
+  std::vector<std::size_t> by_rank(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) by_rank[i] = i;
+  std::stable_sort(by_rank.begin(), by_rank.end(), [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
+  std::vector<std::size_t> group_of(p.size());
+  const double rest = 1.0 - p[by_rank[0]];
+  double before = 0.0;
+  group_of[by_rank[0]] = groups;
+  for (std::size_t r = 1; r < p.size(); ++r) {
+    group_of[by_rank[r]] = std::min(groups - 1, std::size_t(before / rest * double(groups)));
+    before += p[by_rank[r]];
+  }
   std::vector<float> expected(groups + 1, 0.0f);
-  for (std::size_t i = 0; i < p.size(); ++i) expected[group_of(i)] += float(p[i]);
+  for (std::size_t i = 0; i < p.size(); ++i) expected[group_of[i]] += float(p[i]);
   std::vector<std::int32_t> grouped(drawn.size());
-  for (std::size_t d = 0; d < drawn.size(); ++d) grouped[d] = std::int32_t(group_of(std::size_t(drawn[d])));
+  for (std::size_t d = 0; d < drawn.size(); ++d) grouped[d] = std::int32_t(group_of[std::size_t(drawn[d])]);
   return sl::chi_square(sl::counts(grouped, groups + 1), expected).p_value;
 }
 
-// Bonferroni over the tests of this file.
-constexpr double kThreshold = 1e-4 / 8;
+// Bonferroni over the 12 χ² tests of this file.
+constexpr double kThreshold = 1e-4 / 12;
 
-// One token at 0 and every other just under the draw's threshold max − T(ln V + 3): the tail
-// holds about e^{−3} of the head's mass, as much as the envelope allows.
+// One token at 0 and every other just under the draw's threshold max − T·head_depth(V): the
+// tail holds about 50 times the head's mass, as much as the envelope allows.
 std::vector<float> tail_under_threshold(double temperature, double below) {
-  std::vector<float> logits(kVocabulary, float(-temperature * (std::log(double(kVocabulary)) + 3.0) - below));
+  std::vector<float> logits(kVocabulary, float(-temperature * sl::head_depth(kVocabulary) - below));
   logits[977] = 0.0f;
   return logits;
 }
@@ -91,15 +101,44 @@ TEST(UntruncatedDraw, TheSameTestFailsASamplerThatDropsTheTail) {
   EXPECT_LT(p_value(head_only, p, 64), 1e-12);
 }
 
-TEST(UntruncatedDraw, TokensOnBothSidesOfTheThreshold) {
-  // A head of 20 over tokens spread evenly across 3.5 nats around the threshold, one in seven above it.
-  const double temperature = 1.0;
-  const double threshold = -(std::log(double(kSmall)) + 3.0);
+// A head of 20 over tokens spread evenly across 3.5 nats around the threshold, one in seven above it.
+std::vector<float> both_sides_of_the_threshold() {
+  const double threshold = -sl::head_depth(kSmall);
   std::vector<float> logits(kSmall);
   for (std::size_t i = 0; i < kSmall; ++i) logits[i] = float(threshold - 3.0 + 3.5 * double(i) / double(kSmall));
   for (std::size_t r = 0; r < 20; ++r) logits[(r * 197 + 3) % kSmall] = float(-0.1 * double(r));
-  const auto p = exact_probs(logits, temperature);
-  EXPECT_GT(p_value(draws(logits, temperature, 100'000, 2), p, 64), kThreshold);
+  return logits;
+}
+
+TEST(UntruncatedDraw, TokensOnBothSidesOfTheThreshold) {
+  const auto logits = both_sides_of_the_threshold();
+  const auto p = exact_probs(logits, 1.0);
+  EXPECT_GT(p_value(draws(logits, 1.0, 100'000, 2), p, 64), kThreshold);
+}
+
+// The bug this file once missed: proposals uniform over all V tokens but an envelope mass of the
+// tail's tokens only, which gives each tail token (V − head) / V of its share (0.85 here).
+TEST(UntruncatedDraw, TheSameTestFailsATailShortByTheHeadsShare) {
+  const auto logits = both_sides_of_the_threshold();
+  const auto p = exact_probs(logits, 1.0);
+  const float threshold = float(-sl::head_depth(kSmall));
+  const double head = double(std::count_if(logits.begin(), logits.end(), [&](float z) { return z >= threshold; }));
+  std::vector<double> biased(p);
+  for (std::size_t i = 0; i < p.size(); ++i) biased[i] *= logits[i] < threshold ? (double(kSmall) - head) / double(kSmall) : 1.0;
+  std::vector<float> biased_logits(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) biased_logits[i] = float(std::log(biased[i]));
+  EXPECT_LT(p_value(draws(biased_logits, 1.0, 100'000, 2), p, 64), 1e-12);
+}
+
+// The speculative tests' smallest pair: 12 tokens, where the head is those within T of the maximum.
+TEST(UntruncatedDraw, TwelveTokens) {
+  const std::vector<float> logits = {2.0f, 1.5f, 0.7f, 0.2f, -0.4f, -1.0f, -1.3f, -2.2f, -3.0f, -4.1f, -5.0f, -6.5f};
+  for (const double temperature : {0.5, 1.0, 2.0}) {
+    const auto p = exact_probs(logits, temperature);
+    const std::vector<float> expected(p.begin(), p.end());
+    const auto fit = sl::chi_square(sl::counts(draws(logits, temperature, 60'000, 6), p.size()), expected);
+    EXPECT_GT(fit.p_value, kThreshold) << "T " << temperature;
+  }
 }
 
 TEST(UntruncatedDraw, EveryTokenTied) {
@@ -154,7 +193,7 @@ TEST(TopPByBounds, TheTailBoundsHoldTheExactMass) {
     const auto logits = sl::synthetic_logits(kVocabulary, seed);
     const float max = *std::max_element(logits.begin(), logits.end());
     for (const double temperature : {0.3, 1.0, 3.0}) {
-      const float threshold = float(double(max) - (std::log(double(kVocabulary)) + 3.0) * temperature);
+      const float threshold = float(double(max) - sl::head_depth(kVocabulary) * temperature);
       double exact = 0.0;
       for (const float z : logits) {
         if (z < threshold) exact += std::exp((double(z) - double(max)) / temperature);

@@ -34,9 +34,11 @@ for (const line of cliLines) {
     // A 2-D logits file of 64 positions, as the README's --logits line reads.
     const rows = new Float32Array(64 * 1000).map((_, i) => Math.sin(i) * 4);
     writeFileSync(join(workspace, 'logits.npy'), npy([64, 1000], rows));
-    // The --model line reads a downloaded model folder and a passage: the tiny model, which has the
-    // same files and graph, stands in for the download.
-    if (!existsSync(join(workspace, 'Qwen3-0.6B-ONNX'))) symlinkSync(ensureTinyModel(), join(workspace, 'Qwen3-0.6B-ONNX'));
+    // The --model lines read downloaded model folders and a passage: the tiny model, which has the
+    // same files, graph and tokenizer, stands in for each download.
+    for (const name of ['Qwen3-0.6B-ONNX', 'Qwen3-1.7B-ONNX']) {
+      if (!existsSync(join(workspace, name))) symlinkSync(ensureTinyModel(), join(workspace, name));
+    }
     copyFileSync(join(root, 'web/public/sample-passage.txt'), join(workspace, 'passage.txt'));
     const { stdout } = await run('sh', ['-c', line], { cwd: workspace });
     expect(stdout.length).toBeGreaterThan(0);

@@ -393,7 +393,7 @@ export class Lab {
   #sampleTokenNumber(logits: NumericArray, options: Record<string, unknown>): number {
     const cached = this.#stepOptions;
     if (cached && sameButStep(cached, options)) {
-      const step = options.step ?? 0;
+      const step = options.step === undefined ? 0 : options.step;
       if (typeof step !== 'number') throw new SamplingLabError('step', 'step must be a number');
       this.#input(logits, 'logits');
       return this.#token(this.#engine.sampleTokenAtStep(step));

@@ -291,39 +291,75 @@ double exp_pass(std::span<const float> values, float shift, float scale, float* 
 
 }  // namespace
 
-MassBounds tail_mass(std::span<const float> values, float threshold, float shift, float scale) {
+namespace {
+// tail_mass's pass; with kGather, the values at or above the threshold are gathered too.
+template <bool kGather>
+MassBounds tail_pass(std::span<const float> values, float threshold, float shift, float scale, Buffer<std::uint32_t>* ids,
+                     Buffer<float>* kept) {
   const float* data = values.data();
   const std::size_t end = simd_end(values.size());
   const Batch threshold_batch(threshold), shift_batch(shift);
-  const Batch log2_scale(scale * 1.44269504088896341f);
-  const Batch bias(127.0f), mantissa(8388608.0f);  // 2^23
-  const auto approximation = [&](Batch x) {
-    // t = y + 127 is the float's exponent and mantissa as a fixed-point number: shifted into
-    // place it is 2^⌊y⌋ (1 + frac y). t <= 0 (y <= −127) is left out, below 2^−126 each.
-    const Batch t = (x - shift_batch) * log2_scale + bias;
-    const Batch a = xsimd::bitwise_cast<float>(xsimd::batch_cast<std::int32_t>(t * mantissa));
-    return xsimd::select(x < threshold_batch && t > Batch(0.0f), a, Batch(0.0f));
-  };
+  // (x − shift) · log2(e) · scale · 2^23 + 127 · 2^23: y = (x − shift) · scale · log2 e as a
+  // fixed-point number in the exponent and mantissa bits, which read as a float are 2^⌊y⌋
+  // (1 + frac y). y <= −127 (the bits at or below 0) is left out, below 2^−126 each.
+  const Batch bits_scale(scale * 1.44269504088896341f * 8388608.0f);
+  const Batch bits_bias(127.0f * 8388608.0f);
+  using Int = xsimd::batch<std::int32_t>;
+  std::size_t count = 0;
+  if constexpr (kGather) {
+    ids->resize(values.size());
+    kept->resize(values.size());
+  }
   double total = 0.0;
   for (std::size_t begin = 0; begin < end; begin += kBlock) {
     const std::size_t stop = std::min(end, begin + kBlock);
-    Batch sum0(0.0f), sum1(0.0f);
-    std::size_t i = begin;
-    for (; i + 2 * kLanes <= stop; i += 2 * kLanes) {
-      sum0 += approximation(Batch::load_unaligned(data + i));
-      sum1 += approximation(Batch::load_unaligned(data + i + kLanes));
+    Batch sum(0.0f);
+    for (std::size_t i = begin; i < stop; i += kLanes) {
+      const Batch x = Batch::load_unaligned(data + i);
+      // Clamped at 0 before the conversion: the bits of 0.0f.
+      const Int bits = xsimd::batch_cast<std::int32_t>(xsimd::max((x - shift_batch) * bits_scale + bits_bias, Batch(0.0f)));
+      const auto tail = x < threshold_batch;
+      sum += xsimd::select(tail, xsimd::bitwise_cast<float>(bits), Batch(0.0f));
+      if constexpr (kGather) {
+        // The head is a few hundred tokens: a batch seldom holds one.
+        if (!xsimd::all(tail)) {
+          for (std::size_t j = i; j < i + kLanes; ++j) {
+            (*ids)[count] = std::uint32_t(j);
+            (*kept)[count] = data[j];
+            count += data[j] >= threshold;
+          }
+        }
+      }
     }
-    for (; i < stop; i += kLanes) sum0 += approximation(Batch::load_unaligned(data + i));
-    total += double(xsimd::reduce_add(sum0)) + double(xsimd::reduce_add(sum1));
+    total += double(xsimd::reduce_add(sum));
   }
   for (std::size_t i = end; i < values.size(); ++i) {
-    if (data[i] < threshold) total += std::exp((double(data[i]) - double(shift)) * double(scale));
+    if (data[i] < threshold) {
+      total += std::exp((double(data[i]) - double(shift)) * double(scale));
+    } else if constexpr (kGather) {
+      (*ids)[count] = std::uint32_t(i);
+      (*kept)[count++] = data[i];
+    }
+  }
+  if constexpr (kGather) {
+    ids->resize(count);
+    kept->resize(count);
   }
   // The approximation is at most 1.0861 times the term and never below it; float rounding of y,
-  // of the truncation and of sums of at most a block in a lane stays inside 10^−4; the terms left
-  // out add at most 2^−126 each.
+  // of the truncation and of a block's sum in a lane (256 terms) stays inside 10^−4; the terms
+  // left out add at most 2^−126 each.
   constexpr double kSlack = 1e-4;
   return {total / 1.08616 / (1.0 + kSlack), total * (1.0 + kSlack) + double(values.size()) * 0x1p-126};
+}
+}  // namespace
+
+MassBounds tail_mass(std::span<const float> values, float threshold, float shift, float scale) {
+  return tail_pass<false>(values, threshold, shift, scale, nullptr, nullptr);
+}
+
+MassBounds split_at(std::span<const float> values, float threshold, float shift, float scale, Buffer<std::uint32_t>& ids,
+                    Buffer<float>& kept) {
+  return tail_pass<true>(values, threshold, shift, scale, &ids, &kept);
 }
 
 double block_sum(std::span<const float> values, std::span<double> block_sums) {

@@ -252,6 +252,8 @@ bool sample_logits(std::span<const float> logits, double temperature, SamplingMe
   return sample_probs(probs, method, key, out, workspace, progress);
 }
 
+double head_depth(std::size_t vocabulary) { return std::max(1.0, std::log(double(vocabulary) / 50.0)); }
+
 TokenUniforms token_uniforms(const SamplingOptions& options) {
   Philox rng(options.seed, options.stream);
   rng.seek(options.step);

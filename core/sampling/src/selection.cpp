@@ -179,7 +179,7 @@ double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, Candida
   return kept_weight;
 }
 
-// Top-p alone, for a draw, without weighing the tail: the tokens within T(ln V + 3) of the
+// Top-p alone, for a draw, without weighing the tail: the tokens within T·head_depth(V) of the
 // maximum (the head) get their weights; the rest's mass is only bounded (kernels::tail_mass).
 // The kept prefix is the shortest reaching p of the total, a total known to lie in
 // [head + low, head + high]: where both ends give the same prefix, inside the head, it is the
@@ -187,16 +187,16 @@ double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, Candida
 // a quarter of the vocabulary), none: the caller weighs everything.
 std::optional<Selection> top_p_by_bounds(std::span<const float> logits, const Chain& chain, FilterWorkspace& workspace) {
   const std::size_t v = logits.size();
-  const double c = std::log(double(v)) + 3.0;
-  const float threshold = float(double(chain.max_logit) - c * chain.temperature);
+  const float threshold = float(double(chain.max_logit) - sampling_lab::head_depth(v) * chain.temperature);
   auto& candidates = workspace.candidates;
-  const std::size_t head = kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys);
+  const auto tail = kernels::split_at(logits, threshold, chain.max_logit, chain.inverse_temperature, candidates.ids,
+                                      candidates.keys);
+  const std::size_t head = candidates.ids.size();
   if (head * 4 >= v) return std::nullopt;
   candidates.weights.resize(head);
   candidates.block_sums.resize(kernels::block_count(head));
   const double head_weight = kernels::exp_shifted(candidates.keys, chain.max_logit, chain.inverse_temperature,
                                                   candidates.weights, candidates.block_sums);
-  const auto tail = kernels::tail_mass(logits, threshold, chain.max_logit, chain.inverse_temperature);
   const double low = chain.top_p * (head_weight + tail.low);
   const double high = chain.top_p * (head_weight + tail.high);
   if (high > head_weight) return std::nullopt;
@@ -261,7 +261,9 @@ namespace {
 constexpr std::uint64_t kRejectionStreamBit = std::uint64_t{1} << 50;
 // Blocks of that stream each step may use: step · 2^10 stays below 2^63 for every step < 2^53.
 constexpr int kRejectionBlockBits = 10;
-constexpr int kMaxAttempts = 1000;
+// Three uniforms an attempt, two a block: 512 attempts and the fallback's uniform stay inside the
+// step's 2^10 blocks, so that no step reads another's.
+constexpr int kMaxAttempts = 512;
 
 // The inverse-CDF draw over every token's weight, as when a filter needs them all.
 std::size_t weigh_everything(std::span<const float> logits, float max, float scale, double u, FilterWorkspace& workspace) {
@@ -275,22 +277,22 @@ std::size_t weigh_everything(std::span<const float> logits, float max, float sca
 }  // namespace
 
 // Exact rejection sampling (von Neumann 1951) from an envelope that weighs only the head of the
-// distribution. Tokens with z >= max − T·c, c = ln V + 3, get their weights w = e^{(z − max)/T};
+// distribution. Tokens with z >= max − T·head_depth(V) get their weights w = e^{(z − max)/T};
 // every token below gets the envelope e, the weight at that threshold, above its own. A draw
-// picks a head token by the inverse CDF, or, in proportion to the tail's envelope mass
-// B = n_tail · e (at most e^{−3}: the head holds the maximum at weight 1), proposes a uniform
-// token, kept when it lies in the tail with probability w / e; anything else draws again. Each
-// token comes out with probability w / W exactly; a draw is redrawn with probability below
-// e^{−3}. When the head is a quarter of the vocabulary or more (a high temperature), every token
-// is weighed instead.
+// picks a head token by the inverse CDF, or, in proportion to the envelope mass B = V · e of a
+// uniform proposal over the vocabulary (at most 50 times the head's), proposes a uniform token,
+// kept when it lies in the tail with probability w / e; anything else draws again, with fresh
+// uniforms. Each token comes out with probability w / W exactly. An attempt succeeds with
+// probability at least 1/51 and costs a few nanoseconds, while the head is seldom more than a
+// few hundred tokens. When it is a quarter of the vocabulary or more (a high temperature), every
+// token is weighed instead.
 kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const SamplingOptions& options,
                                        FilterWorkspace& workspace) {
   const auto range = kernels::min_max(logits);
   if (!range.finite) return {0, false};
   const std::size_t v = logits.size();
   const float scale = inverse_temperature(options.temperature);
-  const double c = std::log(double(v)) + 3.0;
-  const float threshold = float(double(range.max) - c / double(scale));
+  const float threshold = float(double(range.max) - sampling_lab::head_depth(v) / double(scale));
   const double u = token_uniforms(options).token;
   auto& candidates = workspace.candidates;
   const std::size_t head = kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys);
@@ -302,10 +304,12 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
   // A tail token's weight, in double: below the envelope for every z < threshold, with room for rounding.
   const auto tail_weight = [&](float z) { return std::exp((double(z) - double(range.max)) * double(scale)); };
   const double envelope = tail_weight(threshold) * (1.0 + 1e-12);
-  const double tail_bound = double(v - head) * envelope;
-  // Where float rounding leaves the threshold at the maximum (a temperature near 0), the bound
-  // says nothing: every token is weighed.
-  if (tail_bound > head_weight) return {weigh_everything(logits, range.max, scale, u, workspace), true};
+  // Proposals are uniform over all V tokens (a head token proposed is redrawn), so each tail
+  // token is proposed with mass e, as the head tokens' weights are drawn.
+  const double tail_bound = double(v) * envelope;
+  // The envelope holds at most 50 head masses unless float rounding left the threshold at the
+  // maximum (a temperature near 0), where it says nothing: every token is weighed then.
+  if (tail_bound > 64.0 * head_weight) return {weigh_everything(logits, range.max, scale, u, workspace), true};
   Philox extra(options.seed, options.stream ^ kRejectionStreamBit);
   extra.seek(options.step << kRejectionBlockBits);
   double proposal = u;
@@ -317,7 +321,9 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
     if (logits[j] < threshold && coin * envelope < tail_weight(logits[j])) return {j, true};
     proposal = extra.uniform();
   }
-  return {weigh_everything(logits, range.max, scale, u, workspace), true};  // below 1e-1300 to happen
+  // (50/51)^512 ≈ 4e-5 at worst: then every token is weighed, on a uniform of its own, so that
+  // the rejections before cannot bias it.
+  return {weigh_everything(logits, range.max, scale, extra.uniform(), workspace), true};
 }
 
 std::optional<Selection> checked_select_kept(std::span<const float> logits, const SamplingOptions& options,

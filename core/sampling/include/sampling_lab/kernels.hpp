@@ -73,6 +73,11 @@ struct MassBounds {
 };
 MassBounds tail_mass(std::span<const float> values, float threshold, float shift, float scale);
 
+// tail_mass, and in the same pass gather_at_least of the values at or above the threshold (their
+// number is ids.size() after).
+MassBounds split_at(std::span<const float> values, float threshold, float shift, float scale, Buffer<std::uint32_t>& ids,
+                    Buffer<float>& kept);
+
 // Ids and values of every value >= threshold, in id order (the buffers are resized to them).
 std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
                             Buffer<float>& kept);

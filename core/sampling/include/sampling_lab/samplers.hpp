@@ -56,6 +56,11 @@ bool sample_logits(std::span<const float> logits, double temperature, SamplingMe
 std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& options,
                           FilterWorkspace& workspace);
 
+// How far below the largest logit, in units of T, sample_token weighs tokens when no filter cuts
+// (and top-p alone, for a draw): max(1, ln(V / 50)), so that the tail's envelope mass is at most
+// 50 times the head's, which holds the maximum at weight 1, whatever the logits.
+double head_depth(std::size_t vocabulary);
+
 // The two uniforms of a token's Philox block `options.step` of (seed, stream): the first draws
 // the token, the second decides whether XTC acts (when it is below xtc.probability).
 struct TokenUniforms {
