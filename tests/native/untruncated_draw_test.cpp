@@ -188,6 +188,40 @@ TEST(TopPByBounds, DrawsFromTheExactKeptSet) {
   EXPECT_EQ(differences, 0u) << "of " << draws_made;
 }
 
+// The path's edges: many tokens tied at the head's threshold, a kept prefix ending where the
+// tail's bounds cannot decide (so every token is weighed), temperatures near 0 and very large.
+TEST(TopPByBounds, ItsEdgesDrawAsTheExactKeptSet) {
+  sl::FilterWorkspace workspace;
+  const double depth = sl::head_depth(kVocabulary);
+  std::vector<std::vector<float>> cases;
+  // 2,000 tokens tied exactly at the threshold of T 1, under 100 tokens at the top.
+  auto tied = std::vector<float>(kVocabulary, float(-depth - 4.0));
+  for (std::size_t i = 0; i < 2000; ++i) tied[(i * 71) % kVocabulary] = float(-depth);
+  for (std::size_t r = 0; r < 100; ++r) tied[(r * 1499 + 5) % kVocabulary] = float(-0.05 * double(r));
+  cases.push_back(tied);
+  // The tail holds about half the mass: a top-p of 0.5 ends near the head's edge.
+  cases.push_back(tail_under_threshold(1.0, 2.0));
+  cases.push_back(sl::synthetic_logits(kVocabulary, 7));
+  std::size_t differences = 0, draws_made = 0;
+  for (const auto& logits : cases) {
+    for (const double temperature : {0.02, 1.0, 50.0}) {
+      for (const double top_p : {0.3, 0.5, 0.9, 0.999}) {
+        sl::SamplingOptions options;
+        options.temperature = temperature;
+        options.top_p = top_p;
+        options.seed = 8;
+        for (std::uint64_t step = 0; step < 6; ++step) {
+          options.step = step;
+          differences += sl::sample_token(logits, options, workspace) !=
+                         sl::sample_token_logprobs(logits, options, 0, sl::LogprobsMode::kRaw, workspace).token;
+          ++draws_made;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(differences, 0u) << "of " << draws_made;
+}
+
 TEST(TopPByBounds, TheTailBoundsHoldTheExactMass) {
   for (const std::uint64_t seed : {4, 5}) {
     const auto logits = sl::synthetic_logits(kVocabulary, seed);
