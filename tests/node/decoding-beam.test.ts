@@ -183,6 +183,9 @@ describe('beamSearch', () => {
       [{ lengthPenalty: Number.NaN }, 'lengthPenalty'], [{ eosTokenIds: [151936] }, 'eosTokenIds'], [{ eosTokenIds: 3 as never }, 'eosTokenIds'],
       [{ stochastic: 'yes' as never }, 'stochastic'], [{ seed: -1 }, 'seed'], [{ signal: {} as never }, 'signal'],
       [{ onForward: 3 as never }, 'onForward'], [{ topP: 0.9 }, 'topP'], [{ lab: {} as never }, 'lab'],
+      // The core's limits, read from the lab: the adapter checks no other.
+      [{ maxNewTokens: lab.maxNewTokens + 1 }, 'maxNewTokens'],
+      [{ eosTokenIds: Array.from({ length: lab.maxEosTokens + 1 }, (_, i) => i) }, 'eosTokenIds'],
     ];
     const forwardPasses: string[] = [];
     const watched = new Proxy(tiny.model, { apply: (target, self, args) => { forwardPasses.push('pass'); return Reflect.apply(target, self, args); } });

@@ -285,6 +285,10 @@ export class Lab {
   readonly maxDraftTokens: number;
   /** A beam search's numBeams at most. */
   readonly maxBeams: number;
+  /** A beam search's end-of-sequence ids at most. */
+  readonly maxEosTokens: number;
+  /** A beam search's maxNewTokens at most. */
+  readonly maxNewTokens: number;
   /** 151,936: Qwen3's vocabulary, the size of the synthetic logits. */
   readonly qwen3Vocabulary: number;
   readonly #core: CoreModule;
@@ -315,6 +319,8 @@ export class Lab {
     this.maxHistory = core.maxHistory;
     this.maxDraftTokens = core.maxDraftTokens;
     this.maxBeams = core.maxBeams;
+    this.maxEosTokens = core.maxEosTokens;
+    this.maxNewTokens = core.maxNewTokens;
     this.qwen3Vocabulary = core.qwen3Vocabulary;
     this.experiments = Object.freeze(JSON.parse(core.listExperiments()) as ExperimentInfo[]);
     this.options = Object.freeze(JSON.parse(core.optionTable()) as OptionSpec[]);
@@ -558,7 +564,7 @@ export class Lab {
     for (const [name, flag] of [['earlyStopping', earlyStopping], ['stochastic', stochastic]] as const) {
       if (typeof flag !== 'boolean') throw new SamplingLabError(name, `${name} must be true or false`);
     }
-    const eos = idList(eosTokenIds, 'eosTokenIds', this.#core.maxEosTokens);
+    const eos = idList(eosTokenIds, 'eosTokenIds', this.maxEosTokens);
     view(this.#engine.ints(this.#core.IdSlot.tokens, eos.length, 'eosTokenIds')).set(eos);
     const search = new this.#core.BeamSearch();
     const started = this.#engine.startBeamSearch(search, numBeams, lengthPenalty ?? NaN, numReturnSequences, earlyStopping,

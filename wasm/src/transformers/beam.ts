@@ -63,10 +63,10 @@ export async function beamSearch(model: PreTrainedModel, tokenizer: PreTrainedTo
   }
   const { lab, maxNewTokens = 32, eosTokenIds, signal, onForward, ...search } = options;
   checkLab(lab);
-  checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
+  checkInteger(maxNewTokens, 'maxNewTokens', 0, lab.maxNewTokens);
   checkSignal(signal);
   if (onForward !== undefined && typeof onForward !== 'function') throw new SamplingLabError('onForward', 'onForward must be a function');
-  const eos = eosTokenIds === undefined ? endOfSequenceIds(model) : checkTokenIds(eosTokenIds, 'eosTokenIds', vocabularyOf(model), 1024);
+  const eos = eosTokenIds === undefined ? endOfSequenceIds(model) : checkTokenIds(eosTokenIds, 'eosTokenIds', vocabularyOf(model), lab.maxEosTokens);
   const beams = lab.createBeamSearch({ numBeams: 4, ...search, eosTokenIds: eos, maxNewTokens });
   const prompted = promptIds(tokenizer, prompt).map(Number);
   // Each beam's ids through its last position; batch row j of the cache is beam j.
