@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium, watchProblems } from '../support/chromium';
-import { formatFigure, HANDBOOK_FIGURES } from 'sampling-lab/handbook';
+import { formatFigure, HANDBOOK_CHAPTERS, HANDBOOK_FIGURES } from 'sampling-lab/handbook';
 import { axeViolations } from '../support/axe';
 import { serveDist } from '../support/static-server';
 
@@ -196,14 +196,21 @@ it('shows every figure the handbook prints beside its live value, with the stand
   const rows = page.locator('main > section > sampling-lab .sl-handbook tbody tr');
   await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(HANDBOOK_FIGURES.length);
   const shown = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? '')));
-  const printed = shown.map((cells) => cells[1]);
+  // figure, source, handbook, here, agreement
+  const printed = shown.map((cells) => cells[2]);
   for (const figure of HANDBOOK_FIGURES) {
     const text = (Array.isArray(figure.printed) ? figure.printed : [figure.printed]).map((x) => formatFigure(x, figure.digits)).join(', ');
     expect(printed, figure.id).toContain(text);
   }
-  const chance = shown.filter((cells) => cells[3].includes('标准误'));
+  const chance = shown.filter((cells) => cells[4].includes('标准误'));
   expect(chance).toHaveLength(HANDBOOK_FIGURES.filter((f) => f.standardError).length);
-  expect(shown.filter((cells) => cells[3] === '相同')).toHaveLength(HANDBOOK_FIGURES.filter((f) => !f.standardError).length);
+  expect(shown.filter((cells) => cells[4].startsWith('相同'))).toHaveLength(HANDBOOK_FIGURES.filter((f) => !f.standardError).length);
+  // Each row names the chapter that prints it; the other chapters' figures say which.
+  for (const [i, figure] of HANDBOOK_FIGURES.entries()) expect(shown[i][1], figure.id).toContain(HANDBOOK_CHAPTERS[figure.chapter].zh);
+  // Sample size: 1,152 here against the chapter's ≈ 1150, explained.
+  const sampleSize = shown.find((cells) => cells[2] === '1,150')!;
+  expect(sampleSize[3]).toBe('1,152');
+  await expect(page.locator('sampling-lab#sample-size .sl-handbook-explained').textContent()).resolves.toMatch(/1,152.*1\.7.*1,156.*1150/);
   await expect(page.locator('sampling-lab#importance .sl-handbook-note').textContent()).resolves.toMatch(/PyTorch.*Philox/);
 });
 

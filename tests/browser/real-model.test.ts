@@ -60,16 +60,33 @@ it('the temperature experiment at position 50 equals the Node computation, besid
     String(r.temperature), r.topProb.toFixed(3), r.tokensForMass.toLocaleString('en'),
     `${REAL_MODEL_FIGURES.temperature.rows[i].topProb.toFixed(3)} / ${REAL_MODEL_FIGURES.temperature.rows[i].tokensFor90.toLocaleString('en')}`,
   ]));
-  expect(await page.locator('.rm-token').count()).toBe(400);
+  // All 400 tokens are there, as whole characters: the last piece ends at the last token.
+  expect(await page.locator('.rm-token').last().getAttribute('data-index')).toBe('399');
 });
 
 it('clicking a token of the passage loads that position into the shape widget', async () => {
   const shape = page.locator('sampling-lab#shape');
-  await page.locator('.rm-token[data-index="9"]').click();
-  await expect.poll(() => shape.locator('.sl-source').textContent(), { timeout: 10_000 }).toMatch(/第 10 个位置/);
+  const option = page.locator('.rm-token').nth(9);
+  const index = Number(await option.getAttribute('data-index'));
+  await option.click();
+  await expect.poll(() => shape.locator('.sl-source').textContent(), { timeout: 10_000 }).toMatch(new RegExp(`第 ${index + 1} 个位置`));
+  // Under its own tab, not the file's: no drop box.
+  await expect.poll(() => shape.locator('.sl-segment[data-value="model"]').getAttribute('aria-pressed')).toBe('true');
+  expect(await shape.locator('.sl-drop').isVisible()).toBe(false);
   const ids = passageIds(fp32.tokenizer, PASSAGE);
-  const expected = lab.coverCount(await positionLogits(fp32.model, ids, 9), 0.9, { temperature: 1 });
+  const logits = await positionLogits(fp32.model, ids, index);
+  const expected = lab.coverCount(logits, 0.9, { temperature: 1 });
   await expect.poll(() => shape.locator('.sl-temperatures tbody tr:nth-child(2) td:nth-child(3)').textContent()).toBe(expected.toLocaleString());
+  // The most likely tokens by name, on the chart and in the list, as the tokenizer spells them.
+  const top = Array.from(lab.ranking(logits).subarray(0, 10), (id) => fp32.tokenizer.decode([id]));
+  const listed = await shape.locator('.sl-top-tokens tbody tr td:nth-child(2)').allTextContents();
+  expect(listed).toHaveLength(10);
+  listed.forEach((text, i) => {
+    if (!top[i].includes('\uFFFD')) expect(text.replace(/␣/g, ' ').replace(/↵/g, '\n')).toBe(top[i]);
+  });
+  const onChart = await shape.locator('.sl-top-chart text.label').allTextContents();
+  expect(onChart.length).toBeGreaterThanOrEqual(4);
+  expect(listed.slice(0, onChart.length).map((t) => (t.length > 6 ? `${t.slice(0, 5)}…` : t))).toEqual(onChart);
 });
 
 it('decodes speculatively with the folder\'s q4 file as draft, saying so and showing its download', async () => {
@@ -129,9 +146,9 @@ it('generates the same tokens in Chromium as generateTokens in Node, and explain
     await section.locator('button.rm-go').click();
     await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 20_000 }).toBe(false);
   }));
-  const shown = await section.locator('.rm-generated').allTextContents();
-  const expected: string[] = [];
-  for await (const step of generateTokens(fp32.model, fp32.tokenizer, prompt, { lab, ...GENERATION, maxNewTokens: 48 })) expected.push(step.text);
+  const shown = await section.locator('.rm-generated').evaluateAll((spans) => spans.map((span) => Number((span as HTMLElement).dataset.token)));
+  const expected: number[] = [];
+  for await (const step of generateTokens(fp32.model, fp32.tokenizer, prompt, { lab, ...GENERATION, maxNewTokens: 48 })) expected.push(step.token);
   expect(shown.length).toBeGreaterThan(0);
   expect(shown).toEqual(expected);
   await section.locator('.rm-generated').nth(2).hover();

@@ -2,7 +2,7 @@
 // to their printed digits, Monte-Carlo ones within 4 standard errors of the live value.
 import { beforeAll, expect, it } from 'vitest';
 import { loadSamplingLab, type Lab } from 'sampling-lab';
-import { HANDBOOK_FIGURES } from 'sampling-lab/handbook';
+import { HANDBOOK_CHAPTERS, HANDBOOK_FIGURES } from 'sampling-lab/handbook';
 
 let lab: Lab;
 beforeAll(async () => { lab = await loadSamplingLab(); });
@@ -26,3 +26,16 @@ for (const figure of HANDBOOK_FIGURES) {
     printed.forEach((p, i) => expect(Math.abs(p - live[i]), `entry ${i}`).toBeLessThanOrEqual(4 * se[Math.min(i, se.length - 1)] + rounding));
   });
 }
+
+it('names for every figure the chapter that prints it and the place there', () => {
+  const chapters = new Set(Object.keys(HANDBOOK_CHAPTERS));
+  for (const figure of HANDBOOK_FIGURES) {
+    expect(chapters.has(figure.chapter), figure.id).toBe(true);
+    expect(figure.where.length, figure.id).toBeGreaterThan(3);
+  }
+  // This chapter prints no output of its Monte-Carlo-error code: no figure claims one.
+  expect(HANDBOOK_FIGURES.filter((f) => f.experiment === 'mc-error')).toEqual([]);
+  // Figures of other chapters say so.
+  expect(HANDBOOK_FIGURES.filter((f) => f.experiment === 'speculative').every((f) => f.chapter === 'serving')).toBe(true);
+  expect(HANDBOOK_FIGURES.filter((f) => f.experiment === 'filters').every((f) => f.chapter === 'decoding')).toBe(true);
+});

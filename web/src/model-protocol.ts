@@ -2,6 +2,7 @@
 // and forward pass lives in the Worker; the page names models by ModelRef. Logits rows cross as
 // transferred Float32Arrays, everything else is small.
 import type { AcceptanceResult, FilterStage, OptionSpec, SampleTokenOptions } from 'sampling-lab';
+import type { PassageUnit } from './passage-display';
 
 /** A model file: a local folder ('/models/tiny-qwen3') or a hub repository, at a dtype. */
 export interface ModelRef {
@@ -86,8 +87,10 @@ export interface Jobs {
   load: { request: { model: ModelRef }; event: never; result: null };
   /** The sampling options' table (ranges, defaults) of the Worker's Sampling Lab. */
   options: { request: object; event: never; result: readonly OptionSpec[] };
-  passage: { request: { model: ModelRef; text: string; maxTokens?: number }; event: never; result: { ids: Int32Array; texts: string[] } };
-  position: { request: { model: ModelRef; ids: Int32Array; index: number }; event: never; result: Float32Array };
+  /** The passage's ids, and its tokens grouped into whole characters for display. */
+  passage: { request: { model: ModelRef; text: string; maxTokens?: number }; event: never; result: { ids: Int32Array; units: PassageUnit[] } };
+  /** The logits after `ids[0..index]`, and the strings of the `top` most likely tokens. */
+  position: { request: { model: ModelRef; ids: Int32Array; index: number; top: number }; event: never; result: { logits: Float32Array; top: Token[] } };
   temperature: {
     request: { model: ModelRef; ids: Int32Array; index: number; temperatures: number[] };
     event: never;

@@ -10,6 +10,7 @@ import {
 import {
   isLocalSource, type Filters, type JobKind, type JobRequest, type Jobs, type Loading, type ModelRef, type ModelReply, type ModelRequest,
 } from './model-protocol';
+import { partialTokenText, passageUnits } from './passage-display';
 
 // onnxruntime's WebAssembly comes from this site (the bundler emits it beside the Worker), not
 // from the CDN transformers.js points it at.
@@ -69,6 +70,29 @@ function model(ref: ModelRef, id: number): Promise<LoadedModel> {
   return loaded;
 }
 
+// Each tokenizer's vocabulary by id, built the first time a token needs its byte-level piece.
+const pieces = new WeakMap<LoadedModel, string[]>();
+
+/** A token's text; a token that is part of a character (U+FFFD when decoded alone) as its bytes. */
+function tokenText(loaded: LoadedModel, token: number): string {
+  const text = loaded.tokenizer.decode([token]);
+  if (!text.includes('\uFFFD')) return text;
+  let vocabulary = pieces.get(loaded);
+  if (!vocabulary) {
+    vocabulary = [];
+    const json = (loaded.tokenizer as unknown as { _tokenizerJSON?: { model?: { vocab?: Record<string, number> } } })._tokenizerJSON;
+    for (const [piece, id] of Object.entries(json?.model?.vocab ?? {})) vocabulary[id] = piece;
+    pieces.set(loaded, vocabulary);
+  }
+  const piece = vocabulary[token];
+  return piece === undefined ? text.replaceAll('\uFFFD', '') : partialTokenText(piece);
+}
+
+/** A sequence's text with its characters whole and any stray byte shown as a byte. */
+function wholeText(loaded: LoadedModel, ids: readonly number[]): string {
+  return passageUnits((some) => loaded.tokenizer.decode(some), ids, (token) => tokenText(loaded, token)).map((unit) => unit.text).join('');
+}
+
 // Speculative decoding verifies the draft's token ids against the target's: one tokenizer for both.
 function checkSameTokenizer(target: LoadedModel, draft: LoadedModel, prompt: string): void {
   const [ours, theirs] = [target.tokenizer.encode(prompt), draft.tokenizer.encode(prompt)];
@@ -105,13 +129,17 @@ const handlers: { [K in JobKind]: Handler<K> } = {
   },
 
   async passage(request, id) {
-    const { tokenizer } = await model(request.model, id);
+    const loaded = await model(request.model, id);
+    const { tokenizer } = loaded;
     const ids = passageIds(tokenizer, request.text, request.maxTokens);
-    return { ids: Int32Array.from(ids), texts: ids.map((token) => tokenizer.decode([token])) };
+    return { ids: Int32Array.from(ids), units: passageUnits((some) => tokenizer.decode(some), ids, (token) => tokenText(loaded, token)) };
   },
 
   async position(request, id) {
-    return positionLogits((await model(request.model, id)).model, request.ids, request.index);
+    const [sampling, loaded] = await Promise.all([lab, model(request.model, id)]);
+    const logits = await positionLogits(loaded.model, request.ids, request.index);
+    const top = Array.from(sampling.ranking(logits).subarray(0, request.top), (token) => ({ token, text: tokenText(loaded, token) }));
+    return { logits, top };
   },
 
   async temperature(request, id) {
@@ -146,8 +174,9 @@ const handlers: { [K in JobKind]: Handler<K> } = {
     for await (const step of generateTokens(loaded.model, loaded.tokenizer, request.prompt, {
       lab: sampling, ...request.filters, maxNewTokens: request.maxNewTokens, topCandidates: request.topCandidates, signal,
     })) {
-      const { token, text, prob, entropyBits, kept, top, cuts } = step;
-      emit({ token, text, prob, entropyBits, kept, top, cuts });
+      const { token, prob, entropyBits, kept, cuts } = step;
+      const top = step.top.map((candidate) => ({ ...candidate, text: tokenText(loaded, candidate.token) }));
+      emit({ token, text: tokenText(loaded, token), prob, entropyBits, kept, top, cuts });
       await nextTask();
     }
     return null;
@@ -160,7 +189,7 @@ const handlers: { [K in JobKind]: Handler<K> } = {
     const run = speculativeGenerate(target.model, draft.model, tokenizer, request.prompt, {
       lab: sampling, ...request.filters, gamma: request.gamma, maxNewTokens: request.maxNewTokens, signal,
     });
-    const named = (token: number) => ({ token, text: tokenizer.decode([token]) });
+    const named = (token: number) => ({ token, text: tokenText(target, token) });
     let checked = 0;
     const totals = () => ({ ...run.stats, checked });
     for await (const step of run) {
@@ -184,12 +213,13 @@ const handlers: { [K in JobKind]: Handler<K> } = {
 
   // Sequences of exactly maxNewTokens tokens (no end-of-sequence stop), so their log-probabilities compare.
   async beam(request, id, emit, signal) {
-    const [sampling, { model: loaded, tokenizer }] = await Promise.all([lab, model(request.model, id)]);
+    const [sampling, whole] = await Promise.all([lab, model(request.model, id)]);
+    const { model: loaded, tokenizer } = whole;
     const { prompt, maxNewTokens } = request;
     for (const width of [1, ...request.widths]) {
       if (signal.aborted) break;
       const [best] = await beamSearch(loaded, tokenizer, prompt, { lab: sampling, numBeams: width, maxNewTokens, eosTokenIds: [], signal });
-      emit({ kind: width === 1 ? 'greedy' : 'beam', width, text: best.text, logProb: best.logProb, tokens: best.ids.length });
+      emit({ kind: width === 1 ? 'greedy' : 'beam', width, text: wholeText(whole, best.ids), logProb: best.logProb, tokens: best.ids.length });
       await nextTask();
     }
     const sampled: number[] = [];
@@ -201,7 +231,7 @@ const handlers: { [K in JobKind]: Handler<K> } = {
       logProb += step.logprobs!.logprob;
       await nextTask();
     }
-    if (!signal.aborted) emit({ kind: 'sampled', width: 1, text: tokenizer.decode(sampled), logProb, tokens: sampled.length });
+    if (!signal.aborted) emit({ kind: 'sampled', width: 1, text: wholeText(whole, sampled), logProb, tokens: sampled.length });
     return null;
   },
 };

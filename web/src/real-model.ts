@@ -13,9 +13,16 @@ import {
   type Plan, type Runner, type Section,
 } from './real-model-kit';
 import { realModelText } from './real-model-text';
+import { shownTexts } from './passage-display';
 
 const PASSAGE_URL = new URL('sample-passage.txt', document.baseURI).href;
 const GENERATED_TOKENS = 48;
+// A position's most likely tokens, named in the shape widget's chart and list.
+const TOP_TOKENS = 10;
+// The model the page's text names (web/src/page-text.ts).
+const DEFAULT_MODEL = 'Qwen3-0.6B';
+// A generated token repeats the text when it ends a run of this many tokens that already occurred.
+const REPEAT_RUN = 4;
 
 export function mountRealModel(root: HTMLElement): void {
   let plan: Plan | undefined;
@@ -44,6 +51,13 @@ export function mountRealModel(root: HTMLElement): void {
     }
     const deviceMemory = (navigator as Navigator & { deviceMemory?: number }).deviceMemory;
     memory.textContent = deviceMemory !== undefined && deviceMemory < 4 && !plan?.local ? t.lowMemory(deviceMemory) : '';
+    // The section's heading and introduction name the model that ?model= chose, not the default.
+    const chosen = plan?.local ?? (plan?.repository !== HUB_REPOSITORY ? plan?.repository : undefined);
+    if (chosen) {
+      for (const text of root.parentElement?.querySelectorAll<HTMLElement>(':scope > [data-i18n]') ?? []) {
+        text.textContent = (text.textContent ?? '').replaceAll(DEFAULT_MODEL, chosen);
+      }
+    }
     rerender?.();
   }
 
@@ -90,11 +104,12 @@ async function temperatureSection(run: Runner, plan: Plan, passage: string): Pro
   const title = node('h3');
   const text = node('p');
   const tableBox = node('div', 'rm-table-box');
-  const tokens = node('p', 'rm-passage');
+  const passageNote = node('p', 'rm-note rm-passage-note');
+  const tokens = node('div', 'rm-passage');
   const note = node('p', 'rm-note');
   note.setAttribute('aria-live', 'polite');
-  root.append(title, text, tableBox, tokens, note);
-  const { ids, texts } = await run({ kind: 'passage', model: plan.primary, text: passage });
+  root.append(title, text, tableBox, passageNote, tokens, note);
+  const { ids, units } = await run({ kind: 'passage', model: plan.primary, text: passage });
   let rows: { temperature: number; topProb: number; tokensForMass: number }[] = [];
   let clicked: number | undefined;
 
@@ -103,28 +118,37 @@ async function temperatureSection(run: Runner, plan: Plan, passage: string): Pro
       rows = computed;
       relabel();
     });
-  const buttons = texts.map((tokenText, index) => {
-    const b = button('rm-token');
-    b.textContent = tokenText;
-    b.dataset.index = String(index);
-    b.addEventListener('click', async () => {
-      const logits = await run({ kind: 'position', model: plan.primary, ids, index });
-      const shape = document.querySelector<SamplingLabElement>('sampling-lab#shape');
-      clicked = index + 1;
-      await shape?.loadLogits(logits, realModelText().tokenTitle(index + 1, tokenText));
-      relabel();
-      shape?.scrollIntoView({ behavior: 'smooth', block: 'start' });
-    });
-    return b;
+  // Each shown piece of text is one option; its distribution is the one after its last token.
+  const shown = shownTexts(units);
+  const options = units.flatMap((unit, i) => {
+    if (!shown[i]) return [];
+    const option = node('span', 'rm-token', shown[i]);
+    option.setAttribute('role', 'option');
+    option.setAttribute('aria-selected', 'false');
+    option.tabIndex = -1;
+    option.dataset.index = String(unit.first + unit.count - 1);
+    if (unit.first <= figures.position - 1 && figures.position - 1 < unit.first + unit.count) option.classList.add('rm-token-chapter');
+    return [option];
   });
-  buttons[figures.position - 1]?.classList.add('rm-token-chapter');
-  tokens.append(...buttons);
+  tokens.append(...options);
+  const passageList = optionList(tokens, options, async (option) => {
+    const index = Number(option.dataset.index);
+    const { logits, top } = await run({ kind: 'position', model: plan.primary, ids, index, top: TOP_TOKENS });
+    const shape = document.querySelector<SamplingLabElement>('sampling-lab#shape');
+    clicked = index + 1;
+    await shape?.loadLogits(logits, realModelText().tokenTitle(index + 1, option.textContent ?? ''), top);
+    relabel();
+    shape?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  });
+  passageList.focus(options.find((o) => o.classList.contains('rm-token-chapter')) ?? options[0], false);
 
   function relabel(): void {
     const t = realModelText();
     title.textContent = t.temperatureTitle;
     text.textContent = t.temperatureText;
-    for (const b of buttons) b.title = t.tokenTitle(Number(b.dataset.index) + 1, b.textContent ?? '');
+    passageNote.textContent = t.passageNote;
+    tokens.setAttribute('aria-label', t.passageLabel);
+    for (const o of options) o.title = t.tokenTitle(Number(o.dataset.index) + 1, o.textContent ?? '');
     note.textContent = clicked ? t.loadedInto(clicked) : '';
     tableBox.replaceChildren(table(t.temperatureTitle, t.columns, rows.map((r, i) => [
       r.temperature, r.topProb.toFixed(3), r.tokensForMass.toLocaleString('en'),
@@ -185,14 +209,86 @@ function speculativeSection(run: Runner, plan: Plan, passage: string): Section {
     const names = t.acceptanceNames;
     const readouts = table(t.speculativeTitle, t.acceptanceRows, [
       [names.mean, s.mean.toFixed(2), figures.mean.toFixed(2)],
-      [names.median, s.median.toFixed(2), figures.median.toFixed(2)],
+      [names.median, s.median.toFixed(2), t.notInChapter],
       [names.min, s.min.toFixed(2), figures.min.toFixed(2)],
-      [names.meanOneMinusTV, s.meanOneMinusTV.toFixed(2), figures.meanOneMinusTV.toFixed(2)],
+      [names.meanOneMinusTV, s.meanOneMinusTV.toFixed(2), t.sameAsMean],
       [names.maxDifference, s.maxDifference.toExponential(1), '< 1e-3'],
     ]);
     output.replaceChildren(readouts, histogram(s.histogram, t.histogramCaption, t.histogramColumns));
   }
   return { root, relabel };
+}
+
+/**
+ * A listbox of inline options, one tab stop: arrow keys move within it (up and down by line),
+ * Home and End to the ends, Enter, Space or a click choose.
+ */
+function optionList(box: HTMLElement, options: HTMLElement[], choose: (option: HTMLElement) => Promise<void>): { focus(option: HTMLElement | undefined, move: boolean): void } {
+  box.setAttribute('role', 'listbox');
+  let current: HTMLElement | undefined;
+  const focus = (option: HTMLElement | undefined, move = true) => {
+    if (!option) return;
+    if (current) current.tabIndex = -1;
+    current = option;
+    option.tabIndex = 0;
+    if (move) option.focus();
+  };
+  // The option on the next (or previous) line nearest in x, as a caret would go.
+  const lineAway = (from: HTMLElement, direction: 1 | -1): HTMLElement | undefined => {
+    const here = from.getBoundingClientRect();
+    const x = here.left + here.width / 2;
+    let best: HTMLElement | undefined;
+    let bestLine = Infinity;
+    let bestGap = Infinity;
+    for (let i = options.indexOf(from) + direction; i >= 0 && i < options.length; i += direction) {
+      const rect = options[i].getBoundingClientRect();
+      const line = direction > 0 ? rect.top - here.bottom : here.top - rect.bottom;
+      if (line < -here.height / 2) continue;  // still on this line
+      if (line > bestLine + 1) break;  // past the nearest line
+      bestLine = Math.min(bestLine, line);
+      const gap = Math.abs(rect.left + rect.width / 2 - x);
+      if (gap < bestGap) [best, bestGap] = [options[i], gap];
+    }
+    return best;
+  };
+  box.addEventListener('keydown', (event) => {
+    if (!current) return;
+    const at = options.indexOf(current);
+    const next: Record<string, HTMLElement | undefined> = {
+      ArrowRight: options[at + 1], ArrowLeft: options[at - 1], ArrowDown: lineAway(current, 1), ArrowUp: lineAway(current, -1),
+      Home: options[0], End: options[options.length - 1],
+    };
+    if (event.key in next) {
+      event.preventDefault();
+      focus(next[event.key]);
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      void select(current);
+    }
+  });
+  const select = async (option: HTMLElement) => {
+    for (const o of options) o.setAttribute('aria-selected', String(o === option));
+    await choose(option);
+  };
+  box.addEventListener('click', (event) => {
+    const option = (event.target as HTMLElement).closest<HTMLElement>('[role="option"]');
+    if (!option) return;
+    focus(option);
+    void select(option);
+  });
+  return { focus };
+}
+
+/** Whether the last REPEAT_RUN tokens of `ids` occurred together before. */
+function repeatsEarlierRun(ids: readonly number[]): boolean {
+  const n = ids.length;
+  if (n < REPEAT_RUN + 1) return false;
+  for (let start = 0; start + REPEAT_RUN < n; start++) {
+    let same = true;
+    for (let k = 0; k < REPEAT_RUN && same; k++) same = ids[start + k] === ids[n - REPEAT_RUN + k];
+    if (same) return true;
+  }
+  return false;
 }
 
 // Bars of the acceptance histogram, with the same numbers in a table for screen readers.
@@ -229,17 +325,30 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
   const controls = node('div', 'rm-controls');
   controls.append(...filters.boxes, seed.box);
   const { go, stop } = runAndStop('rm-go', generate);
+  // T → 0 is greedy decoding: the same text every time, and it tends to loop.
+  const greedy = button('rm-greedy');
+  greedy.addEventListener('click', () => {
+    const temperature = filters.boxes[0].querySelector('input')!;
+    temperature.value = '0';
+    temperature.dispatchEvent(new Event('input'));
+    go.click();
+  });
   const output = node('p', 'rm-output');
+  const repeats = node('p', 'rm-note rm-repeats');
+  repeats.setAttribute('aria-live', 'polite');
   const step = node('div', 'rm-step');
   step.setAttribute('aria-live', 'polite');
-  root.append(title, text, prompt.label, prompt.input, controls, go, stop, output, step);
+  root.append(title, text, prompt.label, prompt.input, controls, go, stop, greedy, output, repeats, step);
   const steps: GeneratedStep[] = [];
   let shown: number | undefined;
+  let repeated = 0;
 
   async function generate(signal: AbortSignal): Promise<void> {
     output.replaceChildren(node('span', 'rm-prompt-echo', prompt.input.value));
     steps.length = 0;
     shown = undefined;
+    repeated = 0;
+    repeats.textContent = '';
     step.replaceChildren();
     try {
       await run({
@@ -252,9 +361,15 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
           const span = node('span', 'rm-generated', generated.text);
           span.tabIndex = 0;
           span.dataset.index = String(index);
+          span.dataset.token = String(generated.token);
           span.style.setProperty('--p', String(generated.prob));
+          if (repeatsEarlierRun(steps.map((s) => s.token))) {
+            span.classList.add('rm-repeat');
+            repeated++;
+          }
           for (const event of ['mouseenter', 'focus', 'click']) span.addEventListener(event, () => show(index));
           output.append(span);
+          showRepeats();
         },
       });
     } catch (caught) {
@@ -272,10 +387,16 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
       s.top.map((c) => [JSON.stringify(c.text), c.prob.toFixed(4), c.kept ? t.yes : t.no])));
   }
 
+  function showRepeats(): void {
+    repeats.textContent = steps.length ? realModelText().repeats(repeated, steps.length, REPEAT_RUN) : '';
+  }
+
   function relabel(): void {
     const t = realModelText();
     title.textContent = t.generateTitle;
     text.textContent = t.generateText;
+    greedy.textContent = t.greedyRun;
+    showRepeats();
     prompt.relabel(t.defaultPrompt);
     seed.relabel();
     filters.relabel();

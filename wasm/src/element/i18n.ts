@@ -1,5 +1,13 @@
 // Chinese by default, English when <html lang="en…">; widgets re-render when lang changes.
+// Where in its chapter a handbook figure is printed (wasm/src/handbook.ts), in Chinese.
+const WHERE_ZH: Record<string, string> = {
+  'worked example': '示例', exercise: '练习', 'Monte-Carlo error, text': '蒙特卡洛误差一节的正文',
+  'Monte-Carlo check of speculative sampling': '投机采样的蒙特卡洛验证',
+};
+const whereZh = (where: string) => WHERE_ZH[where] ?? where.replace(/^experiment (\d+)$/, '实验 $1').replace(/^exercise (\d+)$/, '练习 $1');
+
 const zh = {
+  language: 'zh' as 'zh' | 'en',
   loading: '正在加载 WebAssembly…',
   reset: '重置',
   copyEmbed: '复制嵌入代码',
@@ -11,8 +19,8 @@ const zh = {
   handbookTokens: (v: number) => `手册示例（${v} 个词）`,
   syntheticTokens: (v: number) => `合成分布（${v.toLocaleString('en')} 个词）`,
   distribution: '分布',
-  play: '▶ 扫描温度',
-  pause: '⏸ 暂停',
+  play: '扫描温度',
+  pause: '暂停',
   temperature: '温度 T',
   topK: 'top-k（0 = 不限）',
   topP: 'top-p',
@@ -148,11 +156,15 @@ const zh = {
   standardErrorAtN: '此时差值的标准误',
   position: '位置（第几行）',
   npyFile: '.npy 文件',
+  modelPosition: '模型的位置',
+  topTokensSummary: (n: number) => `最可能的 ${n} 个 token：截断前（虚线）与截断后（实心）的概率`,
+  topTokensCaption: (n: number) => `最可能的 ${n} 个 token`,
+  rankColumn: '排名',
   dropNpy: '选择或拖入 .npy logits 文件（1 维或 2 维）',
   chooseFile: '还没有加载文件。',
   sampleN: (n: number) => `采样 ${n.toLocaleString()} 次`,
   sampledFrequency: '横线：采样频率',
-  entropyAfter: '熵（截断后）',
+  entropyAfter: '熵 H = E[−log₂ p]（截断后）',
   keptMassBefore: '保留部分在截断前的概率',
   topProbAfter: '最大概率（截断后）',
   tokensFor90Before: '截断前凑够 90% 需要',
@@ -162,7 +174,7 @@ const zh = {
   cutBy: { penalties: '惩罚', dry: 'DRY', temperature: '温度', topK: 'top-k', topP: 'top-p', minP: 'min-p', typicalP: 'typical', topNSigma: 'top-nσ', epsilonCutoff: 'ε', etaCutoff: 'η', xtc: 'XTC', mirostat: 'mirostat', masks: '屏蔽' },
   cumulativeMass: '截断前的累计概率（右轴）',
   sampledCount: (n: number) => `已抽 ${n.toLocaleString('en')} 次的频率 ±2 标准误`,
-  standIn: '。这是替身：章节用 Qwen3-0.6B 在样本文本第 50 个位置的分布（0.302 / 4、0.146 / 110、0.044 / 6,708），在页首的真实模型部分可以复现',
+  standIn: (realModel: boolean) => `。这是替身：章节用 Qwen3-0.6B 在样本文本第 50 个位置的分布（0.302 / 4、0.146 / 110、0.044 / 6,708）${realModel ? '，在页首的真实模型部分可以复现' : ''}`,
   token: '词',
   beforeTruncation: '截断前',
   afterTruncation: '截断后（重新归一化）',
@@ -173,16 +185,22 @@ const zh = {
   interval95: '95% 区间（Wilson）',
   tokenLabels: ['的', '是', '了', '在', '和', '有', '人', '我', '他', '这', '中', '大'],
   // Errors a reader can cause, by the argument the core names; others fall back to invalidArgument.
-  handbookTitle: '手册 / handbook：印出的数字与这里的值',
+  handbookTitle: '手册：印出的数字与这里的值',
   handbookFigure: '数字',
+  handbookSource: '出处',
+  handbookSourceOf: (chapter: string, where: string) => `${chapter}，${whereZh(where)}`,
+  handbookSameRounded: (tens: number) => `相同（约到${['', '十', '百', '千'][tens] ?? `10^${tens} `}位）`,
+  handbookRounding: (id: string) => ({
+    'sample-size.means': '这里的 1,152 是精确值 (2 × √2 × 1.2 / 0.1)² = 1,152；章节把 √2 × 1.2 ≈ 1.697 写成 1.7，算出 (2 × 1.7 / 0.1)² = 1,156，印成“≈ 1150”——两者约到十位都是 1,150。',
+  } as Record<string, string>)[id] ?? '',
   handbookPrinted: '手册',
   handbookLive: '这里',
   handbookAgreement: '一致吗',
   handbookSame: '相同',
   handbookDiffers: '不同',
   handbookWithin: (z: number) => (z <= 3 ? `差 ${z.toFixed(1)} 个标准误，在随机误差内` : `差 ${z.toFixed(1)} 个标准误`),
-  handbookChanceNote: '带 ± 的是蒙特卡洛结果（± 一个标准误）：手册用 PyTorch 的随机数生成器，这里用 Philox，所以抽到的样本不同、数字也略有不同；差距在两三个标准误以内就是一致的。没有 ± 的数字是确定的，应当逐位相同。',
-  handbookExactNote: '这些数字是确定的计算，应当与手册逐位相同。',
+  handbookChanceNote: '带 ± 的是蒙特卡洛结果（± 一个标准误）：手册用 PyTorch 的随机数生成器，这里用 Philox，所以抽到的样本不同、数字也略有不同；差距在两三个标准误以内就是一致的。没有 ± 的数字是确定的，约到手册印出的位数后应当相同。',
+  handbookExactNote: '这些数字是确定的计算，约到手册印出的位数后应当相同。',
   figureLabel: (id: string) => figureLabel(id, 'zh'),
   errors: {
     p2: 'p₂ 必须与 p₁ 不同：两个比例相同，差距为 0，多少样本都分辨不出。',
@@ -195,6 +213,7 @@ const zh = {
 export type Strings = typeof zh;
 
 const en: Strings = {
+  language: 'en',
   loading: 'Loading WebAssembly…',
   reset: 'Reset',
   copyEmbed: 'Copy embed code',
@@ -206,8 +225,8 @@ const en: Strings = {
   handbookTokens: (v: number) => `Handbook example (${v} tokens)`,
   syntheticTokens: (v: number) => `Synthetic (${v.toLocaleString('en')} tokens)`,
   distribution: 'Distribution',
-  play: '▶ Sweep temperature',
-  pause: '⏸ Pause',
+  play: 'Sweep temperature',
+  pause: 'Pause',
   temperature: 'Temperature T',
   topK: 'top-k (0 = no limit)',
   topP: 'top-p',
@@ -343,11 +362,15 @@ const en: Strings = {
   standardErrorAtN: 'Standard error of the difference there',
   position: 'Position (row)',
   npyFile: '.npy file',
+  modelPosition: 'Model position',
+  topTokensSummary: (n: number) => `The ${n} most likely tokens: probability before truncation (dashed) and after (filled)`,
+  topTokensCaption: (n: number) => `The ${n} most likely tokens`,
+  rankColumn: 'rank',
   dropNpy: 'Choose or drop a .npy logits file (1-D or 2-D)',
   chooseFile: 'No file loaded yet.',
   sampleN: (n: number) => `Sample ${n.toLocaleString()}`,
   sampledFrequency: 'lines: sampled frequencies',
-  entropyAfter: 'Entropy (after truncation)',
+  entropyAfter: 'Entropy H = E[−log₂ p] (after truncation)',
   keptMassBefore: 'Mass kept, before truncation',
   topProbAfter: 'Top probability (after truncation)',
   tokensFor90Before: 'Tokens for 90 % before truncation',
@@ -357,7 +380,7 @@ const en: Strings = {
   cutBy: { penalties: 'penalties', dry: 'DRY', temperature: 'temperature', topK: 'top-k', topP: 'top-p', minP: 'min-p', typicalP: 'typical', topNSigma: 'top-nσ', epsilonCutoff: 'ε', etaCutoff: 'η', xtc: 'XTC', mirostat: 'mirostat', masks: 'masks' },
   cumulativeMass: 'cumulative mass before truncation (right axis)',
   sampledCount: (n: number) => `frequencies after ${n.toLocaleString('en')} draws, ±2 standard errors`,
-  standIn: '. A stand-in: the chapter uses Qwen3-0.6B at position 50 of the sample passage (0.302 / 4, 0.146 / 110, 0.044 / 6,708), which the real-model section at the top reproduces',
+  standIn: (realModel: boolean) => `. A stand-in: the chapter uses Qwen3-0.6B at position 50 of the sample passage (0.302 / 4, 0.146 / 110, 0.044 / 6,708)${realModel ? ', which the real-model section at the top reproduces' : ''}`,
   token: 'token',
   beforeTruncation: 'before truncation',
   afterTruncation: 'after truncation (renormalised)',
@@ -367,16 +390,22 @@ const en: Strings = {
   standardErrorLabel: 'Standard error',
   interval95: '95% interval (Wilson)',
   tokenLabels: ['the', 'a', 'of', 'to', 'and', 'in', 'is', 'it', 'he', 'this', 'on', 'big'],
-  handbookTitle: 'Handbook / 手册: the printed figures and the values here',
+  handbookTitle: 'Handbook: the printed figures and the values here',
   handbookFigure: 'figure',
+  handbookSource: 'source',
+  handbookSourceOf: (chapter: string, where: string) => `${chapter}, ${where}`,
+  handbookSameRounded: (tens: number) => `same, to the ${['', 'ten', 'hundred', 'thousand'][tens] ?? `10^${tens} `}s`,
+  handbookRounding: (id: string) => ({
+    'sample-size.means': 'The 1,152 here is exact, (2 × √2 × 1.2 / 0.1)² = 1,152; the chapter writes √2 × 1.2 ≈ 1.697 as 1.7, gets (2 × 1.7 / 0.1)² = 1,156 and prints "≈ 1150": both are 1,150 to the tens.',
+  } as Record<string, string>)[id] ?? '',
   handbookPrinted: 'handbook',
   handbookLive: 'here',
   handbookAgreement: 'agree?',
   handbookSame: 'same',
   handbookDiffers: 'differs',
   handbookWithin: (z: number) => (z <= 3 ? `${z.toFixed(1)} standard errors apart: within chance` : `${z.toFixed(1)} standard errors apart`),
-  handbookChanceNote: 'Figures with ± are Monte-Carlo results (± one standard error): the handbook drew with PyTorch\'s random generator and this page with Philox, so the samples differ and so do the numbers, slightly; within two or three standard errors they agree. Figures without ± are exact computations and should match digit for digit.',
-  handbookExactNote: 'These figures are exact computations and should match the handbook digit for digit.',
+  handbookChanceNote: 'Figures with ± are Monte-Carlo results (± one standard error): the handbook drew with PyTorch\'s random generator and this page with Philox, so the samples differ and so do the numbers, slightly; within two or three standard errors they agree. Figures without ± are exact computations and should match once rounded as the handbook prints them.',
+  handbookExactNote: 'These figures are exact computations and should match the handbook once rounded as it prints them.',
   figureLabel: (id: string) => figureLabel(id, 'en'),
   errors: {
     p2: 'p₂ must differ from p₁: with equal proportions the difference is 0, and no sample size can detect it.',
@@ -447,12 +476,6 @@ function figureLabel(id: string, language: 'zh' | 'en'): string {
     const name = METHODS[sampler[1] as keyof typeof METHODS][zh ? 0 : 1];
     return sampler[2] === 'frequencies' ? (zh ? `${name}的频率（n = 200,000）` : `${name} frequencies (n = 200,000)`)
       : (zh ? `${name}与 p 的最大偏差` : `${name} largest deviation from p`);
-  }
-  const mc = /^mc-error\.n(\d+)\.(theory|std)$/.exec(id);
-  if (mc) {
-    const n = Number(mc[1]).toLocaleString('en');
-    return mc[2] === 'theory' ? (zh ? `n = ${n}：理论标准差 √(p(1−p)/n)` : `n = ${n}: theoretical std √(p(1−p)/n)`)
-      : (zh ? `n = ${n}：2,000 次重复的实测标准差` : `n = ${n}: measured std over 2,000 repeats`);
   }
   const importance = /^importance\.shift(\d+)\.(estimate|ess|clipped)$/.exec(id);
   if (importance) {

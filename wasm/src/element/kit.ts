@@ -9,7 +9,7 @@ import type { ParamSpec } from '../schema.js';
 import { button, readouts, segmented, toggle, type Readouts, type Segmented, type Slider, type Toggle } from './controls.js';
 import { element } from './dom.js';
 import { localiseError, strings, type Strings } from './i18n.js';
-import type { Widget, WidgetContext } from './widgets/types.js';
+import type { ModelToken, Widget, WidgetContext } from './widgets/types.js';
 import { handbookPanel } from './handbook-panel.js';
 import { runInWorker } from './worker-client.js';
 
@@ -78,7 +78,7 @@ export interface WidgetSetup<R> {
   /** Whatever else follows the language. */
   relabel?(): void;
   destroy?(): void;
-  loadLogits?(logits: Float32Array, label: string): void;
+  loadLogits?(logits: Float32Array, label: string, tokens?: readonly ModelToken[]): void;
 }
 
 export interface ExperimentWidgetSpec<R> {

@@ -6,7 +6,7 @@ import { isDark, onHostChange, strings } from './i18n.js';
 import { sharedLab } from './lab.js';
 import { installStyles } from './styles.js';
 import { WIDGETS } from './widgets/index.js';
-import type { Widget, WidgetContext } from './widgets/types.js';
+import type { ModelToken, Widget, WidgetContext } from './widgets/types.js';
 
 export class SamplingLabElement extends HTMLElement {
   #widget?: Widget;
@@ -14,6 +14,8 @@ export class SamplingLabElement extends HTMLElement {
   #visibility?: IntersectionObserver;
   #stopWatching?: () => void;
   #sliders: { slider: Slider; initial: number }[] = [];
+  // What the element says before its widget is built, in the page's language of the moment.
+  #statusText?: () => string;
 
   constructor() {
     super();
@@ -28,7 +30,16 @@ export class SamplingLabElement extends HTMLElement {
   connectedCallback(): void {
     if (this.#visibility || this.#widget) return;
     installStyles();
-    this.#status(strings().loading);
+    this.#status(() => strings().loading);
+    // A widget not started yet still follows the page's language (its loading line).
+    this.#stopWatching = onHostChange(() => {
+      if (this.#widget) {
+        this.#labelFooter();
+        this.#widget.relabel();
+      } else if (this.#statusText) {
+        this.#status(this.#statusText);
+      }
+    });
     this.#visibility = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) {
         this.#visibility?.disconnect();
@@ -42,6 +53,7 @@ export class SamplingLabElement extends HTMLElement {
     this.#visibility?.disconnect();
     this.#visibility = undefined;
     this.#stopWatching?.();
+    this.#stopWatching = undefined;
     this.#widget?.destroy();
     this.#widget = undefined;
     this.#started = undefined;
@@ -58,14 +70,15 @@ export class SamplingLabElement extends HTMLElement {
 
   /**
    * Loads logits from elsewhere, e.g. a model's distribution at one position, into a widget that
-   * draws distributions (filters, temperature); builds the widget first if it has not started.
+   * draws distributions (filters, temperature), under its own tab, with `tokens` naming the most
+   * likely tokens; builds the widget first if it has not started.
    */
-  async loadLogits(logits: Float32Array, label: string): Promise<void> {
+  async loadLogits(logits: Float32Array, label: string, tokens?: readonly ModelToken[]): Promise<void> {
     this.#visibility?.disconnect();
     this.#started ??= this.#start();
     await this.#started;
     if (!this.#widget?.loadLogits) throw new Error(`the ${this.#experiment} widget shows no logits`);
-    this.#widget.loadLogits(logits, label);
+    this.#widget.loadLogits(logits, label, tokens);
   }
 
   get #experiment(): string {
@@ -75,7 +88,7 @@ export class SamplingLabElement extends HTMLElement {
   async #start(): Promise<void> {
     const factory = WIDGETS[this.#experiment];
     if (!factory) {
-      this.#status(strings().unknownExperiment + this.#experiment);
+      this.#status(() => strings().unknownExperiment + this.#experiment);
       return;
     }
     try {
@@ -83,15 +96,12 @@ export class SamplingLabElement extends HTMLElement {
       if (!this.isConnected) return;
       // Hidden until its first result is drawn: its parts appear at once instead of moving.
       this.classList.add('sl-starting');
+      this.#statusText = undefined;
       this.#widget = factory(this.#context(lab));
       this.append(this.#footer());
       this.#labelFooter();
-      this.#stopWatching = onHostChange(() => {
-        this.#labelFooter();
-        this.#widget?.relabel();
-      });
     } catch (error) {
-      this.#status(strings().loadFailed + (error as Error).message);
+      this.#status(() => strings().loadFailed + (error as Error).message);
       throw error;
     }
   }
@@ -179,10 +189,11 @@ export class SamplingLabElement extends HTMLElement {
     footer.querySelector('.sl-embed-code')!.setAttribute('aria-label', s.embedCode);
   }
 
-  #status(text: string): void {
+  #status(text: () => string): void {
+    this.#statusText = text;
     const note = document.createElement('p');
     note.className = 'sl-status';
-    note.textContent = text;
+    note.textContent = text();
     this.replaceChildren(note);
   }
 }

@@ -99,7 +99,8 @@ ${reservedHeights()}
 .sl-swatch.band { background: var(--sl-grid); border: 1px dashed var(--sl-muted); }
 .sl-note { color: var(--sl-muted); font-size: .9rem; margin: .5rem 0 0; }
 .sl-advanced { margin: 0 0 1rem; }
-.sl-advanced > summary { cursor: pointer; min-height: 44px; display: flex; align-items: center; color: var(--sl-accent); }
+/* Summaries stay list items, so the disclosure marker shows; padding makes them 44 px tall. */
+.sl-advanced > summary { cursor: pointer; min-height: 44px; display: list-item; padding: .55rem 0; color: var(--sl-accent); }
 .sl-advanced .sl-segmented { margin-top: .5rem; }
 .sl-predict { margin: .5rem 0; }
 .sl-predict summary { cursor: pointer; min-height: 44px; display: flex; align-items: center; color: var(--sl-accent); }
@@ -115,7 +116,15 @@ ${reservedHeights()}
 .sl-bars text { fill: var(--sl-text); font-size: 13px; text-anchor: middle; }
 .sl-bars text.value { fill: var(--sl-muted); font-size: 11px; }
 .sl-chart .uplot { font-family: inherit; color: var(--sl-text); }
-.sl-chart .u-legend .u-series:focus-visible { outline: 2px solid var(--sl-accent); }
+/* The legend names the series; it is no control (clicking would hide a series). */
+.sl-chart .u-legend .u-series { pointer-events: none; }
+.sl-top-chart { margin-bottom: .75rem; }
+/* Play and pause drawn, not glyphs: U+23F8 is missing from many fonts. */
+.sl-play::before {
+  content: ""; display: inline-block; width: .7em; height: .8em; margin-right: .45em; vertical-align: -.05em;
+  background: currentColor; clip-path: polygon(0 0, 100% 50%, 0 100%);
+}
+.sl-play[aria-pressed="true"]::before { clip-path: none; background: linear-gradient(to right, currentColor 0 35%, transparent 35% 65%, currentColor 65%); }
 
 .sl-sliders { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: .5rem 1.5rem; margin: 1rem 0; }
 .sl-slider { display: grid; grid-template-columns: 1fr auto; align-items: center; gap: 0 .5rem; }
@@ -146,19 +155,21 @@ ${reservedHeights()}
 .sl-progress-box { min-height: 1.2rem; }
 .sl-progress { width: 100%; accent-color: var(--sl-accent); }
 sampling-lab { container-type: inline-size; }
-/* Narrow widgets: each table row becomes a card of label–value lines, nothing scrolls sideways. */
+/* Narrow widgets: each table row becomes a card of label–value lines, nothing scrolls sideways
+   (a compact table's few short columns fit as they are). */
 @container (max-width: 480px) {
-  .sl-table:not(.sl-visually-hidden), .sl-table:not(.sl-visually-hidden) tbody,
-  .sl-table:not(.sl-visually-hidden) tr { display: block; }
-  .sl-table:not(.sl-visually-hidden) thead { display: none; }
-  .sl-table:not(.sl-visually-hidden) tr { border: 1px solid var(--sl-grid); border-radius: 8px; margin: .5rem 0; padding: .25rem .5rem; background: var(--sl-bg); }
-  .sl-table:not(.sl-visually-hidden) th, .sl-table:not(.sl-visually-hidden) td {
+  .sl-table:not(.sl-visually-hidden, .sl-compact), .sl-table:not(.sl-visually-hidden, .sl-compact) tbody,
+  .sl-table:not(.sl-visually-hidden, .sl-compact) tr { display: block; }
+  .sl-table:not(.sl-visually-hidden, .sl-compact) thead { display: none; }
+  .sl-table:not(.sl-visually-hidden, .sl-compact) tr { border: 1px solid var(--sl-grid); border-radius: 8px; margin: .5rem 0; padding: .25rem .5rem; background: var(--sl-bg); }
+  .sl-table:not(.sl-visually-hidden, .sl-compact) th, .sl-table:not(.sl-visually-hidden, .sl-compact) td {
     display: flex; justify-content: space-between; gap: 1rem; border: 0; padding: .15rem 0; text-align: right;
   }
-  .sl-table:not(.sl-visually-hidden) td[data-label]::before, .sl-table:not(.sl-visually-hidden) th[data-label]::before {
-    content: attr(data-label); color: var(--sl-muted); text-align: left;
+  /* The label keeps its width (a short one never breaks between its characters); a long one wraps within 45 %. */
+  .sl-table:not(.sl-visually-hidden, .sl-compact) td[data-label]::before, .sl-table:not(.sl-visually-hidden, .sl-compact) th[data-label]::before {
+    content: attr(data-label); color: var(--sl-muted); text-align: left; flex: 0 0 auto; max-width: 45%;
   }
-  .sl-table:not(.sl-visually-hidden) caption { display: block; text-align: left; }
+  .sl-table:not(.sl-visually-hidden, .sl-compact) caption { display: block; text-align: left; }
 }
 .sl-footer { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .5rem; }
 .sl-embed-code { flex-basis: 100%; width: 100%; font: 12px/1.4 ui-monospace, monospace; color: var(--sl-text); background: var(--sl-surface); border: 1px solid var(--sl-grid); border-radius: 6px; }
@@ -170,7 +181,8 @@ sampling-lab { container-type: inline-size; }
 .sl-source { color: var(--sl-muted); margin: .5rem 0 0; }
 .sl-source:empty { display: none; }
 .sl-handbook { margin-top: 1rem; border-top: 1px solid var(--sl-grid); padding-top: .5rem; }
-.sl-handbook-title { font-size: 1rem; font-weight: 600; margin: .25rem 0; min-height: 44px; display: flex; align-items: center; cursor: pointer; }
+.sl-handbook-title { font-size: 1rem; font-weight: 600; margin: .25rem 0; min-height: 44px; display: list-item; padding: .55rem 0; cursor: pointer; }
+.sl-handbook-explained { color: var(--sl-muted); font-size: .85rem; margin: .25rem 0 0; }
 .sl-handbook-note { color: var(--sl-muted); font-size: .85rem; margin: .25rem 0 0; }
 .sl-handbook-table td:last-child { color: var(--sl-muted); }
 .sl-error { color: var(--sl-bad); margin: 0; }

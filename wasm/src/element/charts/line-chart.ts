@@ -85,7 +85,6 @@ export class LineChart implements Chart {
       ],
     }, data, box);
     this.#describe(summary);
-    this.#focusableLegend();
     this.#resize = new ResizeObserver(() => this.#plot?.setSize({ width: width(), height }));
     this.#resize.observe(box);
     box.append(this.#table);
@@ -105,28 +104,11 @@ export class LineChart implements Chart {
     this.#table.remove();
   }
 
-  // The plot area is the image; the legend beside it holds buttons, so it stays outside.
+  // The plot area is the image; the legend beside it stays outside, as text.
   #describe(summary: string): void {
     const plotArea = this.#plot?.root.querySelector('.u-wrap');
     plotArea?.setAttribute('role', 'img');
     plotArea?.setAttribute('aria-label', summary);
-  }
-
-  // uPlot's legend rows toggle their series on click; the keyboard gets the same, as buttons.
-  #focusableLegend(): void {
-    for (const row of this.#box.querySelectorAll<HTMLElement>('.u-legend .u-series')) {
-      if (!row.textContent?.trim()) continue;
-      const state = () => row.setAttribute('aria-pressed', String(!row.classList.contains('u-off')));
-      row.tabIndex = 0;
-      row.setAttribute('role', 'button');
-      state();
-      row.addEventListener('click', () => queueMicrotask(state));
-      row.addEventListener('keydown', (event) => {
-        if (event.key !== 'Enter' && event.key !== ' ') return;
-        event.preventDefault();
-        row.querySelector<HTMLElement>('.u-label')?.click();
-      });
-    }
   }
 
   // The data behind the chart for screen readers, thinned to TABLE_ROWS evenly spaced rows.

@@ -1,6 +1,7 @@
 // The distribution-shape widget: temperature, top-k, top-p and min-p on the handbook's 12 tokens,
-// on a 151,936-token synthetic vocabulary, or on logits loaded from a .npy file, with the
-// chapter's real-model readouts (top probability and tokens for 90 % at three temperatures).
+// on a 151,936-token synthetic vocabulary, on logits loaded from a .npy file, or on a real model's
+// position (its own tab, with the top tokens by name), with the chapter's real-model readouts (top
+// probability and tokens for 90 % at three temperatures).
 import type { FiltersParams, FiltersResult, SampleTokenOptions, TemperatureResult } from '../../index.js';
 import { npyRow, parseNpy, type NpyArray } from '../../npy.js';
 import { SamplingLabError } from '../../errors.js';
@@ -15,7 +16,19 @@ import type { Widget, WidgetContext } from './types.js';
 const HANDBOOK_LOGITS = [4.2, 3.6, 3.1, 2.4, 2.0, 1.6, 1.1, 0.6, 0.1, -0.4, -1.0, -1.8];
 const SAMPLE_DRAWS = 1000;
 const SAMPLE_BATCH = 50;
-type Mode = 'handbook' | 'synthetic' | 'file';
+// A sweep steps T by this every SWEEP_MS, once from its lowest to its highest value.
+const SWEEP_STEP = 0.05;
+const SWEEP_MS = 100;
+// The top tokens of a model's position shown by name: bars as wide as the chart allows, and a list.
+const TOP_LISTED = 10;
+type Mode = 'handbook' | 'synthetic' | 'file' | 'model';
+
+/** A token string as the chart and the list show it: spaces, line breaks and control characters visible. */
+export function shownToken(text: string): string {
+  if (text === '') return '∅';
+  return text.replace(/\n/g, '↵').replace(/^ +| +$/g, (spaces) => '␣'.repeat(spaces.length))
+    .replace(/[\p{Cc}\p{Cf}]/gu, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+}
 
 const percent = (x: number) => `${(100 * x).toFixed(x >= 0.1 ? 1 : 2)}%`;
 
@@ -25,9 +38,9 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
   let mode: Mode = initialMode;
   // The distribution being shaped, with its ranking for the log-rank chart.
   let source: { logits: Float32Array | number[]; ranking?: Uint32Array } = { logits: HANDBOOK_LOGITS };
-  let file: NpyArray | undefined;
-  // The logits came from a real model's position (the page's real-model section), not a stand-in.
-  let fromModel = false;
+  let file: (NpyArray & { name: string }) | undefined;
+  // A real model's position (the page's real-model section): its logits, where it is, its top tokens' strings.
+  let model: { logits: Float32Array; label: string; tokens: Map<number, string> } | undefined;
   let temperatures: TemperatureResult | undefined;
   // Draws so far, shown as they arrive: counts per token and how many.
   let sampled: { counts: number[]; n: number } | undefined;
@@ -53,12 +66,15 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
     },
     setup(kit) {
       const modeSwitch = kit.choice<Mode>('mode', {
-        labels: (s) => ({ handbook: s.handbookTokens(HANDBOOK_LOGITS.length), synthetic: s.syntheticTokens(lab.qwen3Vocabulary), file: s.npyFile }),
+        labels: (s) => ({ handbook: s.handbookTokens(HANDBOOK_LOGITS.length), synthetic: s.syntheticTokens(lab.qwen3Vocabulary), file: s.npyFile, model: s.modelPosition }),
         groupLabel: (s) => s.distribution, initial: initialMode, onSelect: (m) => setMode(m),
       });
       const playButton = kit.button('sl-play', (s) => (playing ? s.pause : s.play), () => (playing ? stop() : play()));
       const sampleButton = kit.button('sl-sample', (s) => s.sampleN(SAMPLE_DRAWS), () => sample());
       kit.toolbar.append(modeSwitch.root, playButton, sampleButton);
+      // Until a model's position is loaded there is nothing under its tab.
+      const modelTab = modeSwitch.root.querySelector<HTMLElement>('[data-value="model"]')!;
+      modelTab.hidden = true;
 
       const filePanel = element('div', 'sl-file');
       // The browser's own file button speaks the browser's language: a drop zone in the page's
@@ -74,7 +90,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       fileError.setAttribute('role', 'alert');
       // Where the shown logits come from: a file's name, or a model's position.
       const sourceNote = element('p', 'sl-source');
-      filePanel.append(fileLabel, sourceNote, fileError);
+      filePanel.append(fileLabel, fileError);
 
       const temperature = kit.slider('temperature', { label: (s) => s.temperature, format: (t) => (t === 0 ? `0 (${strings().greedy})` : t.toFixed(2)) });
       const topK = kit.slider('topK', { label: (s) => s.topK, max: 12 });
@@ -82,7 +98,8 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       const minP = kit.slider('minP', { label: (s) => s.minP, format: (p) => p.toFixed(2) });
       const position = kit.slider('position', { label: (s) => s.position, min: 0, max: 0, step: 1, value: 0, onInput: () => loadRow() });
       const clearSamples = () => { stopSampling(); kit.update(); };
-      for (const control of [temperature, topK, topP, minP]) control.input.addEventListener('input', () => stopSampling());
+      // A hand on a slider, or the reset button (which moves every slider), ends a sweep.
+      for (const control of [temperature, topK, topP, minP]) control.input.addEventListener('input', () => { stopSampling(); if (playing) stop(); });
       kit.controls.append(temperature.root, topK.root, topP.root, minP.root, position.root);
 
       // The other samplers, on the vocabulary-sized views: their sliders come from the option table.
@@ -106,9 +123,19 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       const chartBox = element('div', 'sl-chart');
       const bars = kit.chart(new BarChart(chartBox));
       const rankChart = kit.chart(new RankChart(chartBox));
+      // A model's position: its most likely tokens by name, as bars and as a list.
+      const topBox = element('div', 'sl-chart sl-top-chart');
+      const topBars = kit.chart(new BarChart(topBox));
+      const topList = element('table', 'sl-table sl-compact sl-top-tokens');
       const numbers = kit.readouts(['entropy', 'kept', 'kept-mass', 'top-prob', 'tokens-for-90', 'cuts']);
       const table = element('table', 'sl-table sl-temperatures');
-      kit.body.append(filePanel, chartBox, numbers.root, table);
+      kit.body.append(filePanel, sourceNote, topBox, chartBox, numbers.root, topList, table);
+
+      // A sweep that scrolls out of view stops: nobody is watching it.
+      const visibility = new IntersectionObserver((entries) => {
+        if (playing && entries.some((e) => !e.isIntersecting)) stop();
+      });
+      visibility.observe(kit.root);
 
       function setMode(next: Mode): void {
         mode = next;
@@ -118,7 +145,12 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           const logits = lab.syntheticLogits();
           source = { logits, ranking: lab.ranking(logits) };
         }
+        if (mode === 'model' && model) source = { logits: model.logits, ranking: lab.ranking(model.logits) };
         filePanel.hidden = mode !== 'file';
+        sourceNote.textContent = mode === 'model' ? model?.label ?? '' : mode === 'file' ? file?.name ?? '' : '';
+        topBox.hidden = mode !== 'model';
+        topList.hidden = mode !== 'model';
+        topBars.reset();
         advanced.hidden = mode === 'handbook';
         sampleButton.hidden = mode !== 'handbook';
         position.root.hidden = !(mode === 'file' && file?.shape.length === 2);
@@ -148,10 +180,16 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         if (!temperatures) return;
         const s = strings();
         fillTable(table, {
-          caption: s.temperatureCaption(temperatures.vocabSize) + (mode === 'file' && fromModel ? '' : s.standIn),
+          caption: s.temperatureCaption(temperatures.vocabSize) + (mode === 'model' ? '' : s.standIn(realModelSection())),
           head: ['T', s.topProb, s.tokensFor90, s.entropy],
           rows: temperatures.rows.map((r) => [r.temperature, r.topProb.toFixed(3), r.tokensForMass.toLocaleString(), r.entropyBits.toFixed(2)]),
         });
+      }
+
+      // The host page's real-model section, when it has one (an embed has not).
+      function realModelSection(): boolean {
+        const selector = kit.root.closest('sampling-lab')?.getAttribute('real-model');
+        return Boolean(selector && document.querySelector(selector));
       }
 
       function loadRow(): void {
@@ -166,9 +204,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           const parsed = parseNpy(new Uint8Array(await chosen.arrayBuffer()));
           // Surface bad logits (NaN, empty) now, with the core's message.
           lab.coverCount(npyRow(parsed, parsed.shape.length === 2 ? 0 : undefined), 0.9);
-          file = parsed;
-          fromModel = false;
-          sourceNote.textContent = chosen.name;
+          file = { ...parsed, name: chosen.name };
           fileError.textContent = '';
           position.setRange(0, parsed.shape.length === 2 ? parsed.shape[0] - 1 : 0);
           position.set(0);
@@ -206,12 +242,17 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         sampled = undefined;
       }
 
+      // Once through the temperatures, lowest to highest, then it stops.
       function play(): void {
+        const [lowest, highest] = [Math.max(Number(temperature.input.min), SWEEP_STEP), Number(temperature.input.max)];
+        temperature.set(lowest);
+        clearSamples();
         playing = window.setInterval(() => {
-          const t = temperature.value();
-          temperature.set(t >= 2 ? 0.1 : Math.round((t + 0.05) * 100) / 100);
+          const next = Math.min(highest, Math.round((temperature.value() + SWEEP_STEP) * 100) / 100);
+          temperature.set(next);
           clearSamples();
-        }, 100);
+          if (next >= highest) stop();
+        }, SWEEP_MS);
         labelPlay();
       }
 
@@ -239,6 +280,31 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         };
       }
 
+      function drawTopTokens(result: FiltersResult): void {
+        const s = strings();
+        const ranking = source.ranking!;
+        const fit = Math.max(4, Math.min(TOP_LISTED, Math.floor((topBox.clientWidth || 600) / 56)));
+        const shown = topTokens(ranking, model!.tokens, fit);
+        const chosen = options();
+        topBars.draw({
+          labels: shown.map((t) => (t.text.length > 6 ? `${t.text.slice(0, 5)}…` : t.text)),
+          tempered: shown.map((t) => result.tempered[t.id]), kept: shown.map((t) => result.probs[t.id]),
+          cutBy: shown.map((t) => stageOf(result.cutBy[t.id])),
+          topP: chosen.topP, minP: chosen.minP, topK: chosen.topK, summary: s.topTokensSummary(shown.length),
+          text: {
+            token: s.token, tempered: s.beforeTruncation, kept: s.afterTruncation, cumulative: s.cumulativeMass,
+            sampled: '', cutBy: s.cutBy, topP: 'top-p', minP: 'min-p', topK: 'top-k',
+          },
+        });
+        fillTable(topList, {
+          caption: s.topTokensCaption(TOP_LISTED),
+          head: [s.rankColumn, s.token, s.beforeTruncation, s.afterTruncation],
+          rows: topTokens(ranking, model!.tokens, TOP_LISTED).map((t, i) => [
+            String(i + 1), t.text, percent(result.tempered[t.id]), result.probs[t.id] > 0 ? percent(result.probs[t.id]) : s.cutSeries,
+          ]),
+        });
+      }
+
       setMode(mode);
       return {
         params: () => (mode === 'file' && !file ? undefined : { logits: source.logits, ...options() }),
@@ -261,6 +327,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
               rank: s.rank, probability: s.probability, kept: s.keptSeries, summary,
               cutBy: (code) => `${s.cutSeries}: ${s.cutBy[stageOf(code)!]}`,
             });
+            if (mode === 'model') drawTopTokens(result);
           }
           numbers.set('entropy', s.entropyAfter, `${result.entropyBits.toFixed(2)} ${s.bits}`);
           numbers.set('kept', s.kept, `${result.kept.toLocaleString()} ${s.keptUnit}`.trim());
@@ -272,19 +339,20 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           numbers.set('cuts', s.cutsTitle, cuts.length ? cuts.map((stage) => s.cutAfter(s.cutBy[stage.filter], stage.kept)).join(' → ') : s.noCut);
         },
         relabel: () => { labelPlay(); renderTemperatures(); },
-        destroy: stop,
-        loadLogits(logits, label) {
-          fromModel = true;
-          file = { shape: [logits.length], data: logits };
-          sourceNote.textContent = label;
-          fileError.textContent = '';
-          position.setRange(0, 0);
-          position.set(0);
-          modeSwitch.select('file');
+        destroy: () => { stop(); visibility.disconnect(); },
+        loadLogits(logits, label, tokens = []) {
+          model = { logits, label, tokens: new Map(tokens.map((t) => [t.token, t.text])) };
+          modelTab.hidden = false;
+          modeSwitch.select('model');
         },
       };
     },
   });
+}
+
+/** The kept set's head by name: as many bars as fit at 56 px each, and the list of the first TOP_LISTED. */
+function topTokens(ranking: Uint32Array, tokens: Map<number, string>, count: number): { id: number; text: string }[] {
+  return Array.from(ranking.subarray(0, count), (id) => ({ id, text: shownToken(tokens.get(id) ?? `#${id}`) }));
 }
 
 /** The chapter's real-model experiment: the same widget, opened on the synthetic vocabulary. */

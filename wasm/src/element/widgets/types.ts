@@ -15,12 +15,21 @@ export interface WidgetContext {
   ready(): void;
 }
 
+/** A token of a model's vocabulary with its string, e.g. { token: 9707, text: 'Hello' }. */
+export interface ModelToken {
+  token: number;
+  text: string;
+}
+
 export interface Widget {
   /** Re-renders labels and charts after a change of language or colour scheme. */
   relabel(): void;
   destroy(): void;
-  /** Shows logits from elsewhere (a model's position), where the widget draws a distribution. */
-  loadLogits?(logits: Float32Array, label: string): void;
+  /**
+   * Shows logits from elsewhere (a model's position), where the widget draws a distribution;
+   * `tokens` names its most likely tokens for the chart and the list.
+   */
+  loadLogits?(logits: Float32Array, label: string, tokens?: readonly ModelToken[]): void;
 }
 
 export type WidgetFactory = (context: WidgetContext) => Widget;
