@@ -16,6 +16,8 @@ export class SamplingLabElement extends HTMLElement {
   #sliders: { slider: Slider; initial: number }[] = [];
   // What the element says before its widget is built, in the page's language of the moment.
   #statusText?: () => string;
+  // Resolves when the widget has drawn its first result.
+  #drawn = resolvable();
 
   constructor() {
     super();
@@ -57,6 +59,7 @@ export class SamplingLabElement extends HTMLElement {
     this.#widget?.destroy();
     this.#widget = undefined;
     this.#started = undefined;
+    this.#drawn = resolvable();
     this.#sliders = [];
   }
 
@@ -78,7 +81,10 @@ export class SamplingLabElement extends HTMLElement {
     this.#started ??= this.#start();
     await this.#started;
     if (!this.#widget?.loadLogits) throw new Error(`the ${this.#experiment} widget shows no logits`);
-    this.#widget.loadLogits(logits, label, tokens);
+    // Building the widget and drawing the logits are tasks of their own, each well under 100 ms.
+    await this.#drawn.promise;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    this.#widget?.loadLogits?.(logits, label, tokens);
   }
 
   get #experiment(): string {
@@ -114,7 +120,10 @@ export class SamplingLabElement extends HTMLElement {
       emit: (params, result) => this.dispatchEvent(new CustomEvent('change', {
         bubbles: true, detail: { experiment: this.#experiment, params, result },
       })),
-      ready: () => this.classList.remove('sl-starting'),
+      ready: () => {
+        this.classList.remove('sl-starting');
+        this.#drawn.resolve();
+      },
     };
   }
 
@@ -196,4 +205,11 @@ export class SamplingLabElement extends HTMLElement {
     note.textContent = text();
     this.replaceChildren(note);
   }
+}
+
+/** A promise with its resolve function beside it. */
+function resolvable(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => { resolve = done; });
+  return { promise, resolve };
 }

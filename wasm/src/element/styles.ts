@@ -103,7 +103,7 @@ ${reservedHeights()}
 .sl-advanced > summary { cursor: pointer; min-height: 44px; display: list-item; padding: .55rem 0; color: var(--sl-accent); }
 .sl-advanced .sl-segmented { margin-top: .5rem; }
 .sl-predict { margin: .5rem 0; }
-.sl-predict summary { cursor: pointer; min-height: 44px; display: flex; align-items: center; color: var(--sl-accent); }
+.sl-predict summary { cursor: pointer; min-height: 44px; display: list-item; padding: .55rem 0; color: var(--sl-accent); }
 .sl-verdict { margin: .5rem 0 0; font-weight: 600; }
 .sl-intervals line.interval { stroke-width: 3; }
 .sl-intervals .first { stroke: var(--sl-series-1); fill: var(--sl-series-1); }

@@ -47,6 +47,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
   let seed = 0;
   let playing = 0;
   let sampling = 0;
+  let temperaturesTimer = 0;
 
   return experimentWidget<FiltersResult>(context, {
     experiment: 'filters',
@@ -138,6 +139,8 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       visibility.observe(kit.root);
 
       function setMode(next: Mode): void {
+        // Another position of the model (or row of a file) keeps the charts: only their data change.
+        const same = next === mode && next !== 'handbook';
         mode = next;
         stopSampling();
         if (mode === 'handbook') source = { logits: HANDBOOK_LOGITS };
@@ -150,14 +153,16 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         sourceNote.textContent = mode === 'model' ? model?.label ?? '' : mode === 'file' ? file?.name ?? '' : '';
         topBox.hidden = mode !== 'model';
         topList.hidden = mode !== 'model';
-        topBars.reset();
         advanced.hidden = mode === 'handbook';
         sampleButton.hidden = mode !== 'handbook';
         position.root.hidden = !(mode === 'file' && file?.shape.length === 2);
         topK.setRange(0, mode === 'handbook' ? 12 : kit.param('topK').slider!.max);
-        bars.reset();
-        rankChart.reset();
-        chartBox.replaceChildren();
+        if (!same) {
+          bars.reset();
+          rankChart.reset();
+          topBars.reset();
+          chartBox.replaceChildren();
+        }
         const waiting = mode === 'file' && !file;
         numbers.root.hidden = waiting;
         table.hidden = waiting;
@@ -169,11 +174,17 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         else updateTemperatures();
       }
 
-      // The chapter's real-model readouts for the current logits, recomputed when they change.
+      // The chapter's real-model readouts for the current logits, recomputed when they change: three
+      // passes over the vocabulary, in a task of their own after the chart's (no task nears 100 ms).
       function updateTemperatures(): void {
-        temperatures = mode === 'synthetic' ? lab.runExperiment('temperature') : lab.runExperiment('temperature', { logits: source.logits });
-        renderTemperatures();
         kit.update();
+        clearTimeout(temperaturesTimer);
+        const { logits } = source;
+        const synthetic = mode === 'synthetic';
+        temperaturesTimer = window.setTimeout(() => {
+          temperatures = synthetic ? lab.runExperiment('temperature') : lab.runExperiment('temperature', { logits });
+          renderTemperatures();
+        }, 0);
       }
 
       function renderTemperatures(): void {
@@ -339,7 +350,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           numbers.set('cuts', s.cutsTitle, cuts.length ? cuts.map((stage) => s.cutAfter(s.cutBy[stage.filter], stage.kept)).join(' → ') : s.noCut);
         },
         relabel: () => { labelPlay(); renderTemperatures(); },
-        destroy: () => { stop(); visibility.disconnect(); },
+        destroy: () => { stop(); clearTimeout(temperaturesTimer); visibility.disconnect(); },
         loadLogits(logits, label, tokens = []) {
           model = { logits, label, tokens: new Map(tokens.map((t) => [t.token, t.text])) };
           modelTab.hidden = false;
