@@ -34,7 +34,7 @@ it('upgrades the placeholders in Chinese, with data-* parameters', async () => {
   await expect.poll(() => page.locator('.aig-widget[data-ready] sampling-lab').count(), { timeout: 20_000 }).toBe(3);
   expect(await page.locator('.aig-widget sampling-lab').evaluateAll((els) => els.map((e) => e.getAttribute('experiment'))))
     .toEqual(['filters', 'samplers', 'speculative']);
-  await expect.poll(() => readoutTerm(page).innerText(), { timeout: 20_000 }).toBe('熵（截断后）');
+  await expect.poll(() => readoutTerm(page).innerText(), { timeout: 20_000 }).toBe('熵 H = E[−log₂ p]（截断后）');
   const speculative = page.locator('sampling-lab[experiment="speculative"]');
   await speculative.scrollIntoViewIfNeeded();
   await expect.poll(() => speculative.getByLabel('草稿长度 γ').inputValue(), { timeout: 20_000 }).toBe('3');
@@ -47,7 +47,7 @@ it('follows lang="en" and the host\'s slate scheme, and re-scans after instant n
     document.documentElement.lang = 'en';
     document.documentElement.setAttribute('data-md-color-scheme', 'slate');
   });
-  await expect.poll(() => readoutTerm(page).innerText(), { timeout: 20_000 }).toBe('Entropy (after truncation)');
+  await expect.poll(() => readoutTerm(page).innerText(), { timeout: 20_000 }).toBe('Entropy H = E[−log₂ p] (after truncation)');
   const background = () => page.locator('sampling-lab .sl-widget').first().evaluate((el) => getComputedStyle(el).backgroundColor);
   expect(await background()).toBe('rgb(29, 33, 41)');
   // Material's instant navigation replaces the article without a reload.

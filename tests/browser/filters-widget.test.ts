@@ -73,7 +73,7 @@ it('the advanced samplers panel cuts with typical-p and the order, and colours e
 
 it('follows <html lang="en">', async () => {
   await page.evaluate(() => { document.documentElement.lang = 'en'; });
-  await expect.poll(() => page.locator('sampling-lab [data-readout="entropy"] dt').first().innerText()).toBe('Entropy (after truncation)');
+  await expect.poll(() => page.locator('sampling-lab [data-readout="entropy"] dt').first().innerText()).toBe('Entropy H = E[−log₂ p] (after truncation)');
   expect(await page.getByLabel('Temperature T').count()).toBe(1);
   expect(await page.locator('h1').innerText()).toMatch(/Probability and sampling/);
 });

@@ -1,14 +1,14 @@
 // How tall each widget is once drawn in its default state (measured on the demo page at 1280,
 // 700 and 390 px), so that a page can reserve the space and nothing around it moves as it loads.
 export const RESERVED_HEIGHTS: Record<string, [wide: number, medium: number, narrow: number]> = {
-  filters: [1395, 1687, 1784],
+  filters: [1503, 1795, 1800],
   samplers: [1198, 1348, 1181],
-  'mc-error': [1382, 1497, 1920],
-  'eval-error': [631, 713, 781],
+  'mc-error': [1095, 1125, 1865],
+  'eval-error': [631, 757, 781],
   sequence: [859, 954, 1109],
-  speculative: [1363, 1500, 1579],
-  importance: [1510, 1760, 3120],
-  'sample-size': [523, 619, 625],
+  speculative: [1385, 1608, 1579],
+  importance: [1510, 1977, 3120],
+  'sample-size': [564, 681, 625],
 };
 
 /** CSS that gives each <sampling-lab> its drawn height before it starts; hosts may inline it in their <head>. */

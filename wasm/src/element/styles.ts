@@ -119,6 +119,9 @@ ${reservedHeights()}
 /* The legend names the series; it is no control (clicking would hide a series). */
 .sl-chart .u-legend .u-series { pointer-events: none; }
 .sl-top-chart { margin-bottom: .75rem; }
+.sl-top-tokens { margin: .75rem 0; }
+.sl-top-tokens td { overflow-wrap: anywhere; }
+.sl-top-tokens th:nth-child(2), .sl-top-tokens td:nth-child(2) { text-align: left; }
 /* Play and pause drawn, not glyphs: U+23F8 is missing from many fonts. */
 .sl-play::before {
   content: ""; display: inline-block; width: .7em; height: .8em; margin-right: .45em; vertical-align: -.05em;

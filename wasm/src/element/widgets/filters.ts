@@ -309,7 +309,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         });
         fillTable(topList, {
           caption: s.topTokensCaption(TOP_LISTED),
-          head: [s.rankColumn, s.token, s.beforeTruncation, s.afterTruncation],
+          head: [s.rankColumn, s.token, s.probabilityBefore, s.probabilityAfter],
           rows: topTokens(ranking, model!.tokens, TOP_LISTED).map((t, i) => [
             String(i + 1), t.text, percent(result.tempered[t.id]), result.probs[t.id] > 0 ? percent(result.probs[t.id]) : s.cutSeries,
           ]),
