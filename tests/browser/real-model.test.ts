@@ -79,8 +79,8 @@ it('clicking a token of the passage loads that position into the shape widget', 
   await expect.poll(() => shape.locator('.sl-temperatures tbody tr:nth-child(2) td:nth-child(3)').textContent()).toBe(expected.toLocaleString());
   // The most likely tokens by name, on the chart and in the list, as the tokenizer spells them.
   const top = Array.from(lab.ranking(logits).subarray(0, 10), (id) => fp32.tokenizer.decode([id]));
+  await expect.poll(() => shape.locator('.sl-top-tokens tbody tr').count()).toBe(10);
   const listed = await shape.locator('.sl-top-tokens tbody tr td:nth-child(2)').allTextContents();
-  expect(listed).toHaveLength(10);
   listed.forEach((text, i) => {
     if (!top[i].includes('\uFFFD')) expect(text.replace(/␣/g, ' ').replace(/↵/g, '\n')).toBe(top[i]);
   });

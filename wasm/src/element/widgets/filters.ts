@@ -48,23 +48,31 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
   let playing = 0;
   let sampling = 0;
   let temperaturesTimer = 0;
+  // The last vocabulary-sized result and what it was computed from: a new position computes it in
+  // the task that loads it, so the frame that draws it only draws.
+  let computed: { logits: unknown; options: string; result: FiltersResult } | undefined;
+
+  // The 151,936-token views go through the typed API: the same core functions, no JSON.
+  function computeVocabulary(params: Record<string, unknown>): FiltersResult {
+    const { logits, ...options } = params as unknown as { logits: Float32Array } & SampleTokenOptions & { temperature: number };
+    const key = JSON.stringify(options);
+    if (computed?.logits === logits && computed.options === key) return computed.result;
+    const filtered = lab.distribution(logits, options);
+    const traced = lab.stages(logits, options);
+    const result = {
+      ...filtered,
+      tempered: lab.distribution(logits, { temperature: options.temperature }).probs,
+      stages: traced.stages,
+      cutBy: traced.cutBy,
+      tokensFor90: lab.coverCount(logits, 0.9, { temperature: options.temperature }),
+    };
+    computed = { logits, options: key, result };
+    return result;
+  }
 
   return experimentWidget<FiltersResult>(context, {
     experiment: 'filters',
-    // The 151,936-token views go through the typed API: the same core functions, no JSON.
-    compute: (params) => {
-      if (mode === 'handbook') return lab.runExperiment('filters', params as FiltersParams);
-      const { logits, ...options } = params as unknown as { logits: Float32Array } & SampleTokenOptions & { temperature: number };
-      const filtered = lab.distribution(logits, options);
-      const traced = lab.stages(logits, options);
-      return {
-        ...filtered,
-        tempered: lab.distribution(logits, { temperature: options.temperature }).probs,
-        stages: traced.stages,
-        cutBy: traced.cutBy,
-        tokensFor90: lab.coverCount(logits, 0.9, { temperature: options.temperature }),
-      };
-    },
+    compute: (params) => (mode === 'handbook' ? lab.runExperiment('filters', params as FiltersParams) : computeVocabulary(params)),
     setup(kit) {
       const modeSwitch = kit.choice<Mode>('mode', {
         labels: (s) => ({ handbook: s.handbookTokens(HANDBOOK_LOGITS.length), synthetic: s.syntheticTokens(lab.qwen3Vocabulary), file: s.npyFile, model: s.modelPosition }),
@@ -355,6 +363,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           model = { logits, label, tokens: new Map(tokens.map((t) => [t.token, t.text])) };
           modelTab.hidden = false;
           modeSwitch.select('model');
+          computeVocabulary({ logits, ...options() });
         },
       };
     },
