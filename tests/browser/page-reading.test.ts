@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { launchChromium, watchProblems } from '../support/chromium';
+import { axeViolations } from '../support/axe';
 import { serveDist } from '../support/static-server';
 import { longTasksDuring, openRealModelPage, phase, readyToLoad, type Phase, type RealModelPage } from './real-model-page';
 
@@ -135,6 +136,10 @@ describe('the Chinese page with the local model', () => {
     const replacement = await page.evaluate(() => document.body.innerText.includes('\uFFFD') || [...document.querySelectorAll('[title], [aria-label]')]
       .some((el) => (el.getAttribute('title') ?? '').includes('\uFFFD') || (el.getAttribute('aria-label') ?? '').includes('\uFFFD')));
     expect(replacement).toBe(false);
+  });
+
+  it('has no axe-core violation with the passage and a loaded position shown', async () => {
+    expect(await axeViolations(page)).toEqual([]);
   });
 
   it('keeps legend rows out of the tab order', async () => {
