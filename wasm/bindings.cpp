@@ -1,5 +1,6 @@
-// embind bindings: typed arrays in, results out. They only translate; every check and every
-// number comes from core/.
+// embind bindings of the sampler module (sampling-lab-core): typed arrays in, results out. They
+// only translate; every check and every number comes from core/. No JSON, no experiments: those
+// are experiment_bindings.cpp's, linked only into sampling-lab-experiments.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
@@ -10,16 +11,15 @@
 #include <optional>
 #include <vector>
 
+#include "binding_support.hpp"
 #include "sampling_lab/beam_search.hpp"
 #include "sampling_lab/distribution.hpp"
-#include "sampling_lab/experiments.hpp"
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/history.hpp"
 #include "sampling_lab/kernels.hpp"
 #include "sampling_lab/options.hpp"
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/samplers.hpp"
-#include "sampling_lab/schema.hpp"
 #include "sampling_lab/speculative_decoding.hpp"
 #include "sampling_lab/synthetic.hpp"
 
@@ -27,42 +27,15 @@ namespace {
 
 using emscripten::val;
 using sampling_lab::ArgumentError;
-using sampling_lab::Json;
 using sampling_lab::Kind;
-
-val error_value(const ArgumentError& error) {
-  val details = val::object();
-  details.set("argument", error.argument);
-  details.set("message", error.message);
-  val result = val::object();
-  result.set("error", details);
-  return result;
-}
-
-template <typename T>
-val view_value(const char* name, std::vector<T>& values) {
-  val out = val::object();
-  out.set(name, val(emscripten::typed_memory_view(values.size(), values.data())));
-  return out;
-}
-
-// Parameter names echo user input, which need not be valid UTF-8.
-std::string to_text(const Json& json) {
-  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+using sampling_lab::bindings::error_value;
+using sampling_lab::bindings::kStopped;
+using sampling_lab::bindings::progress_of;
+using sampling_lab::bindings::view_value;
 
 sampling_lab::Check check_count(double value, const char* name, double max) {
   return sampling_lab::check_scalar(value, Kind::kInteger, sampling_lab::closed(1, max), name);
 }
-
-// A JavaScript progress callback (a function or undefined) as the core's Progress; the wrapper's
-// callbacks never throw, and return false to stop.
-sampling_lab::Progress progress_of(const val& on_progress) {
-  if (on_progress.typeOf().as<std::string>() != "function") return {};
-  return [on_progress](double fraction) { return on_progress(fraction).as<bool>(); };
-}
-
-const ArgumentError kStopped{"onProgress", "the run was stopped by onProgress"};
 
 // Where the wrapper writes vocabulary-sized inputs: the logits (or p), a second distribution q,
 // and the caller's resident logits buffer.
@@ -464,67 +437,6 @@ class Engine {
     return view_value("order", ranking_);
   }
 
-  // An experiment's JSON parameters (without arrays) and its arrays' lengths as a JSON object
-  // ({"p": 151936}): every check that sizes allow runs here, then the arrays' buffers are sized.
-  // Returns their views in the order of `lengths_text`, to be filled before runExperiment.
-  val prepare_experiment(std::string name, std::string params_text, std::string lengths_text) {
-    release_experiment();
-    // Both texts hold scalars only; a parsed JSON value takes about 16 bytes per character.
-    if (auto error = sampling_lab::check_memory((params_text.size() + lengths_text.size()) * 16, "params")) {
-      return error_value(*error);
-    }
-    const Json params = Json::parse(params_text, nullptr, /*allow_exceptions=*/false);
-    const Json lengths = Json::parse(lengths_text, nullptr, /*allow_exceptions=*/false);
-    if (params.is_discarded() || !lengths.is_object()) return error_value({"params", "params is not valid JSON"});
-    std::vector<sampling_lab::ArrayParam> arrays;
-    for (const auto& [key, length] : lengths.items()) {
-      const double entries = length.is_number() ? length.get<double>() : -1.0;
-      if (auto error = sampling_lab::check_length(entries, key, double(sampling_lab::kMaxVocabulary))) return error_value(*error);
-      arrays.push_back({key, std::size_t(entries)});
-    }
-    auto prepared = sampling_lab::prepare_experiment(name, params, arrays);
-    if (auto* error = std::get_if<ArgumentError>(&prepared)) return error_value(*error);
-    prepared_.emplace(std::move(std::get<sampling_lab::PreparedExperiment>(prepared)));
-    val views = val::array();
-    for (std::size_t a = 0; a < arrays.size(); ++a) {
-      const auto buffer = prepared_->array(a);
-      views.call<void>("push", val(emscripten::typed_memory_view(buffer.size(), buffer.data())));
-    }
-    val out = val::object();
-    out.set("arrays", views);
-    return out;
-  }
-
-  // Runs the prepared experiment: {text, bulk} where `text` is the result's JSON with each
-  // vocabulary-sized array replaced by {"$bulk": i}, and bulk[i] = {type, bytes} its raw bytes
-  // (a Uint8Array view, valid until releaseExperiment). `on_progress` hears the fraction done.
-  val run_experiment(val on_progress) {
-    if (!prepared_) return error_value({"experiment", "no experiment was prepared"});
-    auto outcome = prepared_->run(progress_of(on_progress));
-    prepared_.reset();  // the parameters' arrays are no longer needed
-    if (auto* error = std::get_if<ArgumentError>(&outcome)) return error_value(*error);
-    Json result = std::move(std::get<Json>(outcome));
-    set_aside_bulk(result);
-    const std::string text = to_text(result);
-    val bulk = val::array();
-    for (const auto& bytes : bulk_) {
-      val item = val::object();
-      item.set("type", int(bytes.subtype()));
-      item.set("bytes", val(emscripten::typed_memory_view(bytes.size(), bytes.data())));
-      bulk.call<void>("push", item);
-    }
-    val out = val::object();
-    out.set("text", text);
-    out.set("bulk", bulk);
-    return out;
-  }
-
-  // Hands back the memory of the last experiment's parameters and result.
-  void release_experiment() {
-    prepared_.reset();
-    std::vector<Json::binary_t>().swap(bulk_);
-  }
-
   // Speculative verification: γ + 1 target rows in the current input, γ draft rows in the
   // secondary one, the γ draft tokens in ints(kTokens), the options as one row; draft_stream NaN
   // = the default for the options' stream.
@@ -602,16 +514,6 @@ class Engine {
   double drawn_number(const std::variant<sampling_lab::TokenDraw, ArgumentError>& outcome) {
     if (auto* error = std::get_if<ArgumentError>(&outcome)) return failed(*error);
     return double(std::get<sampling_lab::TokenDraw>(outcome).token);
-  }
-
-  // Moves every bulk array of `json` into bulk_, leaving {"$bulk": index} in its place.
-  void set_aside_bulk(Json& json) {
-    if (json.is_binary()) {
-      bulk_.push_back(std::move(json.get_binary()));
-      json = Json{{"$bulk", bulk_.size() - 1}};
-    } else if (json.is_structured()) {
-      for (auto& value : json) set_aside_bulk(value);
-    }
   }
 
   // A view of `length` elements of `buffer`, after checking the length and, where the buffer must
@@ -709,22 +611,9 @@ class Engine {
   sampling_lab::CoverWorkspace cover_workspace_;
   sampling_lab::SpeculativeWorkspace speculative_workspace_;
   sampling_lab::SpeculativeResult speculative_result_;
-  std::optional<sampling_lab::PreparedExperiment> prepared_;
   std::optional<sampling_lab::SamplingOptions> step_options_;
   ArgumentError last_error_;
-  std::vector<Json::binary_t> bulk_;
 };
-
-std::string list_experiments() {
-  Json list = Json::array();
-  for (const auto& info : sampling_lab::experiments()) {
-    list.push_back({{"name", info.name}, {"summary", info.summary}, {"params", sampling_lab::to_json(info.params)}});
-  }
-  return to_text(list);
-}
-
-std::string option_table() { return to_text(sampling_lab::option_table_json()); }
-std::string stage_table() { return to_text(sampling_lab::stage_table_json()); }
 
 // What the allocator holds for live objects, and the WebAssembly memory's size.
 val memory_stats() {
@@ -792,13 +681,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .function("syntheticLogits", &Engine::synthetic_logits)
       .function("speculativeVerify", &Engine::speculative_verify)
       .function("startBeamSearch", &Engine::start_beam_search)
-      .function("beamStep", &Engine::beam_step)
-      .function("prepareExperiment", &Engine::prepare_experiment)
-      .function("runExperiment", &Engine::run_experiment)
-      .function("releaseExperiment", &Engine::release_experiment);
-  emscripten::function("listExperiments", &list_experiments);
-  emscripten::function("optionTable", &option_table);
-  emscripten::function("stageTable", &stage_table);
+      .function("beamStep", &Engine::beam_step);
   emscripten::function("memoryStats", &memory_stats);
   emscripten::function("draftStream", &draft_stream_of);
   emscripten::constant("maxVocabulary", double(sampling_lab::kMaxVocabulary));
@@ -809,4 +692,9 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
   emscripten::constant("maxEosTokens", double(sampling_lab::kMaxEosTokens));
   emscripten::constant("maxNewTokens", double(sampling_lab::kMaxNewTokens));
   emscripten::constant("qwen3Vocabulary", double(sampling_lab::kQwen3Vocabulary));
+  // The option table's shape, which the wrapper's copy of the table (generated from the core's)
+  // must match.
+  emscripten::constant("scalarOptions", double(sampling_lab::kScalarOptions));
+  emscripten::constant("listOptions", double(sampling_lab::kListOptions));
+  emscripten::constant("numberListOptions", double(sampling_lab::kNumberListOptions));
 }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { loadSamplingLab, type AcceptanceResult, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type AcceptanceResult, type ExperimentLab as Lab } from 'sampling-lab/experiments';
 import { REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
 import { generateTokens, loadLocalModel, logitsRows, passageIds, positionLogits, type LoadedModel } from 'sampling-lab/transformers';
 import { ensureTinyModel, MODELS_DIR } from '../support/tiny-model.js';

@@ -2,7 +2,7 @@
 // naming the right argument (never a TypeError, a silent coercion or garbage), every input it
 // allows gives a correct result, and the module keeps working after each.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type ExperimentLab as Lab } from 'sampling-lab/experiments';
 import { argumentOf } from '../support/errors';
 
 let lab: Lab;

@@ -1,7 +1,7 @@
 // The package's typed API beside the experiments: penalties, greedy, kept mass, distances, the
 // synthetic vocabulary, and the schemas the experiments publish.
 import { beforeAll, expect, it } from 'vitest';
-import { loadSamplingLab, type Lab, type SequenceHandbookResult, type SequenceRandomResult } from 'sampling-lab';
+import { loadSamplingLab, type ExperimentLab as Lab, type SequenceHandbookResult, type SequenceRandomResult } from 'sampling-lab/experiments';
 import { chiSquare } from '../support/statistics';
 
 const EXAMPLE = [3, 2.5, 2, 1, 0.5, 0, -1, -2];

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, expect, it } from 'vitest';
-import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type ExperimentLab as Lab } from 'sampling-lab/experiments';
 import { npy } from '../support/npy';
 
 const execFileAsync = promisify(execFile);

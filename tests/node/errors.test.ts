@@ -1,6 +1,6 @@
 // Bad input throws a typed error naming the argument, and the module keeps working.
 import { beforeAll, expect, it } from 'vitest';
-import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type ExperimentLab as Lab } from 'sampling-lab/experiments';
 import { argumentOf } from '../support/errors';
 
 let lab: Lab;

@@ -4,7 +4,7 @@
 // argument, and is followed by a canary; after each group the heap is handed back. The calls come
 // from a fixed seed, and the large inputs are built once and shared through subarrays.
 import { beforeAll, beforeEach, expect, it } from 'vitest';
-import { loadSamplingLab, type Lab, type OptionSpec, type Sampler, type ValueSpec } from 'sampling-lab';
+import { loadSamplingLab, type ExperimentLab as Lab, type OptionSpec, type Sampler, type ValueSpec } from 'sampling-lab/experiments';
 import {
   ACCEPT_MS, HEAP_SLACK, Inputs, Random, SizeFuzz, checkDistances, checkDistribution, checkExperimentResult, checkFinite,
   checkLength, checkLogprobs, checkRanking, checkStages, checkToken, checkTokens, collectGarbage, DenseArray, farBeyond,

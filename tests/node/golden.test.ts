@@ -1,7 +1,7 @@
 // The native build's output of every experiment with its defaults (the golden file, written by
 // build/native/sampling_lab_golden) against the WebAssembly build's, in one loop.
 import { beforeAll, expect, it } from 'vitest';
-import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type ExperimentLab as Lab } from 'sampling-lab/experiments';
 import { runNative } from '../support/native';
 
 // Both builds compute in float32 with SIMD of different widths, so sums round differently.

@@ -1,7 +1,7 @@
 // Every figure the handbook prints, asserted once (the list is wasm/src/handbook.ts): exact ones
 // to their printed digits, Monte-Carlo ones within 4 standard errors of the live value.
 import { beforeAll, expect, it } from 'vitest';
-import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type ExperimentLab as Lab } from 'sampling-lab/experiments';
 import { HANDBOOK_CHAPTERS, HANDBOOK_FIGURES } from 'sampling-lab/handbook';
 
 let lab: Lab;

@@ -23,6 +23,13 @@ it('the npm usage block runs', async () => {
   await run(process.execPath, [join(workspace, 'usage.mjs')], { cwd: workspace });
 });
 
+it('the experiments usage block runs', async () => {
+  const usage = blocks('js').find((block) => block.includes("from 'sampling-lab/experiments'"))!;
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(join(workspace, 'experiments.mjs'), usage);
+  await run(process.execPath, [join(workspace, 'experiments.mjs')], { cwd: workspace });
+});
+
 const cliLines = blocks('sh').flatMap((block) => block.split('\n')).map((line) => line.replace(/\s+#.*$/, '').trim())
   .filter((line) => line.startsWith('npx sampling-lab'));
 

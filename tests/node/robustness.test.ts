@@ -1,7 +1,7 @@
 // Hostile use of the package: callbacks that throw or stop, inputs of the wrong JavaScript type,
 // calls at the size limits, and long loops; the module must keep answering and hold its memory flat.
 import { beforeAll, expect, it } from 'vitest';
-import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { loadSamplingLab, type ExperimentLab as Lab } from 'sampling-lab/experiments';
 import { argumentOf } from '../support/errors';
 
 let lab: Lab;

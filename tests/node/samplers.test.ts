@@ -1,7 +1,7 @@
 // Sampling through the package: the four methods, the per-token sampler, batches, the RNG
 // stream against the native build, and the Monte-Carlo experiments.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadSamplingLab, type Lab, type SamplingMethod } from 'sampling-lab';
+import { loadSamplingLab, type ExperimentLab as Lab, type SamplingMethod } from 'sampling-lab/experiments';
 import { randomLogits } from '../support/reference-sampler';
 import { bincount, chiSquare } from '../support/statistics';
 import { runNative } from '../support/native';

@@ -2,7 +2,7 @@
 // default and range, and the package's checks, the CLI and the widgets read it.
 import type { OptionSpec } from 'sampling-lab';
 import { beforeAll, expect, it } from 'vitest';
-import { defaultsOf, loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
+import { defaultsOf, loadSamplingLab, SamplingLabError, type ExperimentLab as Lab } from 'sampling-lab/experiments';
 
 let lab: Lab;
 beforeAll(async () => { lab = await loadSamplingLab(); });

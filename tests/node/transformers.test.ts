@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { env, Tensor, type PreTrainedModel } from '@huggingface/transformers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSamplingLab, parseNpy, SamplingLabError, type Lab } from 'sampling-lab';
+import { loadSamplingLab as loadExperimentLab } from 'sampling-lab/experiments';
 import {
   createLogitsProcessor, generateTokens, loadHubModel, loadLocalModel, logitsRows, passageIds, positionLogits, type LoadedModel,
 } from 'sampling-lab/transformers';
@@ -373,7 +374,7 @@ it('the CLI runs the chapter\'s temperature experiment on a local model', async 
   const { stdout } = await run(process.execPath, args);
   const ids = passageIds(fp32.tokenizer, readFileSync(PASSAGE, 'utf8'));
   const logits = await positionLogits(fp32.model, ids, 49);
-  expect(JSON.parse(stdout)).toEqual(lab.runExperiment('temperature', { logits }));
+  expect(JSON.parse(stdout)).toEqual((await loadExperimentLab()).runExperiment('temperature', { logits }));
   await expect(run(process.execPath, [CLI, 'temperature', '--model', modelDir, '--position', '50']))
     .rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/passage/) });
   await expect(run(process.execPath, [CLI, 'temperature', '--model', join(modelDir, 'nope'), '--passage', PASSAGE, '--position', '50']))

@@ -7,7 +7,7 @@ import { experimentParams, readFlags, SOURCE_FLAGS } from './cli/flags.js';
 import { PEER_INSTALL } from './cli/model.js';
 import { describe, render, toJson } from './cli/render.js';
 import { MODEL_DTYPES } from './model-dtypes.js';
-import { loadSamplingLab, SamplingLabError } from './node.js';
+import { loadSamplingLab, SamplingLabError } from './experiments-node.js';
 import type { ExperimentName, ExperimentParams } from './experiments.js';
 import type { ExperimentInfo } from './schema.js';
 

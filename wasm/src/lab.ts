@@ -1,9 +1,9 @@
-import type { BulkType, CoreEngine, CoreEnum, CoreError, CoreHistory, CoreModule, FilterStage, StageName } from './sampling-lab-core.js';
+import type { CoreEngine, CoreEnum, CoreError, CoreHistory, CoreModule, FilterStage, StageName } from './sampling-lab-core.js';
 import { SamplingLabError } from './errors.js';
 import { LabBeamSearch, type BeamSearch, type BeamSearchOptions, type SpeculativeOptions, type SpeculativeVerification } from './decoding.js';
-import type { ExperimentName, ExperimentTypes } from './experiments.js';
+import { OPTION_TABLE, STAGE_TABLE } from './generated/tables.js';
 import type { FilterOptions, RandomKeyOptions } from './generated/types.js';
-import type { ExperimentInfo, IntegerArray, NumericArray, OptionSpec } from './schema.js';
+import type { IntegerArray, NumericArray, OptionSpec } from './schema.js';
 
 export type { FilterOptions, RandomKeyOptions } from './generated/types.js';
 export type { FilterStage, StageName } from './sampling-lab-core.js';
@@ -66,13 +66,6 @@ type Group = OptionSpec['group'];
 // The distribution takes the random key too: XTC's draw comes from it, as in sampleToken.
 const TOKEN_GROUPS: readonly Group[] = ['filter', 'penalty', 'randomKey'];
 
-/** What the core publishes about `order`'s stages (stageTable()). */
-interface StageTable {
-  stages: StageName[];
-  presets: Record<'handbook' | 'llama.cpp', StageName[]>;
-  masksCode: number;
-}
-
 /** Log-probabilities of one drawn token, as vLLM returns them. */
 export interface TokenLogprobs {
   token: number;
@@ -122,11 +115,11 @@ export interface Sampler {
   readonly state: SamplerState;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
 }
 
-function checkKeys(options: unknown, allowed: readonly string[], name = 'options'): asserts options is Record<string, unknown> {
+export function checkKeys(options: unknown, allowed: readonly string[], name = 'options'): asserts options is Record<string, unknown> {
   if (!isObject(options)) throw new SamplingLabError(name, `${name} must be an object`);
   for (const key of Object.keys(options)) {
     if (!allowed.includes(key)) {
@@ -135,7 +128,7 @@ function checkKeys(options: unknown, allowed: readonly string[], name = 'options
   }
 }
 
-function unwrap<T extends object>(result: CoreError | T): T {
+export function unwrap<T extends object>(result: CoreError | T): T {
   if ('error' in result) throw new SamplingLabError(result.error.argument, result.error.message);
   return result;
 }
@@ -169,7 +162,7 @@ function checkLength(values: ArrayLike<unknown>, name: string, maxLength: number
   }
 }
 
-const describe = (values: ArrayLike<unknown>, i: number) => (i in values ? typeof values[i] : 'a hole');
+export const describe = (values: ArrayLike<unknown>, i: number) => (i in values ? typeof values[i] : 'a hole');
 
 /** An id list as an Int32Array can carry it (no holes, whole numbers below 2^31); ranges are the core's to check. */
 function idList(value: unknown, name: string, maxLength: number): IntegerArray {
@@ -227,25 +220,26 @@ function checkScalars(values: Record<string, unknown>): void {
   }
 }
 
-/** Copies an array parameter into its WebAssembly buffer, refusing holes and non-numbers. */
-function fillNumbers(buffer: Float64Array, values: ArrayLike<unknown>, name: string): void {
-  if (!Array.isArray(values)) {
-    buffer.set(values as ArrayLike<number>);
-    return;
-  }
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (typeof value !== 'number') throw new SamplingLabError(name, `${name}[${i}] is ${describe(values, i)}, not a number`);
-    buffer[i] = value;
-  }
-}
-
-/** A copy of a result's bulk array as the typed array its BulkType names. */
-function typedArrayOf(type: BulkType, bytes: ArrayBuffer): Float32Array | Float64Array | Uint8Array {
-  switch (type) {
-    case 1: return new Float32Array(bytes);
-    case 2: return new Float64Array(bytes);
-    default: return new Uint8Array(bytes);
+// The core hears progress through a callback that never throws into WebAssembly (an exception
+// unwinding through it would skip the C++ destructors and leak): it returns false to stop,
+// and the user's exception is rethrown after the core has returned.
+export function withProgress<T>(onProgress: RunOptions['onProgress'], run: (progress?: (fraction: number) => boolean) => T): T {
+  if (onProgress === undefined) return run();
+  if (typeof onProgress !== 'function') throw new SamplingLabError('onProgress', 'onProgress must be a function');
+  let thrown: { error: unknown } | undefined;
+  const progress = (fraction: number) => {
+    try {
+      return onProgress(fraction) !== false;
+    } catch (error) {
+      thrown = { error };
+      return false;
+    }
+  };
+  try {
+    return run(progress);
+  } catch (error) {
+    if (thrown) throw thrown.error;
+    throw error;
   }
 }
 
@@ -270,10 +264,11 @@ function logitBiasLists(value: unknown, maxLength: number): [IntegerArray, Numer
   return [keys.map(Number), numberList(Object.values(value), 'logitBias', maxLength)];
 }
 
-/** A loaded Sampling Lab module. Methods are synchronous; create one per thread. */
+/**
+ * A loaded Sampling Lab sampler module. Methods are synchronous; create one per thread. The
+ * chapter's experiments are ExperimentLab's (`sampling-lab/experiments`).
+ */
 export class Lab {
-  /** Every experiment with its parameter schema. */
-  readonly experiments: readonly ExperimentInfo[];
   /** Every sampling option: name, kind, default, range, slider and documentation. */
   readonly options: readonly OptionSpec[];
   readonly maxVocabulary: number;
@@ -302,7 +297,7 @@ export class Lab {
     idLists: number;
     numberLists: number;
   };
-  readonly #stageTable: StageTable;
+  readonly #stageTable = STAGE_TABLE;
   /** The stages `order` arranges, by index. */
   readonly stageNames: readonly StageName[];
   /** stages().cutBy's code of a token removed by allowedTokens or bannedTokens. */
@@ -322,8 +317,7 @@ export class Lab {
     this.maxEosTokens = core.maxEosTokens;
     this.maxNewTokens = core.maxNewTokens;
     this.qwen3Vocabulary = core.qwen3Vocabulary;
-    this.experiments = Object.freeze(JSON.parse(core.listExperiments()) as ExperimentInfo[]);
-    this.options = Object.freeze(JSON.parse(core.optionTable()) as OptionSpec[]);
+    this.options = Object.freeze(OPTION_TABLE);
     this.#scalarCount = this.options.filter((o) => o.kind !== 'array').length;
     const scalarBySlot: OptionSpec[] = [];
     const defaults = new Float64Array(this.#scalarCount);
@@ -339,7 +333,10 @@ export class Lab {
       idLists: this.options.filter((o) => o.kind === 'array' && o.items?.kind !== 'number').length,
       numberLists: this.options.filter((o) => o.kind === 'array' && o.items?.kind === 'number').length,
     };
-    this.#stageTable = JSON.parse(core.stageTable()) as StageTable;
+    const { idLists, numberLists } = this.#layout;
+    if (core.scalarOptions !== this.#scalarCount || core.listOptions !== idLists || core.numberListOptions !== numberLists) {
+      throw new Error('the WebAssembly module and generated/tables.ts describe different option tables: rebuild both');
+    }
     this.stageNames = Object.freeze(this.#stageTable.stages);
     this.masksCode = this.#stageTable.masksCode;
   }
@@ -507,7 +504,7 @@ export class Lab {
     const laid = this.#layOut([key]);
     this.#input(probsOrLogits, name);
     this.#writeOptions(laid);
-    return this.#withProgress(onProgress as RunOptions['onProgress'], (progress) => unwrap(this.#engine.sample(method, n, isProbs, progress)).draws.slice());
+    return withProgress(onProgress as RunOptions['onProgress'], (progress) => unwrap(this.#engine.sample(method, n, isProbs, progress)).draws.slice());
   }
 
   /**
@@ -655,71 +652,6 @@ export class Lab {
   syntheticLogits(vocabSize = this.qwen3Vocabulary, seed = 0): Float32Array {
     checkScalars({ vocabSize, seed });
     return unwrap(this.#engine.syntheticLogits(vocabSize, seed)).logits.slice();
-  }
-
-  /**
-   * Runs one of the chapter's experiments; the same function backs the page and the CLI. Array
-   * parameters cross as typed arrays (any number[] or numeric typed array), and the results'
-   * vocabulary-sized arrays come back as typed arrays.
-   */
-  runExperiment<N extends ExperimentName>(name: N, params?: ExperimentTypes[N]['params'], options?: RunOptions): ExperimentTypes[N]['result'];
-  runExperiment(name: ExperimentName, params: object = {}, options: RunOptions = {}): unknown {
-    if (typeof name !== 'string') throw new SamplingLabError('experiment', 'experiment must be a string');
-    checkKeys(options as unknown, ['onProgress']);
-    if (!isObject(params)) throw new SamplingLabError('params', 'params must be an object');
-    const scalars: Record<string, unknown> = {};
-    const arrays: [string, ArrayLike<unknown>][] = [];
-    for (const [key, value] of Object.entries(params)) {
-      if (value === undefined) continue;
-      if (Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView))) {
-        if (value instanceof BigInt64Array || value instanceof BigUint64Array) {
-          throw new SamplingLabError(key, `${key} must hold numbers, not BigInt`);
-        }
-        arrays.push([key, value as ArrayLike<unknown>]);
-      } else if (typeof value === 'number' && !Number.isFinite(value)) {
-        throw new SamplingLabError(key, `${key} is ${value}; it must be a finite number`);
-      } else if (value === null || ['number', 'string', 'boolean'].includes(typeof value)) {
-        scalars[key] = value;
-      } else {
-        throw new SamplingLabError(key, `${key} must be a number, a string, null or an array of numbers, not ${typeof value}`);
-      }
-    }
-    const lengths = Object.fromEntries(arrays.map(([key, values]) => [key, values.length]));
-    try {
-      const { arrays: buffers } = unwrap(this.#engine.prepareExperiment(name, JSON.stringify(scalars), JSON.stringify(lengths)));
-      buffers.forEach((buffer, a) => fillNumbers(buffer, arrays[a][1], arrays[a][0]));
-      return this.#withProgress(options.onProgress, (progress) => {
-        const { text, bulk } = unwrap(this.#engine.runExperiment(progress));
-        const copies = bulk.map(({ type, bytes }) => typedArrayOf(type, bytes.slice().buffer));
-        return JSON.parse(text, (_key, value: unknown) =>
-          isObject(value) && typeof value.$bulk === 'number' ? copies[value.$bulk] : value);
-      });
-    } finally {
-      this.#engine.releaseExperiment();
-    }
-  }
-
-  // The core hears progress through a callback that never throws into WebAssembly (an exception
-  // unwinding through it would skip the C++ destructors and leak): it returns false to stop,
-  // and the user's exception is rethrown after the core has returned.
-  #withProgress<T>(onProgress: RunOptions['onProgress'], run: (progress?: (fraction: number) => boolean) => T): T {
-    if (onProgress === undefined) return run();
-    if (typeof onProgress !== 'function') throw new SamplingLabError('onProgress', 'onProgress must be a function');
-    let thrown: { error: unknown } | undefined;
-    const progress = (fraction: number) => {
-      try {
-        return onProgress(fraction) !== false;
-      } catch (error) {
-        thrown = { error };
-        return false;
-      }
-    };
-    try {
-      return run(progress);
-    } catch (error) {
-      if (thrown) throw thrown.error;
-      throw error;
-    }
   }
 
   // One options object per row: the given array, or the columns of one object spread over its

@@ -1,4 +1,4 @@
-// The Emscripten module built from wasm/bindings.cpp.
+// The sampler module built from wasm/bindings.cpp (no experiments, no JSON).
 export interface CoreOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (path: string, prefix: string) => string;
@@ -11,7 +11,7 @@ export interface CoreError {
 /** An embind enum value. */
 export interface CoreEnum { readonly value: number }
 
-/** The stages `order` arranges (the core's stageTable()). */
+/** The stages `order` arranges (the core's stage table). */
 export type StageName = 'penalties' | 'dry' | 'temperature' | 'topK' | 'topP' | 'minP' | 'typicalP' | 'topNSigma' |
   'epsilonCutoff' | 'etaCutoff' | 'xtc' | 'mirostat';
 
@@ -93,19 +93,7 @@ export interface CoreEngine {
                   earlyStopping: boolean, stochastic: boolean, seed: number, stream: number, maxNewTokens: number): CoreError | object;
   /** One step on the rows in the primary input; the views are valid until the search's next step. */
   beamStep(search: CoreBeamSearch): CoreError | { beamIndices: Int32Array; tokens: Int32Array; done: boolean };
-  /**
-   * Checks an experiment's JSON parameters (no arrays) and its arrays' lengths (JSON
-   * { name: length }), then sizes the arrays' buffers: their views, in the order of `lengthsJson`.
-   */
-  prepareExperiment(name: string, paramsJson: string, lengthsJson: string): CoreError | { arrays: Float64Array[] };
-  /** Runs the prepared experiment: its JSON with {"$bulk": i} for each bulk array, and their bytes. */
-  runExperiment(onProgress?: (fraction: number) => boolean): CoreError | { text: string; bulk: { type: BulkType; bytes: Uint8Array }[] };
-  /** Hands back the last experiment's memory (its bulk views become invalid). */
-  releaseExperiment(): void;
 }
-
-/** The core's BulkType: 1 = float32, 2 = float64, 3 = uint8. */
-export type BulkType = 1 | 2 | 3;
 
 export interface CoreModule {
   Engine: new () => CoreEngine;
@@ -115,12 +103,6 @@ export interface CoreModule {
   BeamSearch: new () => CoreBeamSearch;
   /** stream XOR 2^52: the stream a draft samples on. */
   draftStream(stream: number): CoreError | { value: number };
-  /** JSON: [{ name, summary, params: ParamSpec[] }]. */
-  listExperiments(): string;
-  /** JSON: OptionSpec[] (a ParamSpec with group and slot). */
-  optionTable(): string;
-  /** JSON: { stages: StageName[], presets: { handbook, 'llama.cpp' }, masksCode }. */
-  stageTable(): string;
   memoryStats(): { heapInUse: number; memoryBytes: number };
   maxVocabulary: number;
   maxBatchRows: number;
@@ -130,6 +112,10 @@ export interface CoreModule {
   maxEosTokens: number;
   maxNewTokens: number;
   qwen3Vocabulary: number;
+  /** The option table's shape: its scalar options, id lists and number lists. */
+  scalarOptions: number;
+  listOptions: number;
+  numberListOptions: number;
 }
 
 declare const createSamplingLabCore: (options?: CoreOptions) => Promise<CoreModule>;

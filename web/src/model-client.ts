@@ -1,6 +1,6 @@
 // The page's side of the model Worker: one Worker, started on first use, running any number of
 // jobs at once; each job's events and download progress reach its own listeners.
-import { SamplingLabError } from 'sampling-lab';
+import { SamplingLabError } from 'sampling-lab/experiments';
 import type { JobKind, JobRequest, Jobs, Loading, ModelReply, ModelRequest } from './model-protocol';
 
 export interface JobListeners<K extends JobKind> {

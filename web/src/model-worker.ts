@@ -2,7 +2,7 @@
 // its own, so that loading, prefilling and decoding never hold the page's main thread. Models
 // load on first use and stay loaded; jobs run as they arrive and stream their events.
 import { env } from '@huggingface/transformers';
-import { loadSamplingLab, SamplingLabError } from 'sampling-lab';
+import { loadSamplingLab, SamplingLabError } from 'sampling-lab/experiments';
 import {
   beamSearch, generateTokens, loadHubModel, loadLocalModel, logitsRows, passageIds, positionLogits, speculativeGenerate,
   type LoadedModel, type LoadModelOptions,

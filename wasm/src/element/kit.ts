@@ -2,7 +2,7 @@
 // rest — the skeleton, runs on the main thread or in the page's Worker (only the latest reports),
 // coalescing of slider drags, progress, localised errors, change events, relabelling and
 // teardown.
-import type { Lab } from '../index.js';
+import type { ExperimentLab as Lab } from '../experiments-index.js';
 import { SamplingLabError } from '../errors.js';
 import type { ExperimentName } from '../experiments.js';
 import type { ParamSpec } from '../schema.js';

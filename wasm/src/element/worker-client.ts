@@ -1,7 +1,7 @@
 // Sends jobs to the page's single Worker, one at a time: a queued job that is cancelled never
 // runs, and a running one that is cancelled after a moment ends with the Worker (a new one
 // starts for the next job), since a busy Worker cannot hear a message.
-import { SamplingLabError } from '../index.js';
+import { SamplingLabError } from '../errors.js';
 import type { WorkerJob, WorkerReply } from './worker.js';
 
 interface Job {

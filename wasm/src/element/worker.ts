@@ -1,6 +1,6 @@
 // The page's one Web Worker: runs long experiments and long sample() calls off the main thread
 // with its own WebAssembly instance, reporting progress at most every 50 ms.
-import { loadSamplingLab, SamplingLabError, type ExperimentName, type SampleOptions } from '../index.js';
+import { loadSamplingLab, SamplingLabError, type ExperimentName, type SampleOptions } from '../experiments-index.js';
 
 export type WorkerJob =
   | { kind: 'experiment'; name: ExperimentName; params: Record<string, unknown> }

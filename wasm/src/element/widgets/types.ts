@@ -1,4 +1,4 @@
-import type { Lab } from '../../index.js';
+import type { ExperimentLab as Lab } from '../../experiments-index.js';
 import type { Slider, SliderSpec } from '../controls.js';
 
 export interface WidgetContext {
