@@ -138,7 +138,7 @@ it('the acceptance experiment over 400 positions equals Σ min(p, q) computed in
 
 it('generates the same tokens in Chromium as generateTokens in Node, and explains each step', async () => {
   const section = page.locator('.rm-generate');
-  const prompt = await section.locator('textarea').inputValue();
+  const prompt = await section.locator('textarea.rm-prompt').inputValue();
   for (const [name, value] of Object.entries(GENERATION)) {
     await section.locator(`#rm-${name}`).fill(String(value));
   }

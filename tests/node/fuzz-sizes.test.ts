@@ -150,7 +150,7 @@ function randomOptions(random: Random, vocab: number): { label: string; options:
   const options: Record<string, unknown> = {};
   const labels: string[] = [];
   let valid = true;
-  const scalars = lab.options.filter((spec: OptionSpec) => spec.kind !== 'array');
+  const scalars = lab.options.filter((spec: OptionSpec) => spec.kind !== 'array' && spec.kind !== 'bitmask');
   for (let k = random.int(4); k > 0; k--) {
     let name: string;
     let trial: Trial;
@@ -299,7 +299,7 @@ it('sampleToken with and without logprobs: 2^24 logits, a resident buffer, and e
     yield { label: `sampleToken(FOUR, { logprobs: ${trial.label} })`, call: () => lab.sampleToken(FOUR, { logprobs: trial.value as number }), expect: outcome(trial.valid), check: (r) => checkLogprobs(r, 4, trial.value as number) };
   }
   yield { label: "sampleToken(FOUR, { logprobs: 2, logprobsMode: 'other' })", call: () => lab.sampleToken(FOUR, { logprobs: 2, logprobsMode: 'other' as never }), expect: 'reject' };
-  for (const spec of lab.options.filter((o: OptionSpec) => o.kind !== 'array')) {
+  for (const spec of lab.options.filter((o: OptionSpec) => o.kind !== 'array' && o.kind !== 'bitmask')) {
     for (const trial of scalarTrials(spec)) {
       const options = optionOf(spec.name, trial.value);
       yield { label: `sampleToken(FOUR, { ${spec.name}: ${trial.label} })`, call: () => lab.sampleToken(FOUR, options), expect: outcome(trial.valid), check: (r) => checkToken(r, 4) };
@@ -692,7 +692,7 @@ const CHEAP: Record<string, Record<string, unknown>> = {
 
 /** An array parameter's item spec (arrays, and optional arrays). */
 function arraySpec(spec: ValueSpec): ValueSpec | undefined {
-  if (spec.kind === 'array') return spec;
+  if (spec.kind === 'array' || spec.kind === 'bitmask') return spec;
   if (spec.kind === 'optional' && spec.of?.kind === 'array') return spec.of;
   return undefined;
 }

@@ -12,7 +12,8 @@ it('publishes each option with its kind, group, default, range and slot', () => 
   expect(topP).toMatchObject({ kind: 'probability', group: 'filter', default: 1, min: 0, max: 1, minExclusive: true });
   expect(topP.doc).toMatch(/Holtzman/);
   // Scalars, id lists and number lists each count their slots from 0 in table order.
-  const kinds = { scalar: (o: OptionSpec) => o.kind !== 'array', ids: (o: OptionSpec) => o.kind === 'array' && o.items!.kind === 'integer',
+  const kinds = { scalar: (o: OptionSpec) => o.kind !== 'array' && o.kind !== 'bitmask',
+    ids: (o: OptionSpec) => (o.kind === 'array' && o.items!.kind === 'integer') || o.kind === 'bitmask',
     numbers: (o: OptionSpec) => o.kind === 'array' && o.items!.kind === 'number' };
   for (const pick of Object.values(kinds)) {
     const slots = lab.options.filter(pick).map((o) => o.slot);
@@ -20,6 +21,7 @@ it('publishes each option with its kind, group, default, range and slot', () => 
   }
   expect(lab.options.filter(kinds.numbers).map((o) => o.name)).toEqual(['logitBias.values']);
   expect(lab.options.find((o) => o.name === 'mirostat.mu')).toMatchObject({ kind: 'optional', default: null });
+  expect(lab.options.filter((o) => o.kind === 'bitmask').map((o) => o.name)).toEqual(['allowedMask']);
 });
 
 it('publishes each experiment\'s parameters, and running with their defaults equals running with none', () => {

@@ -180,6 +180,18 @@ function idList(value: unknown, name: string, maxLength: number): IntegerArray {
   return value;
 }
 
+/** Options that cross among the lists: token ids, numbers, bitmasks. */
+const isList = (spec: OptionSpec): boolean => spec.kind === 'array' || spec.kind === 'bitmask';
+
+/** A bitmask's words as the id lists carry them: a Uint32Array read as an Int32Array, with no copy. */
+function maskWords(value: unknown, name: string, maxLength: number): Int32Array {
+  if (!(value instanceof Uint32Array) && !(value instanceof Int32Array)) {
+    throw new SamplingLabError(name, `${name} must be a Uint32Array or Int32Array of 32-bit words (bit i of word i / 32 = token i)`);
+  }
+  checkLength(value, name, maxLength);
+  return value instanceof Int32Array ? value : new Int32Array(value.buffer, value.byteOffset, value.length);
+}
+
 /** A list of numbers as a Float32Array can carry it (no holes); ranges are the core's to check. */
 function numberList(value: unknown, name: string, maxLength: number): NumericArray {
   if (!(value instanceof Float32Array) && !(value instanceof Float64Array) && !Array.isArray(value)) {
@@ -318,11 +330,11 @@ export class Lab {
     this.maxNewTokens = core.maxNewTokens;
     this.qwen3Vocabulary = core.qwen3Vocabulary;
     this.options = Object.freeze(OPTION_TABLE);
-    this.#scalarCount = this.options.filter((o) => o.kind !== 'array').length;
+    this.#scalarCount = this.options.filter((o) => !isList(o)).length;
     const scalarBySlot: OptionSpec[] = [];
     const defaults = new Float64Array(this.#scalarCount);
     for (const spec of this.options) {
-      if (spec.kind === 'array') continue;
+      if (isList(spec)) continue;
       scalarBySlot[spec.slot] = spec;
       defaults[spec.slot] = spec.kind === 'optional' ? NaN : (spec.default as number);
     }
@@ -330,7 +342,7 @@ export class Lab {
       byName: new Map(this.options.map((spec) => [spec.name, spec])),
       scalarBySlot,
       defaults,
-      idLists: this.options.filter((o) => o.kind === 'array' && o.items?.kind !== 'number').length,
+      idLists: this.options.filter((o) => isList(o) && o.items?.kind !== 'number').length,
       numberLists: this.options.filter((o) => o.kind === 'array' && o.items?.kind === 'number').length,
     };
     const { idLists, numberLists } = this.#layout;
@@ -444,12 +456,18 @@ export class Lab {
 
   /**
    * Checks sampling options without sampling: kinds, ranges, and every token id below `vocabSize`
-   * (default: the largest vocabulary accepted). Throws the SamplingLabError sampleToken would.
+   * (default: the largest vocabulary accepted, or that allowedMask's words fit). Throws the SamplingLabError sampleToken would.
    */
-  checkOptions(options: SampleTokenOptions, vocabSize = this.maxVocabulary): void {
+  checkOptions(options: SampleTokenOptions, vocabSize = this.#largestVocabulary(options)): void {
     if (typeof vocabSize !== 'number') throw new SamplingLabError('vocabSize', 'vocabSize must be a number');
     this.#writeOptions(this.#layOut([options]));
     unwrap(this.#engine.checkOptions(vocabSize));
+  }
+
+  // The largest vocabulary options fit: an allowedMask of n words fits at most 32n tokens.
+  #largestVocabulary(options: SampleTokenOptions): number {
+    const mask = isObject(options) ? options.allowedMask : undefined;
+    return mask instanceof Uint32Array || mask instanceof Int32Array ? Math.max(1, Math.min(this.maxVocabulary, 32 * mask.length)) : this.maxVocabulary;
   }
 
   /**
@@ -696,7 +714,7 @@ export class Lab {
   #isColumn(name: string, value: unknown): boolean {
     const spec = this.#layout.byName.get(name);
     if (spec === undefined) return false;  // nested options (xtc, dry, …) are shared by every row
-    if (spec.kind !== 'array') return typeof value === 'object' && value !== null && 'length' in value;
+    if (!isList(spec)) return typeof value === 'object' && value !== null && 'length' in value;
     return Array.isArray(value) && value.length > 0 && typeof value[0] === 'object';
   }
 
@@ -761,7 +779,9 @@ export class Lab {
       for (const [name, value] of Object.entries(this.#flatten(options, accepted))) {
         const spec = byName.get(name)!;
         if (value === undefined) continue;
-        if (spec.kind !== 'array') {
+        if (spec.kind === 'bitmask') {
+          ids += (rowLists[spec.slot] = maskWords(value, spec.name, spec.maxLength!)).length;
+        } else if (spec.kind !== 'array') {
           rowScalars.push([r, spec.slot, value]);
         } else if (spec.items?.kind === 'number') {
           numbers += (rowNumbers[spec.slot] = numberList(value, spec.name, spec.maxLength!)).length;

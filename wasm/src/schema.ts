@@ -3,8 +3,10 @@
 
 export type NumericArray = Float32Array | Float64Array | readonly number[];
 export type IntegerArray = Int32Array | readonly number[];
+/** A packed token bitmask: bit i of word i / 32 = token i (xgrammar's layout). */
+export type MaskArray = Uint32Array | Int32Array;
 
-export type ParamKind = 'number' | 'integer' | 'seed' | 'probability' | 'choice' | 'array' | 'optional';
+export type ParamKind = 'number' | 'integer' | 'seed' | 'probability' | 'choice' | 'array' | 'optional' | 'bitmask';
 
 export interface ValueSpec {
   kind: ParamKind;
@@ -15,7 +17,7 @@ export interface ValueSpec {
   maxExclusive?: boolean;
   /** choice */
   choices?: string[];
-  /** array: each element */
+  /** array, bitmask: each element */
   items?: ValueSpec;
   minLength?: number;
   maxLength?: number;

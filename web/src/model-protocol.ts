@@ -32,6 +32,9 @@ export interface GeneratedStep {
   kept: number;
   top: StepCandidate[];
   cuts: FilterStage[];
+  /** In JSON mode: how many of the model's vocabSize tokens the schema's grammar allowed at this step (0 for a token it forced). */
+  grammarAllowed?: number;
+  vocabSize?: number;
 }
 
 /** One speculative step as the page shows it: each proposal with its text. */
@@ -98,7 +101,8 @@ export interface Jobs {
   };
   acceptance: { request: { target: ModelRef; draft: ModelRef; ids: Int32Array }; event: number; result: AcceptanceResult };
   generate: {
-    request: { model: ModelRef; prompt: string; filters: Filters; maxNewTokens: number; topCandidates: number };
+    /** `jsonSchema` (its text) turns on JSON mode: the output follows the schema (sampling-lab/grammar). */
+    request: { model: ModelRef; prompt: string; filters: Filters; maxNewTokens: number; topCandidates: number; jsonSchema?: string };
     event: GeneratedStep;
     result: null;
   };

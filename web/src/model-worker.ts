@@ -3,6 +3,7 @@
 // load on first use and stay loaded; jobs run as they arrive and stream their events.
 import { env } from '@huggingface/transformers';
 import { loadSamplingLab, SamplingLabError } from 'sampling-lab/experiments';
+import { compileGrammar, type CompiledGrammar, type GrammarTokenizer } from 'sampling-lab/grammar';
 import {
   beamSearch, generateTokens, loadHubModel, loadLocalModel, logitsRows, passageIds, positionLogits, speculativeGenerate,
   type LoadedModel, type LoadModelOptions,
@@ -94,6 +95,27 @@ function wholeText(loaded: LoadedModel, ids: readonly number[]): string {
 }
 
 // Speculative decoding verifies the draft's token ids against the target's: one tokenizer for both.
+// Each schema's grammar, compiled once per model (xgrammar loads with the first one).
+const grammars = new WeakMap<LoadedModel, Map<string, Promise<CompiledGrammar>>>();
+function schemaGrammar(loaded: LoadedModel, schemaText: string): Promise<CompiledGrammar> {
+  const compiledFor = grammars.get(loaded) ?? new Map<string, Promise<CompiledGrammar>>();
+  grammars.set(loaded, compiledFor);
+  let compiled = compiledFor.get(schemaText);
+  if (!compiled) {
+    let schema: object;
+    try {
+      schema = JSON.parse(schemaText);
+    } catch (error) {
+      throw new SamplingLabError('jsonSchema', `the schema is not JSON: ${(error as Error).message}`);
+    }
+    const vocabSize = (loaded.model.config as { vocab_size?: number }).vocab_size;
+    compiled = compileGrammar(loaded.tokenizer as unknown as GrammarTokenizer, { jsonSchema: schema }, { vocabSize });
+    compiled.catch(() => compiledFor.delete(schemaText));
+    compiledFor.set(schemaText, compiled);
+  }
+  return compiled;
+}
+
 function checkSameTokenizer(target: LoadedModel, draft: LoadedModel, prompt: string): void {
   const [ours, theirs] = [target.tokenizer.encode(prompt), draft.tokenizer.encode(prompt)];
   if (ours.length !== theirs.length || ours.some((id, i) => id !== theirs[i])) {
@@ -171,12 +193,13 @@ const handlers: { [K in JobKind]: Handler<K> } = {
 
   async generate(request, id, emit, signal) {
     const [sampling, loaded] = await Promise.all([lab, model(request.model, id)]);
+    const grammar = request.jsonSchema === undefined ? undefined : await schemaGrammar(loaded, request.jsonSchema);
     for await (const step of generateTokens(loaded.model, loaded.tokenizer, request.prompt, {
-      lab: sampling, ...request.filters, maxNewTokens: request.maxNewTokens, topCandidates: request.topCandidates, signal,
+      lab: sampling, ...request.filters, maxNewTokens: request.maxNewTokens, topCandidates: request.topCandidates, signal, grammar,
     })) {
-      const { token, prob, entropyBits, kept, cuts } = step;
+      const { token, prob, entropyBits, kept, cuts, grammarAllowed } = step;
       const top = step.top.map((candidate) => ({ ...candidate, text: tokenText(loaded, candidate.token) }));
-      emit({ token, text: tokenText(loaded, token), prob, entropyBits, kept, top, cuts });
+      emit({ token, text: tokenText(loaded, token), prob, entropyBits, kept, top, cuts, ...(grammar && { grammarAllowed, vocabSize: grammar.vocabSize }) });
       await nextTask();
     }
     return null;

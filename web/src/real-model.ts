@@ -23,6 +23,8 @@ const TOP_TOKENS = 10;
 const DEFAULT_MODEL = 'Qwen3-0.6B';
 // A generated token repeats the text when it ends a run of this many tokens that already occurred.
 const REPEAT_RUN = 4;
+// A JSON object runs to its closing brace: room for a small schema's output.
+const JSON_TOKENS = 160;
 
 export function mountRealModel(root: HTMLElement): void {
   let plan: Plan | undefined;
@@ -324,6 +326,7 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
   const seed = seedField('rm-seed');
   const controls = node('div', 'rm-controls');
   controls.append(...filters.boxes, seed.box);
+  const json = jsonModeFields();
   const { go, stop } = runAndStop('rm-go', generate);
   // T → 0 is greedy decoding: the same text every time, and it tends to loop.
   const greedy = button('rm-greedy');
@@ -336,24 +339,27 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
   const output = node('p', 'rm-output');
   const repeats = node('p', 'rm-note rm-repeats');
   repeats.setAttribute('aria-live', 'polite');
+  const parsed = node('div', 'rm-parsed');
   const step = node('div', 'rm-step');
   step.setAttribute('aria-live', 'polite');
-  root.append(title, text, prompt.label, prompt.input, controls, go, stop, greedy, output, repeats, step);
+  root.append(title, text, prompt.label, prompt.input, controls, json.box, go, stop, greedy, output, repeats, parsed, step);
   const steps: GeneratedStep[] = [];
   let shown: number | undefined;
   let repeated = 0;
 
   async function generate(signal: AbortSignal): Promise<void> {
     output.replaceChildren(node('span', 'rm-prompt-echo', prompt.input.value));
+    parsed.replaceChildren();
     steps.length = 0;
     shown = undefined;
     repeated = 0;
     repeats.textContent = '';
     step.replaceChildren();
+    const jsonSchema = json.toggle.checked ? json.schema.value : undefined;
     try {
       await run({
         kind: 'generate', model: plan.primary, prompt: prompt.input.value, filters: { ...filters.values(), seed: Number(seed.input.value) },
-        maxNewTokens: GENERATED_TOKENS, topCandidates: 8,
+        maxNewTokens: jsonSchema === undefined ? GENERATED_TOKENS : JSON_TOKENS, topCandidates: 8, ...(jsonSchema !== undefined && { jsonSchema }),
       }, {
         signal,
         onEvent: (generated) => {
@@ -372,8 +378,20 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
           showRepeats();
         },
       });
+      if (jsonSchema !== undefined && !signal.aborted) showParsed();
     } catch (caught) {
       step.textContent = realModelText().cannotRun + (caught as Error).message;
+    }
+  }
+
+  // The JSON output as the browser's JSON.parse reads it, laid out.
+  function showParsed(): void {
+    const t = realModelText();
+    const generated = steps.map((s) => s.text).join('').replace(/<\|[^|]*\|>$/, '');
+    try {
+      parsed.replaceChildren(node('p', 'rm-parsed-title', t.parsedCaption), node('pre', 'rm-parsed-json', JSON.stringify(JSON.parse(generated), null, 2)));
+    } catch (error) {
+      parsed.replaceChildren(node('p', 'rm-parsed-title', t.notParsed((error as Error).message)));
     }
   }
 
@@ -383,7 +401,9 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
     const s = steps[index];
     const heading = node('p', 'rm-step-title', `«${s.text}» ${t.stepTitle(s.prob.toFixed(3), s.entropyBits.toFixed(2), s.kept.toLocaleString('en'))}`);
     const cuts = node('p', 'rm-cuts', s.cuts.map((c) => t.cut(FILTER_NAMES[c.filter] ?? c.filter, c.kept)).join(' · '));
-    step.replaceChildren(heading, cuts, table(t.candidatesCaption, t.candidateColumns,
+    const grammar = s.grammarAllowed === undefined ? [] : [node('p', 'rm-grammar-allowed', s.grammarAllowed === 0
+      ? t.grammarForced : t.grammarAllowed(s.grammarAllowed.toLocaleString('en'), s.vocabSize!.toLocaleString('en')))];
+    step.replaceChildren(heading, ...grammar, cuts, table(t.candidatesCaption, t.candidateColumns,
       s.top.map((c) => [JSON.stringify(c.text), c.prob.toFixed(4), c.kept ? t.yes : t.no])));
   }
 
@@ -402,7 +422,48 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
     filters.relabel();
     go.textContent = t.generate;
     stop.textContent = t.stop;
+    json.relabel();
     if (shown !== undefined) show(shown);
   }
   return { root, relabel };
+}
+
+// A small schema to start from: a compact object, a bounded integer, an enum and a short array.
+const DEFAULT_SCHEMA = JSON.stringify({
+  type: 'object',
+  properties: {
+    city: { type: 'string', maxLength: 24 },
+    population: { type: 'integer', minimum: 0 },
+    climate: { enum: ['cold', 'mild', 'hot'] },
+    districts: { type: 'array', items: { type: 'string', maxLength: 16 }, maxItems: 3 },
+  },
+  required: ['city', 'population', 'climate', 'districts'],
+  additionalProperties: false,
+}, null, 2);
+
+// The JSON-mode switch and its editable schema (shown while the switch is on).
+function jsonModeFields(): { box: HTMLElement; toggle: HTMLInputElement; schema: HTMLTextAreaElement; relabel(): void } {
+  const box = node('div', 'rm-json');
+  const switchLabel = node('label', 'rm-json-mode');
+  const toggle = node('input');
+  Object.assign(toggle, { type: 'checkbox', id: 'rm-json-toggle' });
+  const switchText = node('span');
+  switchLabel.append(toggle, switchText);
+  const schemaLabel = node('label', 'rm-schema-label');
+  const schema = node('textarea', 'rm-schema');
+  Object.assign(schema, { id: 'rm-schema', rows: 8, spellcheck: false, value: DEFAULT_SCHEMA });
+  schemaLabel.htmlFor = schema.id;
+  const schemaBox = node('div', 'rm-schema-box');
+  schemaBox.append(schemaLabel, schema);
+  schemaBox.hidden = true;
+  toggle.addEventListener('change', () => { schemaBox.hidden = !toggle.checked; });
+  box.append(switchLabel, schemaBox);
+  return {
+    box, toggle, schema,
+    relabel() {
+      const t = realModelText();
+      switchText.textContent = t.jsonMode;
+      schemaLabel.textContent = t.schemaLabel;
+    },
+  };
 }

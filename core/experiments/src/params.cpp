@@ -9,7 +9,7 @@ namespace {
 
 // The array spec of an array parameter (itself, or what an optional holds); null otherwise.
 const ValueSpec* array_spec(const ValueSpec& spec) {
-  if (spec.kind == Kind::kArray) return &spec;
+  if (spec.kind == Kind::kArray || spec.kind == Kind::kBitmask) return &spec;
   if (spec.kind == Kind::kOptional && spec.item->kind == Kind::kArray) return spec.item.get();
   return nullptr;
 }
@@ -141,7 +141,7 @@ SamplingOptions Params::options() {
   Json scalars = Json::object();
   for (const OptionSpec& option : kOptionSpecs) {
     const bool in_schema = std::any_of(schema_.begin(), schema_.end(), [&](const ParamSpec& p) { return p.name == option.name; });
-    if (in_schema && option.kind != Kind::kArray && option.kind != Kind::kNumberArray) {
+    if (in_schema && !is_id_list(option.kind) && option.kind != Kind::kNumberArray) {
       scalars[std::string(option.name)] = value(option.name);
     }
   }

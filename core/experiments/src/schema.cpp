@@ -48,11 +48,18 @@ ValueSpec optional(ValueSpec value) {
 }
 
 namespace {
+// An array of 32-bit words published as a bitmask.
+ValueSpec bitmask(ValueSpec words) {
+  words.kind = Kind::kBitmask;
+  return words;
+}
+
 ParamSpec option_param(const OptionSpec& option) {
   // Token-id lists hold up to a vocabulary; the stage order names each stage at most once.
   const bool tokens = option.kind != Kind::kArray || option.range.max == kTokenIds.max;
   const std::size_t max_ids = tokens ? kMaxVocabulary : std::size_t(option.range.max) + 1;
   const ValueSpec value = option.kind == Kind::kArray        ? array(integer(0, option.range), Json::array(), 0, max_ids)
+                          : option.kind == Kind::kBitmask     ? bitmask(array(integer(0, option.range), Json::array(), 0, kMaxMaskWords))
                           : option.kind == Kind::kNumberArray ? array(number(0, option.range), Json::array(), 0, kMaxVocabulary)
                           : option.kind == Kind::kOptional    ? optional(number(0, option.range))
                                                               : value_of(option.kind, option.default_value, option.range);
@@ -83,7 +90,8 @@ Check check_value(const ValueSpec& spec, const Json& value, const std::string& n
     }
     case Kind::kOptional:
       return value.is_null() ? std::nullopt : check_value(*spec.item, value, name);
-    case Kind::kArray: {
+    case Kind::kArray:
+    case Kind::kBitmask: {
       if (!value.is_array() || value.size() < spec.min_length || value.size() > spec.max_length) {
         return ArgumentError{name, name + " must be an array of " + std::to_string(spec.min_length) +
                                        " to " + std::to_string(spec.max_length) + " " +
@@ -115,7 +123,7 @@ Json value_json(const ValueSpec& spec) {
     if (spec.range.max_open) json["maxExclusive"] = true;
   }
   if (spec.kind == Kind::kChoice) json["choices"] = spec.choices;
-  if (spec.kind == Kind::kArray) {
+  if (spec.kind == Kind::kArray || spec.kind == Kind::kBitmask) {
     json["items"] = value_json(*spec.item);
     json["items"].erase("default");
     json["minLength"] = spec.min_length;
@@ -155,7 +163,7 @@ Json option_table_json() {
   for (const OptionSpec& option : kOptionSpecs) {
     Json json = to_json(option_param(option));
     json["group"] = kGroups[int(option.group)];
-    json["slot"] = option.kind == Kind::kArray ? list++ : option.kind == Kind::kNumberArray ? number_list++ : scalar++;
+    json["slot"] = is_id_list(option.kind) ? list++ : option.kind == Kind::kNumberArray ? number_list++ : scalar++;
     table.push_back(std::move(json));
   }
   return table;
@@ -180,6 +188,11 @@ JsonOptions::JsonOptions(const Json& scalars, const std::function<std::vector<do
     if (option.kind == Kind::kArray) {
       const auto values = list(option.name);
       lists_[id_list++].assign(values.begin(), values.end());  // whole numbers, checked in range
+    } else if (option.kind == Kind::kBitmask) {
+      // Words in [−2^31, 2^32 − 1]: a negative one is the int32 reading of the same bits.
+      auto& words = lists_[id_list++];
+      words.clear();
+      for (const double word : list(option.name)) words.push_back(std::int32_t(std::uint32_t(std::int64_t(word))));
     } else if (option.kind == Kind::kNumberArray) {
       const auto values = list(option.name);
       number_lists_[number_list++].assign(values.begin(), values.end());

@@ -98,6 +98,22 @@ class Candidates {
     return std::max(0.0, std::log(total_) - weighted_log_weight / total_);  // rounding never makes it negative
   }
 
+  // Keeps the tokens a packed bitmask allows, while the candidates are still the whole
+  // vocabulary (after the bias): one SIMD gather into the spare buffers, which become theirs.
+  void keep_allowed(std::span<const std::uint32_t> mask) {
+    if (trace_ && !trace_->cut_by.empty()) {
+      for (std::size_t i = 0; i < size(); ++i) {
+        if (!(mask[i / 32] >> (i % 32) & 1u)) trace_->cut_by[i] = kMasksCode;
+      }
+    }
+    kernels::gather_allowed(mask, keys_, chain_.spare_ids, chain_.spare_keys);
+    scratch_.ids.swap(chain_.spare_ids);
+    scratch_.keys.swap(chain_.spare_keys);
+    ids_ = scratch_.ids;
+    keys_ = scratch_.keys;
+    fresh_ = false;
+  }
+
   // Keeps the candidates at the positions where keep(position) holds, in order; the others are
   // cut by `stage`. A scalar pass: the hot stages gather with SIMD instead.
   template <typename Keep>
@@ -314,12 +330,15 @@ void logit_bias(Candidates& candidates, const SamplingOptions& options) {
 }
 
 void token_masks(Candidates& candidates, const SamplingOptions& options, ChainScratch& scratch) {
+  const std::size_t vocabulary = candidates.size();
+  if (!options.allowed_mask.empty()) candidates.keep_allowed(options.allowed_mask);
   if (options.allowed_tokens.empty() && options.banned_tokens.empty()) return;
   auto& masked = scratch.masked;
-  masked.assign(candidates.size(), options.allowed_tokens.empty() ? 0 : 1);
+  masked.assign(vocabulary, options.allowed_tokens.empty() ? 0 : 1);
   for (const auto id : options.allowed_tokens) masked[std::size_t(id)] = 0;
   for (const auto id : options.banned_tokens) masked[std::size_t(id)] = 1;
-  candidates.keep_if([&](std::size_t i) { return masked[i] == 0; }, kMasksCode);
+  const auto ids = candidates.ids();
+  candidates.keep_if([&](std::size_t i) { return masked[ids[i]] == 0; }, kMasksCode);
 }
 
 // The three penalties on each distinct token of the window that is still a candidate.
@@ -527,7 +546,8 @@ void mirostat(Candidates& candidates, const SamplingOptions& options, std::size_
 }  // namespace
 
 bool needs_general_chain(const SamplingOptions& o) {
-  return !o.order.empty() || !o.logit_bias_ids.empty() || !o.allowed_tokens.empty() || !o.banned_tokens.empty() ||
+  return !o.order.empty() || !o.logit_bias_ids.empty() || !o.allowed_tokens.empty() || !o.allowed_mask.empty() ||
+         !o.banned_tokens.empty() ||
          stage_on(Stage::kDry, o) || o.typical_p < 1.0 || o.top_n_sigma > 0.0 || o.eta_cutoff > 0.0 ||
          o.xtc_probability > 0.0 || o.mirostat_version > 0;
 }
@@ -552,7 +572,7 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
   };
   logit_bias(candidates, options);
   token_masks(candidates, options, chain);
-  if (!options.allowed_tokens.empty() || !options.banned_tokens.empty()) record("masks");
+  if (!options.allowed_tokens.empty() || !options.allowed_mask.empty() || !options.banned_tokens.empty()) record("masks");
   bool truncated = false;
   const StageOrder order = stage_order(options);
   const auto active = order.view();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <xsimd/xsimd.hpp>
@@ -62,10 +63,16 @@ MinMax min_max(std::span<const float> values) {
 
 std::size_t first_non_finite(std::span<const float> values) {
   const float* data = values.data();
-  const std::size_t end = simd_end(values.size());
-  Batch poison(0.0f);
-  for (std::size_t i = 0; i < end; i += kLanes) poison = poisoned(poison, Batch::load_unaligned(data + i));
-  const std::size_t first = std::isnan(xsimd::reduce_add(poison)) ? 0 : end;
+  // Four accumulators: one would wait on the latency of each add.
+  const std::size_t end = values.size() - values.size() % (4 * kLanes);
+  Batch poison0(0.0f), poison1(0.0f), poison2(0.0f), poison3(0.0f);
+  for (std::size_t i = 0; i < end; i += 4 * kLanes) {
+    poison0 = poisoned(poison0, Batch::load_unaligned(data + i));
+    poison1 = poisoned(poison1, Batch::load_unaligned(data + i + kLanes));
+    poison2 = poisoned(poison2, Batch::load_unaligned(data + i + 2 * kLanes));
+    poison3 = poisoned(poison3, Batch::load_unaligned(data + i + 3 * kLanes));
+  }
+  const std::size_t first = std::isnan(xsimd::reduce_add((poison0 + poison1) + (poison2 + poison3))) ? 0 : end;
   for (std::size_t i = first; i < values.size(); ++i) {
     if (!std::isfinite(data[i])) return i;
   }
@@ -460,6 +467,145 @@ std::size_t gather_at_least(std::span<const float> values, float threshold, Buff
     }
   }
   for (std::size_t i = end; i < values.size(); ++i) take(i);
+  ids.resize(count);
+  kept.resize(count);
+  return count;
+}
+
+std::size_t mask_count(std::span<const std::uint32_t> mask, std::size_t vocabulary) {
+  const std::size_t full = std::min(mask.size(), vocabulary / 32);
+  std::size_t count = 0;
+  for (std::size_t w = 0; w < full; ++w) count += std::size_t(std::popcount(mask[w]));
+  if (full < mask.size() && vocabulary % 32 != 0) {
+    count += std::size_t(std::popcount(mask[full] & ((1u << (vocabulary % 32)) - 1u)));
+  }
+  return count;
+}
+
+namespace {
+
+// Writes the lanes of one register of values (and their ids, from `base`) whose bit is set in
+// `bits`, packed, at `kept` and `ids`; returns how many. Each store writes a whole register: the
+// buffers have room past the last kept value.
+#if defined(__AVX512F__)
+constexpr std::size_t kMaskLanes = 16;
+std::size_t compress_lanes(const float* values, std::uint32_t base, std::uint32_t bits, float* kept, std::uint32_t* ids) {
+  const auto lanes = __mmask16(bits);
+  _mm512_mask_compressstoreu_ps(kept, lanes, _mm512_loadu_ps(values));
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  _mm512_mask_compressstoreu_epi32(ids, lanes, _mm512_add_epi32(_mm512_set1_epi32(std::int32_t(base)), iota));
+  return std::size_t(std::popcount(bits));
+}
+#elif defined(__AVX2__)
+constexpr std::size_t kMaskLanes = 8;
+// The set lanes of each 8-bit pattern, in order: the permutation that packs them, and their ids.
+const auto kPermutations = [] {
+  std::array<std::array<std::int32_t, 8>, 256> table{};
+  for (std::uint32_t bits = 0; bits < 256; ++bits) {
+    std::size_t at = 0;
+    for (std::int32_t lane = 0; lane < 8; ++lane) {
+      if (bits >> lane & 1u) table[bits][at++] = lane;
+    }
+  }
+  return table;
+}();
+std::size_t compress_lanes(const float* values, std::uint32_t base, std::uint32_t bits, float* kept, std::uint32_t* ids) {
+  const __m256i order = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kPermutations[bits].data()));
+  _mm256_storeu_ps(kept, _mm256_permutevar8x32_ps(_mm256_loadu_ps(values), order));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(ids), _mm256_add_epi32(_mm256_set1_epi32(std::int32_t(base)), order));
+  return std::size_t(std::popcount(bits));
+}
+#elif defined(__wasm_simd128__) || defined(__SSSE3__)
+constexpr std::size_t kMaskLanes = 4;
+// For each 4-bit pattern: the byte shuffle that packs the set lanes, and their lane numbers.
+struct LaneShuffle {
+  alignas(16) std::array<std::uint8_t, 16> bytes;
+  alignas(16) std::array<std::int32_t, 4> lanes;
+};
+const auto kShuffles = [] {
+  std::array<LaneShuffle, 16> table{};
+  for (std::uint32_t bits = 0; bits < 16; ++bits) {
+    std::size_t at = 0;
+    for (std::uint8_t lane = 0; lane < 4; ++lane) {
+      if (!(bits >> lane & 1u)) continue;
+      for (std::uint8_t byte = 0; byte < 4; ++byte) table[bits].bytes[4 * at + byte] = std::uint8_t(4 * lane + byte);
+      table[bits].lanes[at++] = lane;
+    }
+  }
+  return table;
+}();
+std::size_t compress_lanes(const float* values, std::uint32_t base, std::uint32_t bits, float* kept, std::uint32_t* ids) {
+  const LaneShuffle& shuffle = kShuffles[bits];
+#if defined(__wasm_simd128__)
+  wasm_v128_store(kept, wasm_i8x16_swizzle(wasm_v128_load(values), wasm_v128_load(shuffle.bytes.data())));
+  wasm_v128_store(ids, wasm_i32x4_add(wasm_i32x4_splat(std::int32_t(base)), wasm_v128_load(shuffle.lanes.data())));
+#else
+  const __m128i order = _mm_load_si128(reinterpret_cast<const __m128i*>(shuffle.bytes.data()));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(kept), _mm_shuffle_epi8(_mm_castps_si128(_mm_loadu_ps(values)), order));
+  const __m128i lanes = _mm_load_si128(reinterpret_cast<const __m128i*>(shuffle.lanes.data()));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(ids), _mm_add_epi32(_mm_set1_epi32(std::int32_t(base)), lanes));
+#endif
+  return std::size_t(std::popcount(bits));
+}
+#else
+constexpr std::size_t kMaskLanes = 1;
+std::size_t compress_lanes(const float* values, std::uint32_t base, std::uint32_t bits, float* kept, std::uint32_t* ids) {
+  *kept = *values;
+  *ids = base;
+  return bits & 1u;
+}
+#endif
+
+}  // namespace
+
+std::size_t gather_allowed(std::span<const std::uint32_t> mask, std::span<const float> values, Buffer<std::uint32_t>& ids,
+                           Buffer<float>& kept) {
+  using U32 = xsimd::batch<std::uint32_t>;
+  // Room for a whole register past the last value: the copies store full registers.
+  constexpr std::size_t kRoom = std::max(kMaskLanes, kLanes);
+  ids.resize(values.size() + kRoom);
+  kept.resize(values.size() + kRoom);
+  const float* data = values.data();
+  float* kept_out = kept.data();
+  std::uint32_t* ids_out = ids.data();
+  alignas(64) std::array<std::uint32_t, kLanes> lane_numbers;
+  for (std::size_t lane = 0; lane < kLanes; ++lane) lane_numbers[lane] = std::uint32_t(lane);
+  const U32 iota = U32::load_aligned(lane_numbers.data());
+  std::size_t count = 0;
+  const std::size_t full_words = values.size() / 32;
+  for (std::size_t w = 0; w < full_words; ++w) {
+    const std::uint32_t word = mask[w];
+    if (word == 0) continue;
+    const std::size_t base = 32 * w;
+    // A grammar's mask inside a string allows nearly every token: half its words are full and
+    // most others miss a few. The runs between the holes are copied a register at a time (the
+    // last register of a run may read into the next word and write past it, which the next run
+    // overwrites); the last word, which has no next one to read into, is compressed.
+    if (std::popcount(~word) <= 4 && w + 1 < full_words) {
+      std::uint32_t holes = ~word;
+      for (std::size_t start = 0;;) {
+        const std::size_t end = holes == 0 ? 32 : std::size_t(std::countr_zero(holes));
+        for (std::size_t lane = start; lane < end; lane += kLanes) {
+          Batch::load_unaligned(data + base + lane).store_unaligned(kept_out + count + lane - start);
+          (U32(std::uint32_t(base + lane)) + iota).store_unaligned(ids_out + count + lane - start);
+        }
+        count += end - start;
+        if (holes == 0) break;
+        holes &= holes - 1;
+        start = end + 1;
+      }
+      continue;
+    }
+    for (std::size_t lane = 0; lane < 32; lane += kMaskLanes) {
+      const std::uint32_t bits = (word >> lane) & std::uint32_t((std::uint64_t{1} << kMaskLanes) - 1);
+      count += compress_lanes(data + base + lane, std::uint32_t(base + lane), bits, kept_out + count, ids_out + count);
+    }
+  }
+  for (std::size_t i = 32 * full_words; i < values.size(); ++i) {
+    ids_out[count] = std::uint32_t(i);
+    kept_out[count] = data[i];
+    count += mask[i / 32] >> (i % 32) & 1u;
+  }
   ids.resize(count);
   kept.resize(count);
   return count;

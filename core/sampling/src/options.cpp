@@ -1,5 +1,7 @@
 #include "sampling_lab/options.hpp"
 
+#include "sampling_lab/kernels.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -35,6 +37,13 @@ struct RawReader {
 
   Check read(std::span<const std::int32_t>& field, Kind, const Range&, std::string_view) {
     field = raw.lists[list++];
+    return std::nullopt;
+  }
+
+  // A bitmask's words cross among the id lists, as int32 bit patterns.
+  Check read(std::span<const std::uint32_t>& field, Kind, const Range&, std::string_view) {
+    const auto words = raw.lists[list++];
+    field = {reinterpret_cast<const std::uint32_t*>(words.data()), words.size()};
     return std::nullopt;
   }
 
@@ -75,22 +84,48 @@ Check check_field(std::span<const float> values, Kind, const Range& range, std::
   return std::nullopt;
 }
 
+// A mask is ceil(V / 32) words (bits past V are not read) and allows some token.
+Check check_field(std::span<const std::uint32_t> mask, Kind, const Range&, std::string_view name, std::size_t vocabulary) {
+  if (mask.empty()) return std::nullopt;
+  if (mask.size() != mask_words(vocabulary)) {
+    return ArgumentError{std::string(name), std::string(name) + " has " + std::to_string(mask.size()) + " words; " +
+                                                std::to_string(vocabulary) + " tokens need " +
+                                                std::to_string(mask_words(vocabulary))};
+  }
+  if (kernels::mask_count(mask, vocabulary) == 0) {
+    return ArgumentError{std::string(name), std::string(name) + " allows no token (every bit is 0)"};
+  }
+  return std::nullopt;
+}
+
+bool mask_allows(std::span<const std::uint32_t> mask, std::int32_t id) {
+  return mask.empty() || (mask[std::size_t(id) / 32] >> (std::size_t(id) % 32) & 1u) != 0;
+}
+
 bool contains(std::span<const std::int32_t> ids, std::int32_t id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
 
 Check check_masks(const SamplingOptions& options, std::size_t vocabulary) {
+  const auto& mask = options.allowed_mask;
+  // A mask alone allows some token (checked with it); with a list, the tokens both allow.
+  if (options.allowed_tokens.empty() && options.banned_tokens.empty()) return std::nullopt;
   const bool some_allowed_left = options.allowed_tokens.empty()
-      ? options.banned_tokens.size() < vocabulary ||
+      ? (mask.empty() && options.banned_tokens.size() < vocabulary) ||
             [&] {
               std::vector<bool> banned(vocabulary);
               for (const auto id : options.banned_tokens) banned[std::size_t(id)] = true;
-              return std::find(banned.begin(), banned.end(), false) != banned.end();
+              for (std::size_t id = 0; id < vocabulary; ++id) {
+                if (!banned[id] && mask_allows(mask, std::int32_t(id))) return true;
+              }
+              return false;
             }()
-      : std::any_of(options.allowed_tokens.begin(), options.allowed_tokens.end(),
-                    [&](std::int32_t id) { return !contains(options.banned_tokens, id); });
+      : std::any_of(options.allowed_tokens.begin(), options.allowed_tokens.end(), [&](std::int32_t id) {
+          return mask_allows(mask, id) && !contains(options.banned_tokens, id);
+        });
   if (some_allowed_left) return std::nullopt;
-  return ArgumentError{"bannedTokens", "allowedTokens and bannedTokens leave no token to draw"};
+  return ArgumentError{options.banned_tokens.empty() ? "allowedTokens" : "bannedTokens",
+                       "allowedTokens, allowedMask and bannedTokens leave no token to draw"};
 }
 
 Check check_order(const SamplingOptions& options) {

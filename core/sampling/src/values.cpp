@@ -24,6 +24,7 @@ std::string_view kind_name(Kind kind) {
     case Kind::kArray:
     case Kind::kNumberArray: return "array";
     case Kind::kOptional: return "optional";
+    case Kind::kBitmask: return "bitmask";
   }
   return "";
 }

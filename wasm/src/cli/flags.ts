@@ -76,12 +76,13 @@ export function parseValue(text: string, spec: ValueSpec, name: string): unknown
   switch (spec.kind) {
     case 'choice': return text;
     case 'optional': return text === 'null' ? null : parseValue(text, spec.of!, name);
-    case 'array': return text.split(',').map((item) => parseNumber(item.trim(), name));
+    case 'array':
+    case 'bitmask': return text.split(',').map((item) => parseNumber(item.trim(), name));
     default: return parseNumber(text, name);
   }
 }
 
-const isArray = (spec: ValueSpec): boolean => spec.kind === 'array' || (spec.kind === 'optional' && isArray(spec.of!));
+const isArray = (spec: ValueSpec): boolean => spec.kind === 'array' || spec.kind === 'bitmask' || (spec.kind === 'optional' && isArray(spec.of!));
 
 export function parsePosition(text: string): number {
   const position = parseNumber(text, 'position');

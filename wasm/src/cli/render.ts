@@ -56,6 +56,7 @@ function accepts(spec: ValueSpec): string {
     case 'choice': return `one of ${spec.choices!.join(', ')}`;
     case 'optional': return `null (the built-in) or ${accepts(spec.of!)}`;
     case 'array': return `comma-separated or a .npy file, ${spec.minLength ?? 0} to ${spec.maxLength} items, each ${accepts(spec.items!)}`;
+    case 'bitmask': return `comma-separated or a .npy file of ceil(V / 32) 32-bit words (bit i of word i / 32 = token i)`;
     default: {
       const what = KIND_WORDS[spec.kind];
       if (min !== undefined && max !== undefined) {

@@ -3,6 +3,7 @@
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { SamplingLabError } from '../errors.js';
 import type { FilterStage, Lab, LogprobsOptions, Sampler, SampleTokenOptions } from '../lab.js';
+import type { CompiledGrammar, GrammarMatcher } from '../grammar.js';
 import type { IntegerArray } from '../schema.js';
 import { selectRows } from './cache.js';
 import {
@@ -30,6 +31,8 @@ export interface GenerateOptions extends Omit<SampleTokenOptions, 'step' | 'gene
   stopTokenIds?: IntegerArray;
   /** Tokens each sequence generates before EOS or a stop token can be drawn or a stop string can end it (vLLM's min_tokens; default 0). */
   minNewTokens?: number;
+  /** A grammar (sampling-lab/grammar's compileGrammar): each sequence's tokens follow it, and it ends when the grammar terminates. */
+  grammar?: CompiledGrammar;
 }
 
 export interface Candidate {
@@ -71,9 +74,13 @@ export interface GeneratedToken {
   finishReason?: 'stop' | 'length';
   /** With finishReason 'stop': the token id (EOS or one of stopTokenIds) or the stop string that ended it. */
   stopReason?: number | string;
+  /** With a grammar: how many tokens its mask allowed at this step (0 for a forced token). */
+  grammarAllowed?: number;
+  /** With a grammar and n = 1: the token came from its jump-forward string, with no draw and no forward pass of its own. */
+  forced?: boolean;
 }
 
-const OWN_OPTIONS = ['lab', 'maxNewTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode', 'n', 'stop', 'stopTokenIds', 'minNewTokens'];
+const OWN_OPTIONS = ['lab', 'maxNewTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode', 'n', 'stop', 'stopTokenIds', 'minNewTokens', 'grammar'];
 const MAX_SEQUENCES = 128;
 const MAX_STOPS = 64;
 
@@ -108,6 +115,7 @@ interface Sequence {
   ids: bigint[];
   generated: number[];
   sampler?: Sampler;
+  matcher?: GrammarMatcher;
 }
 
 /**
@@ -128,7 +136,7 @@ export async function* generateTokens(
   checkObject(options, 'options');
   const {
     lab, maxNewTokens = 64, topCandidates = 5, stopAtEos = true, signal, logprobs, logprobsMode,
-    n = 1, stop = [], stopTokenIds = [], minNewTokens = 0, ...sampling
+    n = 1, stop = [], stopTokenIds = [], minNewTokens = 0, grammar, ...sampling
   } = options;
   checkLab(lab);
   checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
@@ -141,6 +149,7 @@ export async function* generateTokens(
   const stopIds = new Set(checkTokenIds(stopTokenIds, 'stopTokenIds', vocab, 1024));
   checkInteger(minNewTokens, 'minNewTokens', 0, maxNewTokens);
   checkSamplingOptions(lab, sampling, OWN_OPTIONS, vocab);
+  checkGrammar(grammar, vocab, sampling);
   const { seed, stream = 0, ...filterOptions } = sampling;
   if (n > 1) lab.checkOptions({ stream: stream + n - 1 });
   // logprobs' count and mode are not sampling options: a one-logit draw checks them as every draw will.
@@ -159,37 +168,50 @@ export async function* generateTokens(
     // Mirostat's μ moves after every draw: a stateful sampler carries it and draws the same token.
     sampler: filterOptions.mirostat && lab.createSampler({ ...sampling, stream: stream + index, generatedIds: Int32Array.from(prompted, Number), step: prompted.length }),
   }));
-  let active = sequences;
+  if (grammar) for (const sequence of sequences) sequence.matcher = await grammar.matcher();
+  let active = maxNewTokens > 0 ? sequences : [];
   let past: KvCache | undefined;
-  for (let step = 0; step < maxNewTokens && active.length > 0 && !signal?.aborted; step++) {
-    // The prompt once, then each unfinished sequence's last token, batch row j = active[j].
-    const batch = step === 0 ? [prompted] : active.map((sequence) => [sequence.ids[sequence.ids.length - 1]]);
-    const pass = await forward(model, batch, past, prompted.length + step - batch[0].length, 1);
+  // Positions in the cache: the same for every sequence (jump-forward runs with n = 1 only).
+  let cached = 0;
+  for (let step = 0; active.length > 0 && !signal?.aborted; step++) {
+    // The prompt once, then each unfinished sequence's tokens past the cache, batch row j = active[j].
+    const batch = active.map((sequence) => sequence.ids.slice(cached));
+    const pass = await forward(model, step === 0 ? [prompted] : batch, past, cached, 1);
+    cached += (step === 0 ? prompted : batch[0]).length;
     const finished = new Set<Sequence>();
+    const forced: GeneratedToken[] = [];
     for (const [j, sequence] of active.entries()) {
       const logits = row(pass, step === 0 ? 0 : j);
-      if (step < minNewTokens) for (const id of held) logits[id] = -Infinity;
+      if (sequence.generated.length < minNewTokens) for (const id of held) logits[id] = -Infinity;
       maskInfinities(logits, 'logits');
       const mu = sequence.sampler?.state.mirostatMu;
+      const matcher = sequence.matcher;
+      await matcher?.settled();
       const filters = {
         ...filterOptions,
         ...(mu != null ? { mirostat: { ...filterOptions.mirostat, mu } } : {}),
         ...(history ? { generatedIds: Int32Array.from(sequence.ids, Number) } : {}),
+        ...(matcher && { allowedMask: matcher.allowedMask }),
       };
+      const grammarAllowed = matcher?.allowedCount;
       const key = { seed, stream: stream + sequence.index, step: sequence.ids.length };
       const drawn = logprobs === undefined ? undefined : lab.sampleToken(logits, { ...filters, ...key, logprobs, logprobsMode });
       const token = sequence.sampler ? sequence.sampler.sample(logits) : drawn ? drawn.token : lab.sampleToken(logits, { ...filters, ...key });
       sequence.ids.push(BigInt(token));
       sequence.generated.push(token);
+      if (matcher && !matcher.accept(token)) throw new SamplingLabError('grammar', `the grammar refused token ${token}, which its mask allowed`);
       const stopString = stops.length > 0 && sequence.generated.length >= minNewTokens
         ? completedStop(tokenizer, sequence.generated, stops, longestStop) : undefined;
       const stopReason = eos.has(token) || stopIds.has(token) ? token : stopString;
-      const finishReason = stopReason !== undefined ? 'stop' : step === maxNewTokens - 1 ? 'length' : undefined;
+      const finishReason = stopReason !== undefined || matcher?.isTerminated() ? 'stop'
+        : sequence.generated.length >= maxNewTokens ? 'length' : undefined;
       if (finishReason) finished.add(sequence);
+      else if (matcher && n === 1) forced.push(...jumpForward(tokenizer, matcher, sequence, maxNewTokens));
       yield described({
         token,
         text: tokenizer.decode([token]),
         sequence: sequence.index,
+        ...(matcher && { grammarAllowed }),
         ...(drawn && {
           logprobs: {
             logprob: drawn.logprob,
@@ -200,12 +222,48 @@ export async function* generateTokens(
         ...(finishReason && { finishReason }),
         ...(stopReason !== undefined && { stopReason }),
       }, () => describeStep(lab, tokenizer, logits, { ...filters, ...key }, token, topCandidates));
+      // Tokens the grammar forces go through the next forward pass together, with no draw.
+      for (const [f, forcedStep] of forced.entries()) {
+        const last = f === forced.length - 1 && (matcher!.isTerminated() || sequence.generated.length >= maxNewTokens);
+        if (last) finished.add(sequence);
+        yield { ...forcedStep, ...(last && { finishReason: matcher!.isTerminated() ? 'stop' : 'length' }) };
+      }
     }
     // Every sequence starts from the prompt's cache; finished ones leave the batch.
     const rows = active.flatMap((sequence, j) => (finished.has(sequence) ? [] : [step === 0 ? 0 : j]));
     active = active.filter((sequence) => !finished.has(sequence));
     past = active.length > 0 ? await selectRows(pass.cache, rows) : undefined;
   }
+}
+
+export function checkGrammar(grammar: unknown, vocab: number | undefined, sampling: Record<string, unknown>): void {
+  if (grammar === undefined) return;
+  const compiled = grammar as Partial<CompiledGrammar>;
+  if (typeof compiled?.matcher !== 'function' || typeof compiled.vocabSize !== 'number') {
+    throw new SamplingLabError('grammar', 'grammar must come from compileGrammar(tokenizer, { jsonSchema | ebnf | regex | structuralTag }) of sampling-lab/grammar');
+  }
+  if (vocab !== undefined && compiled.vocabSize !== vocab) {
+    throw new SamplingLabError('grammar', `the grammar was compiled for ${compiled.vocabSize} tokens and the model has ${vocab}: pass { vocabSize: ${vocab} } to compileGrammar`);
+  }
+  if ('allowedMask' in sampling) throw new SamplingLabError('allowedMask', 'allowedMask comes from the grammar at each step; give one or the other');
+  if ('mirostat' in sampling) throw new SamplingLabError('grammar', 'a grammar cannot be combined with mirostat (its stateful sampler draws without the mask)');
+}
+
+/**
+ * The tokens of the grammar's jump-forward string (the text every continuation starts with) that
+ * it accepts, appended to the sequence: forced steps, drawn by no one.
+ */
+function jumpForward(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, sequence: Sequence, maxNewTokens: number): GeneratedToken[] {
+  const text = matcher.jumpForward();
+  if (text === '') return [];
+  const steps: GeneratedToken[] = [];
+  for (const token of tokenizer.encode(text, { add_special_tokens: false })) {
+    if (sequence.generated.length >= maxNewTokens || matcher.isTerminated() || !matcher.accept(token)) break;
+    sequence.ids.push(BigInt(token));
+    sequence.generated.push(token);
+    steps.push({ token, text: tokenizer.decode([token]), sequence: sequence.index, prob: 1, entropyBits: 0, kept: 1, top: [], cuts: [], grammarAllowed: 0, forced: true });
+  }
+  return steps;
 }
 
 type Description = Pick<GeneratedToken, 'prob' | 'entropyBits' | 'kept' | 'top' | 'cuts'>;

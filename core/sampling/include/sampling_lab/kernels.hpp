@@ -82,6 +82,16 @@ MassBounds split_at(std::span<const float> values, float threshold, float shift,
 std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
                             Buffer<float>& kept);
 
+// Tokens a packed bitmask allows among the first `vocabulary` (bit i of word i / 32 = token i,
+// xgrammar's layout; bits past the vocabulary are not read).
+std::size_t mask_count(std::span<const std::uint32_t> mask, std::size_t vocabulary);
+
+// Ids and values of every value whose bit is set in `mask` (mask_words(values.size()) words), in
+// id order: empty words are skipped, words with at most 4 holes copied run by run and the rest
+// compressed a register at a time (the buffers are resized to them).
+std::size_t gather_allowed(std::span<const std::uint32_t> mask, std::span<const float> values, Buffer<std::uint32_t>& ids,
+                           Buffer<float>& kept);
+
 // First index >= start whose value is > threshold, or values.size().
 std::size_t next_above(std::span<const float> values, std::size_t start, float threshold);
 

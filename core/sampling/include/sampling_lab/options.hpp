@@ -93,6 +93,8 @@ inline constexpr Range kTokenIds = closed(0, double(kMaxVocabulary - 1));
     "The bias added to each of logitBias.ids")                                                    \
   X(allowed_tokens, "allowedTokens", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,               \
     "When not empty, only these tokens can be drawn; applied after the bias, before every filter") \
+  X(allowed_mask, "allowedMask", kBitmask, kPenalty, kNoMask, closed(-2147483648.0, 4294967295.0), kNoSlider,  \
+    "When not empty, ceil(V / 32) words (Uint32Array or Int32Array, xgrammar's layout): only tokens whose bit is set can be drawn; with allowedTokens") \
   X(banned_tokens, "bannedTokens", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,                 \
     "Tokens that are never drawn; applied after the bias, before every filter")                  \
   X(repetition_penalty, "repetitionPenalty", kNumber, kPenalty, 1.0, open_closed(0, 1e4), (SliderHint{1, 2, 0.05}), \
@@ -124,6 +126,7 @@ inline constexpr Range kTokenIds = closed(0, double(kMaxVocabulary - 1));
 
 inline constexpr std::span<const std::int32_t> kNoIds{};
 inline constexpr std::span<const float> kNoNumbers{};
+inline constexpr std::span<const std::uint32_t> kNoMask{};
 inline constexpr std::optional<double> kUnset{};
 
 template <Kind> struct OptionValue;
@@ -134,6 +137,7 @@ template <> struct OptionValue<Kind::kSeed> { using type = std::uint64_t; };
 template <> struct OptionValue<Kind::kArray> { using type = std::span<const std::int32_t>; };
 template <> struct OptionValue<Kind::kNumberArray> { using type = std::span<const float>; };
 template <> struct OptionValue<Kind::kOptional> { using type = std::optional<double>; };
+template <> struct OptionValue<Kind::kBitmask> { using type = std::span<const std::uint32_t>; };
 
 // A distinct token of the penalties' window and how often it occurs there.
 struct TokenCount {
@@ -164,6 +168,7 @@ struct OptionSpec {
 constexpr double default_number(double value) { return value; }
 constexpr double default_number(std::span<const std::int32_t>) { return 0.0; }
 constexpr double default_number(std::span<const float>) { return 0.0; }
+constexpr double default_number(std::span<const std::uint32_t>) { return 0.0; }
 constexpr double default_number(std::optional<double>) { return std::numeric_limits<double>::quiet_NaN(); }
 
 #define SAMPLING_LAB_SPEC(field, name, kind, group, default_value, range, slider, doc) \
@@ -176,9 +181,10 @@ constexpr std::size_t count_options(Kind kind) {
   for (const auto& spec : kOptionSpecs) count += spec.kind == kind;
   return count;
 }
-// Scalars cross the boundary as one double each (NaN for an unset optional), id lists as one
-// span of ids each and number lists as one span of floats each, each in table order.
-inline constexpr std::size_t kListOptions = count_options(Kind::kArray);
+// Scalars cross the boundary as one double each (NaN for an unset optional), id lists and
+// bitmasks as one span of 32-bit words each and number lists as one span of floats each, each
+// in table order.
+inline constexpr std::size_t kListOptions = count_options(Kind::kArray) + count_options(Kind::kBitmask);
 inline constexpr std::size_t kNumberListOptions = count_options(Kind::kNumberArray);
 inline constexpr std::size_t kScalarOptions = std::size(kOptionSpecs) - kListOptions - kNumberListOptions;
 
@@ -187,6 +193,13 @@ struct RawOptions {
   std::span<const std::span<const std::int32_t>, kListOptions> lists;
   std::span<const std::span<const float>, kNumberListOptions> number_lists;
 };
+
+// Whether an option of this kind crosses among the id lists.
+constexpr bool is_id_list(Kind kind) { return kind == Kind::kArray || kind == Kind::kBitmask; }
+
+// Words of a bitmask over `vocabulary` tokens, and the most any mask holds.
+constexpr std::size_t mask_words(std::size_t vocabulary) { return (vocabulary + 31) / 32; }
+inline constexpr std::size_t kMaxMaskWords = mask_words(kMaxVocabulary);
 
 // Options as they arrive from JavaScript: checks every value by its kind before narrowing it.
 std::variant<SamplingOptions, ArgumentError> options_from_raw(RawOptions raw);

@@ -18,6 +18,7 @@ enum class Kind {
   kArray,        // a list of values of one kind
   kOptional,     // a value of one kind, or null for a documented built-in
   kNumberArray,  // a sampling option's list of numbers (published as an array of numbers)
+  kBitmask,      // a packed token bitmask: 32-bit words, bit i of word i / 32 = token i (xgrammar's layout)
 };
 
 std::string_view kind_name(Kind kind);  // "number", "integer", …

@@ -1,0 +1,71 @@
+// `npm run bench` (grammar part): JSON-schema generation on the tiny Qwen3-signature model with
+// the real Qwen3 tokenizer. Per step: xgrammar's own work (acceptToken, then getNextTokenBitmask
+// and its copy out), and what allowedMask adds to Sampling Lab's draw (sampleToken on the step's
+// logits with the mask, against the same call without it). Writes README.md between the
+// grammar-bench markers.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadSamplingLab } from 'sampling-lab';
+import { compileGrammar } from 'sampling-lab/grammar';
+import { loadLocalModel, positionLogits } from 'sampling-lab/transformers';
+import { ensureTinyModel } from '../tests/support/tiny-model.js';
+
+const root = new URL('..', import.meta.url).pathname;
+const lab = await loadSamplingLab();
+const { model, tokenizer } = await loadLocalModel(ensureTinyModel(), { dtype: 'fp32' });
+const V = model.config.vocab_size;
+const schema = {
+  type: 'object',
+  properties: { name: { type: 'string', maxLength: 20 }, age: { type: 'integer', minimum: 0, maximum: 120 }, tags: { type: 'array', items: { enum: ['a', 'b'] }, maxItems: 3 } },
+  required: ['name', 'age', 'tags'],
+};
+const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const compileStart = performance.now();
+const grammar = await compileGrammar(tokenizer, { jsonSchema: schema }, { vocabSize: V });
+const compileMs = performance.now() - compileStart;
+
+const options = { temperature: 0.8, topP: 0.9, seed: 1 };
+const xgrammarMs = [];
+const withMask = [];
+const withoutMask = [];
+const allowed = [];
+const REPEATS = 20;
+for (let run = 0; run < 5; run++) {
+  const matcher = await grammar.matcher();
+  const ids = tokenizer.encode('A person as JSON:');
+  while (!matcher.isTerminated() && ids.length < 200) {
+    const logits = await positionLogits(model, ids, ids.length - 1);
+    const mask = matcher.allowedMask;
+    allowed.push(matcher.allowedCount);
+    // Interleaved, so that drift in the machine's speed falls on both alike.
+    let masked = 0;
+    let plain = 0;
+    let token = 0;
+    for (let r = 0; r < REPEATS; r++) {
+      let start = performance.now();
+      token = lab.sampleToken(logits, { ...options, step: ids.length, allowedMask: mask });
+      masked += performance.now() - start;
+      start = performance.now();
+      lab.sampleToken(logits, { ...options, step: ids.length });
+      plain += performance.now() - start;
+    }
+    withMask.push(masked / REPEATS);
+    withoutMask.push(plain / REPEATS);
+    const start = performance.now();
+    matcher.accept(token);
+    await matcher.settled();
+    xgrammarMs.push(performance.now() - start);
+    ids.push(token);
+  }
+  matcher.dispose();
+}
+const f = (ms) => (ms * 1000).toFixed(0);
+const line = `On the tiny model (${V.toLocaleString('en')} tokens, ${process.version}; ${xgrammarMs.length} steps of a JSON schema with a string, an integer range and an enum array, T 0.8, top-p 0.9): ` +
+  `compiling the schema for Qwen3's tokenizer takes ${compileMs.toFixed(0)} ms; per step, xgrammar's acceptToken and getNextTokenBitmask take ${f(median(xgrammarMs))} µs (median), ` +
+  `and \`lab.sampleToken\` takes ${f(median(withMask))} µs with the step's allowedMask against ${f(median(withoutMask))} µs without it (the mask allowed ${median(allowed).toLocaleString('en')} tokens at the median step, from ${Math.min(...allowed).toLocaleString('en')} to ${Math.max(...allowed).toLocaleString('en')}).`;
+console.log(line);
+const readme = join(root, 'README.md');
+const text = readFileSync(readme, 'utf8');
+const start = '<!-- grammar-bench:start -->';
+const end = '<!-- grammar-bench:end -->';
+writeFileSync(readme, text.slice(0, text.indexOf(start) + start.length) + '\n' + line + '\n' + text.slice(text.indexOf(end)));

@@ -1,0 +1,111 @@
+// allowedMask: the gather kernel against a scalar reading of the bits, the chain's draws against
+// allowedTokens on the same set, and its checks.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "reference.hpp"
+#include "sampling_lab/filters.hpp"
+#include "sampling_lab/kernels.hpp"
+#include "sampling_lab/samplers.hpp"
+
+namespace sl = sampling_lab;
+
+namespace {
+
+// Words of a mask whose bits are set with probability `density`, plus runs of empty and full words.
+std::vector<std::uint32_t> random_mask(std::size_t vocabulary, double density, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution bit(density);
+  std::vector<std::uint32_t> mask(sl::mask_words(vocabulary));
+  for (std::size_t w = 0; w < mask.size(); ++w) {
+    if (w % 7 == 3) continue;                 // empty
+    if (w % 11 == 5) { mask[w] = ~0u; continue; }  // full
+    for (std::uint32_t b = 0; b < 32; ++b) mask[w] |= std::uint32_t(bit(rng)) << b;
+  }
+  return mask;
+}
+
+std::vector<std::int32_t> ids_of(const std::vector<std::uint32_t>& mask, std::size_t vocabulary) {
+  std::vector<std::int32_t> ids;
+  for (std::size_t i = 0; i < vocabulary; ++i) {
+    if (mask[i / 32] >> (i % 32) & 1u) ids.push_back(std::int32_t(i));
+  }
+  return ids;
+}
+
+}  // namespace
+
+TEST(MaskKernel, GathersExactlyTheSetBitsInOrder) {
+  for (const std::size_t vocabulary : {1u, 5u, 31u, 32u, 33u, 100u, 1000u, 151936u, 151937u}) {
+    for (const double density : {0.0, 0.02, 0.5, 0.97, 1.0}) {
+      const auto logits = reference::random_logits(vocabulary, vocabulary + 7, 2.0);
+      auto mask = random_mask(vocabulary, density, vocabulary * 13 + std::uint64_t(density * 100));
+      mask.back() |= 0xffff0000u;  // bits past the vocabulary are not read
+      sl::Buffer<std::uint32_t> ids;
+      sl::Buffer<float> kept;
+      const std::size_t count = sl::kernels::gather_allowed(mask, logits, ids, kept);
+      const auto expected = ids_of(mask, vocabulary);
+      ASSERT_EQ(count, expected.size()) << vocabulary << " " << density;
+      ASSERT_EQ(sl::kernels::mask_count(mask, vocabulary), expected.size());
+      for (std::size_t j = 0; j < count; ++j) {
+        ASSERT_EQ(ids[j], std::uint32_t(expected[j])) << vocabulary << " " << density << " at " << j;
+        ASSERT_EQ(kept[j], logits[ids[j]]);
+      }
+    }
+  }
+}
+
+TEST(AllowedMask, DrawsWhatAllowedTokensDrawsOnTheSameSet) {
+  constexpr std::size_t kVocabulary = 151936;
+  const auto logits = reference::random_logits(kVocabulary, 5, 3.0);
+  const auto mask = random_mask(kVocabulary, 0.3, 9);
+  const auto ids = ids_of(mask, kVocabulary);
+  sl::FilterWorkspace workspace;
+  std::vector<float> with_mask(kVocabulary), with_list(kVocabulary);
+  for (const double temperature : {0.0, 0.7, 1.3}) {
+    for (std::uint64_t step = 0; step < 50; ++step) {
+      sl::SamplingOptions masked;
+      masked.temperature = temperature;
+      masked.top_p = step % 2 ? 0.9 : 1.0;
+      masked.step = step;
+      masked.allowed_mask = mask;
+      sl::SamplingOptions listed = masked;
+      listed.allowed_mask = {};
+      listed.allowed_tokens = ids;
+      ASSERT_FALSE(sl::check_options(masked, kVocabulary));
+      const auto token = sl::sample_token(logits, masked, workspace);
+      ASSERT_EQ(token, sl::sample_token(logits, listed, workspace)) << temperature << " " << step;
+      ASSERT_TRUE(mask[std::size_t(token) / 32] >> (std::size_t(token) % 32) & 1u);
+      if (step == 0) {
+        sl::filter_distribution(logits, masked, with_mask, workspace);
+        sl::filter_distribution(logits, listed, with_list, workspace);
+        ASSERT_EQ(with_mask, with_list);
+      }
+    }
+  }
+}
+
+TEST(AllowedMask, ChecksNameIt) {
+  const auto argument = [](const sl::SamplingOptions& options, std::size_t vocabulary) {
+    const auto error = sl::check_options(options, vocabulary);
+    return error ? error->argument : std::string();
+  };
+  std::vector<std::uint32_t> mask(4, 0);  // 100 tokens need 4 words
+  sl::SamplingOptions options;
+  options.allowed_mask = mask;
+  EXPECT_EQ(argument(options, 100), "allowedMask");  // all zero
+  mask[3] = 1u << 10;                                   // token 106: past the vocabulary
+  EXPECT_EQ(argument(options, 100), "allowedMask");
+  mask[3] = 1u << 2;                                    // token 98
+  EXPECT_EQ(argument(options, 100), "");
+  EXPECT_EQ(argument(options, 200), "allowedMask");  // wrong length
+  const std::vector<std::int32_t> elsewhere = {5};
+  options.allowed_tokens = elsewhere;
+  EXPECT_EQ(argument(options, 100), "allowedTokens");  // nothing both allow
+  const std::vector<std::int32_t> token = {98};
+  options.allowed_tokens = {};
+  options.banned_tokens = token;
+  EXPECT_EQ(argument(options, 100), "bannedTokens");
+}

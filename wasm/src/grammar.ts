@@ -1,0 +1,293 @@
+// sampling-lab/grammar: xgrammar's grammars (JSON schema, EBNF, regex, structural tags) as the
+// core's allowedMask. @mlc-ai/web-xgrammar is an optional peer, loaded on the first grammar: its
+// WebAssembly (728 KB, inlined) costs nothing to a page that never constrains a generation.
+import { SamplingLabError } from './errors.js';
+
+/** What to constrain the output to: exactly one of jsonSchema, ebnf, regex, structuralTag. */
+export interface GrammarSpec {
+  /** A JSON schema (object or its text). */
+  jsonSchema?: object | string;
+  /** An EBNF grammar in xgrammar's dialect; its start rule is `root`. */
+  ebnf?: string;
+  /** A regular expression the whole output matches. */
+  regex?: string;
+  /** An xgrammar structural tag ({ type: 'structural_tag', format }). */
+  structuralTag?: object;
+  /** JSON schema only: allow any whitespace between tokens (default false: compact JSON, `,` and `:` alone). */
+  anyWhitespace?: boolean;
+}
+
+export interface CompileOptions {
+  /** The model's vocab_size, the logits' length (default: the tokenizer's vocabulary). */
+  vocabSize?: number;
+  /** Ids that end the output once the grammar is complete (default: the tokenizer's eos_token_id; xgrammar's guess from the vocabulary when it has none). */
+  stopTokenIds?: readonly number[];
+}
+
+/** A decoder as tokenizer.json writes it. */
+interface DecoderJSON {
+  type?: string;
+  decoders?: DecoderJSON[];
+}
+
+/** The slice of a transformers.js tokenizer read here: its vocabulary and tokenizer.json's decoder. */
+export interface GrammarTokenizer {
+  get_vocab(): Map<string, number> | Record<string, number>;
+  eos_token_id?: number | null;
+  _tokenizerJSON?: { decoder?: DecoderJSON | null };
+}
+
+/** xgrammar's API as its bundle exports it (the parts used here). */
+interface XGrammar {
+  TokenizerInfo: { createTokenizerInfo(vocab: string[], vocabType: string, prependSpace: boolean, vocabSize?: number, stopTokenIds?: number[]): Promise<XHandle> };
+  GrammarCompiler: { createGrammarCompiler(info: XHandle): Promise<XCompiler> };
+  GrammarMatcher: { createGrammarMatcher(grammar: XHandle, stopTokens?: number[]): Promise<XMatcher> };
+}
+interface XHandle { dispose(): void }
+interface XCompiler extends XHandle {
+  compileJSONSchema(schema: string, anyWhitespace: boolean, indent: number, separators: [string, string], strictMode: boolean): Promise<XHandle>;
+  compileGrammar(ebnf: string): Promise<XHandle>;
+  compileStructuralTag(tag: object): Promise<XHandle>;
+}
+interface XMatcher extends XHandle {
+  acceptToken(token: number): boolean;
+  getNextTokenBitmask(): Promise<Int32Array>;
+  isTerminated(): boolean;
+  findJumpForwardString(): string;
+  rollBack(tokens: number): void;
+  reset(): void;
+}
+
+let loaded: Promise<XGrammar> | undefined;
+
+// The bundle is UMD: imported as an ES module it only sets globalThis.xgrammar (a bundler's
+// CommonJS wrapper gives its exports instead); in Node its ES-module form asks for `require`, so
+// it runs as CommonJS there.
+function loadXGrammar(): Promise<XGrammar> {
+  loaded ??= (async () => {
+    const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined' && typeof self === 'undefined';
+    try {
+      if (isNode) {
+        const [{ createRequire }, { readFile }] = await Promise.all([import('node:module'), import('node:fs/promises')]);
+        const require = createRequire(import.meta.url);
+        const path = require.resolve('@mlc-ai/web-xgrammar');
+        const module = { exports: {} as XGrammar };
+        // Its one dynamic import (of 'module') goes through ours: code made by new Function has
+        // no import of its own under a test runner's module loader.
+        const source = (await readFile(path, 'utf8')).replace("import('module')", "importModule('module')");
+        new Function('exports', 'module', 'require', '__filename', '__dirname', 'importModule', source)(
+          module.exports, module, require, path, path.slice(0, path.lastIndexOf('/')), (specifier: string) => import(specifier));
+        return module.exports;
+      }
+      const imported = await import('@mlc-ai/web-xgrammar') as unknown as { default?: XGrammar } & Partial<XGrammar>;
+      const api = imported.GrammarCompiler ? imported as XGrammar : imported.default?.GrammarCompiler ? imported.default : (globalThis as { xgrammar?: XGrammar }).xgrammar;
+      if (!api) throw new Error('the bundle exported nothing');
+      return api;
+    } catch (error) {
+      loaded = undefined;
+      throw new SamplingLabError('grammar', `sampling-lab/grammar needs @mlc-ai/web-xgrammar (npm i @mlc-ai/web-xgrammar): ${(error as Error).message}`);
+    }
+  })();
+  return loaded;
+}
+
+const decoderTypes = (decoder: DecoderJSON | null | undefined): string[] =>
+  decoder ? [decoder.type ?? '', ...(decoder.decoders ?? []).flatMap(decoderTypes)] : [];
+
+/** The tokenizer's vocabulary by id (added tokens included) and how xgrammar reads its strings. */
+function vocabularyOf(tokenizer: GrammarTokenizer): { tokens: string[]; vocabType: string } {
+  if (typeof tokenizer?.get_vocab !== 'function') throw new SamplingLabError('tokenizer', 'tokenizer must be a transformers.js tokenizer (with get_vocab())');
+  const vocab = tokenizer.get_vocab();
+  const tokens: string[] = [];
+  for (const [token, id] of vocab instanceof Map ? vocab : Object.entries(vocab)) tokens[id] = token;
+  for (let id = 0; id < tokens.length; id++) tokens[id] ??= '';
+  const types = decoderTypes(tokenizer._tokenizerJSON?.decoder);
+  const vocabType = types.includes('ByteLevel') ? 'byte_level' : types.includes('ByteFallback') ? 'byte_fallback' : 'raw';
+  return { tokens, vocabType };
+}
+
+function checkSpec(spec: GrammarSpec): void {
+  if (typeof spec !== 'object' || spec === null) throw new SamplingLabError('grammar', 'the grammar must be { jsonSchema | ebnf | regex | structuralTag }');
+  const given = (['jsonSchema', 'ebnf', 'regex', 'structuralTag'] as const).filter((key) => spec[key] !== undefined);
+  if (given.length !== 1) throw new SamplingLabError('grammar', `give exactly one of jsonSchema, ebnf, regex, structuralTag (given: ${given.join(', ') || 'none'})`);
+  for (const key of Object.keys(spec)) {
+    if (!['jsonSchema', 'ebnf', 'regex', 'structuralTag', 'anyWhitespace'].includes(key)) throw new SamplingLabError(key, `unknown grammar option '${key}'`);
+  }
+  if (spec.anyWhitespace !== undefined && (typeof spec.anyWhitespace !== 'boolean' || spec.jsonSchema === undefined)) {
+    throw new SamplingLabError('anyWhitespace', 'anyWhitespace is true or false, for a jsonSchema');
+  }
+  if ((spec.ebnf !== undefined && typeof spec.ebnf !== 'string') || (spec.regex !== undefined && typeof spec.regex !== 'string')) {
+    throw new SamplingLabError(spec.ebnf !== undefined ? 'ebnf' : 'regex', 'ebnf and regex are strings');
+  }
+}
+
+/** A grammar compiled for one tokenizer: makes a matcher per sequence. */
+export class CompiledGrammar {
+  /** The mask's vocabulary (the logits' length): masks have ceil(vocabSize / 32) words. */
+  readonly vocabSize: number;
+  readonly #api: XGrammar;
+  readonly #grammar: XHandle;
+  readonly #stopTokenIds?: number[];
+
+  /** @internal */
+  constructor(api: XGrammar, grammar: XHandle, vocabSize: number, stopTokenIds?: number[]) {
+    this.#api = api;
+    this.#grammar = grammar;
+    this.vocabSize = vocabSize;
+    this.#stopTokenIds = stopTokenIds;
+  }
+
+  /** A matcher at the start of the output, its first mask computed. */
+  async matcher(): Promise<GrammarMatcher> {
+    const matcher = await this.#api.GrammarMatcher.createGrammarMatcher(this.#grammar, this.#stopTokenIds);
+    const created = new GrammarMatcher(matcher, this.vocabSize);
+    await created.settled();
+    return created;
+  }
+}
+
+/**
+ * One sequence's place in the grammar. `allowedMask` is the current step's mask (the core's
+ * allowedMask: bit i = token i allowed); it is recomputed after every accept and rollBack, ready
+ * once `settled()` resolves (within the same turn of the event loop).
+ */
+export class GrammarMatcher {
+  readonly vocabSize: number;
+  readonly #matcher: XMatcher;
+  #mask: Int32Array | undefined;
+  #pending: Promise<void> = Promise.resolve();
+  #accepted = 0;
+
+  /** @internal */
+  constructor(matcher: XMatcher, vocabSize: number) {
+    this.#matcher = matcher;
+    this.vocabSize = vocabSize;
+    this.#refresh();
+  }
+
+  /** Resolves when allowedMask holds the current step's mask. */
+  settled(): Promise<void> {
+    return this.#pending;
+  }
+
+  /** The current step's mask (ceil(vocabSize / 32) words). */
+  get allowedMask(): Int32Array {
+    if (!this.#mask) {
+      throw new SamplingLabError('grammar', this.isTerminated() ? 'the grammar has terminated: no token follows'
+        : 'the grammar mask is being computed: await matcher.settled() first');
+    }
+    return this.#mask;
+  }
+
+  /** How many tokens the current mask allows. */
+  get allowedCount(): number {
+    const mask = this.allowedMask;
+    let count = 0;
+    for (let w = 0; w < mask.length; w++) {
+      let word = mask[w] >>> 0;
+      if (w === mask.length - 1 && this.vocabSize % 32 !== 0) word &= (2 ** (this.vocabSize % 32) - 1) >>> 0;
+      while (word !== 0) {
+        word &= word - 1;
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** Tokens accepted and not rolled back. */
+  get length(): number {
+    return this.#accepted;
+  }
+
+  /** Advances by one token; false (and no change) when the grammar does not allow it. */
+  accept(token: number): boolean {
+    if (!Number.isInteger(token) || token < 0 || token >= this.vocabSize) {
+      throw new SamplingLabError('token', `token must be an id in [0, ${this.vocabSize}), not ${String(token)}`);
+    }
+    if (!this.#matcher.acceptToken(token)) return false;
+    this.#accepted++;
+    this.#refresh();
+    return true;
+  }
+
+  /** Undoes the last `tokens` accepts. */
+  rollBack(tokens: number): void {
+    if (!Number.isInteger(tokens) || tokens < 0 || tokens > this.#accepted) {
+      throw new SamplingLabError('tokens', `rollBack takes 0 … ${this.#accepted} tokens, not ${String(tokens)}`);
+    }
+    if (tokens === 0) return;
+    this.#matcher.rollBack(tokens);
+    this.#accepted -= tokens;
+    this.#refresh();
+  }
+
+  /** Whether the grammar has accepted its stop token: the output is complete. */
+  isTerminated(): boolean {
+    return this.#matcher.isTerminated();
+  }
+
+  /** The longest text every continuation starts with (xgrammar's findJumpForwardString). */
+  jumpForward(): string {
+    return this.#matcher.findJumpForwardString();
+  }
+
+  /** Back to the start. */
+  reset(): void {
+    this.#matcher.reset();
+    this.#accepted = 0;
+    this.#refresh();
+  }
+
+  /** Frees xgrammar's matcher. */
+  dispose(): void {
+    this.#matcher.dispose();
+  }
+
+  #refresh(): void {
+    this.#mask = undefined;
+    // A terminated matcher has no next mask (xgrammar aborts when asked for one).
+    if (this.#matcher.isTerminated()) {
+      this.#pending = Promise.resolve();
+      return;
+    }
+    const computing = this.#matcher.getNextTokenBitmask().then((mask) => {
+      if (this.#pending === computing) this.#mask = mask;
+    });
+    this.#pending = computing;
+  }
+}
+
+/**
+ * Compiles a grammar for a transformers.js tokenizer (byte-level BPE such as Qwen3's included):
+ * JSON schemas as compact JSON unless `anyWhitespace`, EBNF, a regex, or a structural tag.
+ */
+export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarSpec, options: CompileOptions = {}): Promise<CompiledGrammar> {
+  checkSpec(spec);
+  const { tokens, vocabType } = vocabularyOf(tokenizer);
+  const { vocabSize = tokens.length } = options;
+  // xgrammar would guess the stop tokens from their text, and a vocabulary may hold "</s>" as a plain token.
+  const stopTokenIds = options.stopTokenIds ?? (typeof tokenizer.eos_token_id === 'number' ? [tokenizer.eos_token_id] : undefined);
+  if (!Number.isInteger(vocabSize) || vocabSize < tokens.length || vocabSize > 2 ** 24) {
+    throw new SamplingLabError('vocabSize', `vocabSize must be an integer in [${tokens.length}, 2^24] (the tokenizer has ${tokens.length} tokens), not ${String(vocabSize)}`);
+  }
+  if (stopTokenIds !== undefined && (!Array.isArray(stopTokenIds) || stopTokenIds.some((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize))) {
+    throw new SamplingLabError('stopTokenIds', `stopTokenIds must be token ids in [0, ${vocabSize})`);
+  }
+  const api = await loadXGrammar();
+  const info = await api.TokenizerInfo.createTokenizerInfo(tokens, vocabType, false, vocabSize, stopTokenIds ? [...stopTokenIds] : undefined);
+  const compiler = await api.GrammarCompiler.createGrammarCompiler(info);
+  try {
+    const grammar = spec.jsonSchema !== undefined
+      ? await compiler.compileJSONSchema(typeof spec.jsonSchema === 'string' ? spec.jsonSchema : JSON.stringify(spec.jsonSchema),
+        spec.anyWhitespace ?? false, -1, [',', ':'], true)
+      : spec.ebnf !== undefined ? await compiler.compileGrammar(spec.ebnf)
+        : await compiler.compileStructuralTag(spec.regex !== undefined
+          ? { type: 'structural_tag', format: { type: 'regex', pattern: spec.regex } } : spec.structuralTag!);
+    return new CompiledGrammar(api, grammar, vocabSize, stopTokenIds ? [...stopTokenIds] : undefined);
+  } catch (error) {
+    if (error instanceof SamplingLabError) throw error;
+    throw new SamplingLabError('grammar', `xgrammar could not compile the grammar: ${(error as Error)?.message ?? String(error)}`);
+  } finally {
+    compiler.dispose();
+  }
+}
