@@ -27,13 +27,16 @@ beforeAll(async () => {
   [lab, tiny] = await Promise.all([loadSamplingLab(), loadLocalModel(ensureTinyModel(), { dtype: 'fp32' })]);
   opened = await openRealModelPage('?model=/models/tiny-qwen3');
   page = opened.page;
-  await readyToLoad(page);
-  await page.locator('button.rm-load').click();
-  await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(5);
 }, 60_000);
 
 afterAll(async () => {
   await opened?.close();
+});
+
+it('loads the local model', async () => {
+  await readyToLoad(page);
+  await page.locator('button.rm-load').click();
+  await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(5);
 });
 
 it('JSON mode: the output follows the edited schema, is shown parsed, and each step says what the grammar allowed', async () => {

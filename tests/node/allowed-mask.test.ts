@@ -61,29 +61,42 @@ it('draws what allowedTokens draws on the same set, in every entry point', () =>
   expect(verified).toEqual(lab.speculativeVerify([logits, logits], [draft], [drafted], { ...options, step: 10, allowedTokens: ids }));
 });
 
-it('never draws a masked token in 10^5 draws, and draws the allowed ones at their renormalised rates', () => {
-  // 48 allowed tokens among the most probable few thousand, so that each has a rate to test.
+// 10^5 draws on 151,936 logits in two tests of 5·10^4 (each inside the time a test may take),
+// from 48 allowed tokens among the most probable few thousand, so that each has a rate to test.
+const drawn = { counts: new Map<number, number>(), masked: 0, steps: 0 };
+let allowedIds: number[] = [];
+
+function drawMasked(draws: number): void {
   const order = lab.ranking(logits);
   const chosen = new Set(Array.from({ length: 48 }, (_, j) => order[j * 37 + 1]));
   const { mask, ids } = maskOf((i) => chosen.has(i));
+  allowedIds = ids;
   const buffer = lab.logitsBuffer(V);
   buffer.set(logits);
-  const counts = new Map(ids.map((id) => [id, 0]));
-  let masked = 0;
-  for (let step = 0; step < 100_000; step++) {
-    const token = lab.sampleToken(buffer, { allowedMask: mask, seed: 11, step });
-    if (!counts.has(token)) masked++;
-    else counts.set(token, counts.get(token)! + 1);
+  for (let d = 0; d < draws; d++) {
+    const token = lab.sampleToken(buffer, { allowedMask: mask, seed: 11, step: drawn.steps++ });
+    if (!chosen.has(token)) drawn.masked++;
+    else drawn.counts.set(token, (drawn.counts.get(token) ?? 0) + 1);
   }
-  expect(masked).toBe(0);
+}
+
+it('never draws a masked token: draws 1 to 5·10^4', () => {
+  drawMasked(50_000);
+  expect(drawn.masked).toBe(0);
+});
+
+it('never draws a masked token in 10^5 draws, and draws the allowed ones at their renormalised rates', () => {
+  drawMasked(50_000);
+  expect(drawn.steps).toBe(100_000);
+  expect(drawn.masked).toBe(0);
   // The reference: softmax over the allowed logits, in double.
-  const top = Math.max(...ids.map((id) => logits[id]));
-  const weights = ids.map((id) => Math.exp(logits[id] - top));
+  const top = Math.max(...allowedIds.map((id) => logits[id]));
+  const weights = allowedIds.map((id) => Math.exp(logits[id] - top));
   const total = weights.reduce((a, b) => a + b, 0);
-  const { pValue } = chiSquare(ids.map((id) => counts.get(id)!), weights.map((w) => w / total));
-  console.log(`allowedMask χ² over ${ids.length} allowed tokens, 10^5 draws: p = ${pValue.toPrecision(3)}`);
+  const { pValue } = chiSquare(allowedIds.map((id) => drawn.counts.get(id) ?? 0), weights.map((w) => w / total));
+  console.log(`allowedMask χ² over ${allowedIds.length} allowed tokens, 10^5 draws: p = ${pValue.toPrecision(3)}`);
   expect(pValue).toBeGreaterThan(1e-3);
-}, 20_000);
+});
 
 it('names allowedMask when it is all zero, of the wrong length or not a typed array of words', () => {
   const error = (options: object) => {
@@ -107,4 +120,5 @@ it('names allowedMask when it is all zero, of the wrong length or not a typed ar
   expect(error({ allowedMask: mask, allowedTokens: [6] })).toMatch(/^allowedTokens: /);
   expect(lab.sampleToken(logits, { allowedMask: mask, allowedTokens: [5, 6] })).toBe(5);
   expect(() => lab.checkOptions({ allowedMask: mask }, 100)).toThrow(/allowedMask has 4748 words; 100 tokens need 4/);
+  expect(error({ allowedMask: new Uint32Array(2 ** 19 + 1) })).toMatch(/^allowedMask: allowedMask has 524289 entries; at most 524288/);
 });

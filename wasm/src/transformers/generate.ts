@@ -251,19 +251,26 @@ export function checkGrammar(grammar: unknown, vocab: number | undefined, sampli
 
 /**
  * The tokens of the grammar's jump-forward string (the text every continuation starts with) that
- * it accepts, appended to the sequence: forced steps, drawn by no one.
+ * it accepts, at most `limit`, accepted into the matcher: tokens no model needs to choose.
  */
-function jumpForward(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, sequence: Sequence, maxNewTokens: number): GeneratedToken[] {
+export function jumpForwardTokens(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, limit: number): number[] {
   const text = matcher.jumpForward();
-  if (text === '') return [];
-  const steps: GeneratedToken[] = [];
+  const tokens: number[] = [];
+  if (text === '') return tokens;
   for (const token of tokenizer.encode(text, { add_special_tokens: false })) {
-    if (sequence.generated.length >= maxNewTokens || matcher.isTerminated() || !matcher.accept(token)) break;
+    if (tokens.length >= limit || matcher.isTerminated() || !matcher.accept(token)) break;
+    tokens.push(token);
+  }
+  return tokens;
+}
+
+// The forced tokens appended to the sequence, as steps drawn by no one.
+function jumpForward(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, sequence: Sequence, maxNewTokens: number): GeneratedToken[] {
+  return jumpForwardTokens(tokenizer, matcher, maxNewTokens - sequence.generated.length).map((token) => {
     sequence.ids.push(BigInt(token));
     sequence.generated.push(token);
-    steps.push({ token, text: tokenizer.decode([token]), sequence: sequence.index, prob: 1, entropyBits: 0, kept: 1, top: [], cuts: [], grammarAllowed: 0, forced: true });
-  }
-  return steps;
+    return { token, text: tokenizer.decode([token]), sequence: sequence.index, prob: 1, entropyBits: 0, kept: 1, top: [], cuts: [], grammarAllowed: 0, forced: true };
+  });
 }
 
 type Description = Pick<GeneratedToken, 'prob' | 'entropyBits' | 'kept' | 'top' | 'cuts'>;

@@ -12,7 +12,7 @@ import {
   endOfSequenceIds, maskInfinities, needsHistory, promptIds,
 } from './checks.js';
 import { forward, row, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
-import { checkGrammar } from './generate.js';
+import { checkGrammar, jumpForwardTokens } from './generate.js';
 
 export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'> {
   /** The Sampling Lab instance that draws and verifies the tokens. */
@@ -43,8 +43,10 @@ export interface SpeculativeStep {
   /** Whether the target's token was redrawn from norm(max(0, p − q)) after a rejection (else it is the bonus token). */
   fromResidual: boolean;
   text: string;
-  /** With a grammar: how many tokens its mask allowed at each position checked (proposals, then the target's own). */
+  /** With a grammar: how many tokens its mask allowed at each position checked (proposals, then the target's own; 0 for forced tokens). */
   grammarAllowed?: number[];
+  /** With a grammar: the tokens are its jump-forward string, proposed and verified by no model. */
+  forced?: boolean;
 }
 
 /** Running totals of a speculative generation. */
@@ -159,6 +161,15 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
   let draftRows = new Float32Array(0);
   let started = performance.now();
   while (ids.length - promptLength < maxNewTokens && !signal?.aborted) {
+    // Text the grammar forces goes through both models with the next passes, never drafted.
+    const forced = matcher ? jumpForwardTokens(tokenizer, matcher, maxNewTokens - (ids.length - promptLength)) : [];
+    if (forced.length > 0) {
+      ids.push(...forced);
+      stats.tokens += forced.length;
+      yield { tokens: forced, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(forced), grammarAllowed: forced.map(() => 0), forced: true };
+      if (matcher!.isTerminated()) return;
+      continue;
+    }
     // γ, or fewer when fewer tokens remain (a step emits up to γ + 1).
     let proposing = Math.min(gamma, Math.max(1, maxNewTokens - (ids.length - promptLength) - 1));
     const proposed: number[] = [];
