@@ -2,11 +2,10 @@
 // generateTokens (n = 1 and n = 3) all parse and validate (ajv), an EBNF grammar, a regex and a
 // one-string grammar give their language, and each step says how many tokens the grammar allowed.
 import { beforeAll, expect, it } from 'vitest';
-import { loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
+import { SamplingLabError, type Lab } from 'sampling-lab';
 import { compileGrammar, type CompiledGrammar } from 'sampling-lab/grammar';
-import { generateTokens, loadLocalModel, type GeneratedToken, type LoadedModel } from 'sampling-lab/transformers';
-import { PERSON_SCHEMA as SCHEMA, validatePerson as validate } from '../support/grammar-schema.js';
-import { ensureTinyModel } from '../support/tiny-model.js';
+import { generateTokens, type GeneratedToken, type LoadedModel } from 'sampling-lab/transformers';
+import { loadPersonFixture, PERSON_SCHEMA as SCHEMA, validatePerson as validate } from '../support/grammar-schema.js';
 
 const PROMPT = 'A person as JSON:';
 const V = 151936;
@@ -15,9 +14,7 @@ let tiny: LoadedModel;
 let json: CompiledGrammar;
 
 beforeAll(async () => {
-  lab = await loadSamplingLab();
-  tiny = await loadLocalModel(ensureTinyModel(), { dtype: 'fp32', sessionOptions: { intraOpNumThreads: 1 } });
-  json = await compileGrammar(tiny.tokenizer, { jsonSchema: SCHEMA }, { vocabSize: V });
+  ({ lab, tiny, json } = await loadPersonFixture());
 }, 30_000);
 
 async function run(grammar: CompiledGrammar, options: object): Promise<GeneratedToken[]> {

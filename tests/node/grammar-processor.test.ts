@@ -3,20 +3,17 @@
 // and leaves its matcher terminated.
 import { beforeAll, expect, it } from 'vitest';
 import type { Tensor } from '@huggingface/transformers';
-import { loadSamplingLab, type Lab } from 'sampling-lab';
-import { compileGrammar, type CompiledGrammar } from 'sampling-lab/grammar';
-import { createLogitsProcessor, loadLocalModel, type LoadedModel } from 'sampling-lab/transformers';
-import { PERSON_SCHEMA, validatePerson } from '../support/grammar-schema.js';
-import { ensureTinyModel } from '../support/tiny-model.js';
+import type { Lab } from 'sampling-lab';
+import type { CompiledGrammar } from 'sampling-lab/grammar';
+import { createLogitsProcessor, type LoadedModel } from 'sampling-lab/transformers';
+import { loadPersonFixture, validatePerson } from '../support/grammar-schema.js';
 
 let lab: Lab;
 let tiny: LoadedModel;
 let json: CompiledGrammar;
 
 beforeAll(async () => {
-  lab = await loadSamplingLab();
-  tiny = await loadLocalModel(ensureTinyModel(), { dtype: 'fp32', sessionOptions: { intraOpNumThreads: 1 } });
-  json = await compileGrammar(tiny.tokenizer, { jsonSchema: PERSON_SCHEMA }, { vocabSize: 151936 });
+  ({ lab, tiny, json } = await loadPersonFixture());
 }, 30_000);
 
 for (const first of [0, 10, 20]) {

@@ -28,7 +28,7 @@ it('publishes each experiment\'s parameters, and running with their defaults equ
   for (const info of lab.experiments) {
     expect(info.params.length).toBeGreaterThan(0);
     for (const param of info.params) {
-      expect(['number', 'integer', 'seed', 'probability', 'choice', 'array', 'optional']).toContain(param.kind);
+      expect(['number', 'integer', 'seed', 'probability', 'choice', 'array', 'bitmask', 'optional']).toContain(param.kind);
       expect(param.doc.length).toBeGreaterThan(0);
     }
     if (info.name === 'samplers') continue;  // its result carries timings

@@ -432,10 +432,11 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
 const DEFAULT_SCHEMA = JSON.stringify({
   type: 'object',
   properties: {
-    city: { type: 'string', maxLength: 24 },
+    // Patterned strings: xgrammar's plain JSON strings admit raw tabs, which JSON.parse refuses.
+    city: { type: 'string', pattern: '^[A-Za-z ]{1,24}$' },
     population: { type: 'integer', minimum: 0 },
     climate: { enum: ['cold', 'mild', 'hot'] },
-    districts: { type: 'array', items: { type: 'string', maxLength: 16 }, maxItems: 3 },
+    districts: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z ]{1,16}$' }, maxItems: 3 },
   },
   required: ['city', 'population', 'climate', 'districts'],
   additionalProperties: false,
