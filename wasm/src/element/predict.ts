@@ -43,6 +43,7 @@ export function prediction(kit: Kit, spec: PredictionSpec): Prediction {
   if (spec.slider) {
     const { label, ...range } = spec.slider;
     guessSlider = slider({ name: `${spec.name}-guess`, ...range, onInput: changed });
+    guessSlider.input.dataset.guess = '';  // a guess, not a parameter: it moves no result
     kit.label({ set textContent(text: string) { guessSlider!.setLabel(text); } }, label);
     controls.append(guessSlider.root);
   }

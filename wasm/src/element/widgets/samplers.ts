@@ -129,6 +129,7 @@ function mechanismPanel(kit: Kit, p: readonly number[], labels: readonly string[
   const play = kit.button('sl-play', (s) => (timer ? s.pauseDraws : s.playDraws), () => (timer ? pause() : start()));
   const clear = kit.button('sl-clear-draws', (s) => s.clearDraws, () => { pause(); restart(); });
   const speed = slider({ name: 'draw-speed', min: 1, max: 20, step: 1, value: 2, format: (v) => strings().drawsPerSecond(v), onInput: () => { if (timer) { pause(); start(); } } });
+  speed.input.dataset.player = '';  // the player's pace, not a parameter: it moves no result
   // The value's words follow the language too.
   kit.label({ set textContent(text: string) { speed.setLabel(text); speed.set(speed.value()); } }, (s) => s.drawSpeed);
   buttons.append(step, play, clear, speed.root);
