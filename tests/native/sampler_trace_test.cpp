@@ -108,13 +108,13 @@ TEST(LogSpace, ProductsUnderflowToZeroWhileTheLogSumDoesNot) {
   EXPECT_NEAR(result["logSum"].get<double>(), 400 * std::log(0.1), 1e-9);
   EXPECT_NEAR(result["log10Prob"].get<double>(), -400.0, 1e-9);
   // 10^-324 is below half the smallest subnormal double (4.9·10^-324); 10^-323 is not.
-  EXPECT_EQ(result["firstZero"]["float64"].get<int>(), 324);
-  const int single_zero = result["firstZero"]["float32"];
+  EXPECT_EQ(result["float64ZeroAt"].get<int>(), 324);
+  const int single_zero = result["float32ZeroAt"];
   EXPECT_LT(single_zero, 50);  // float's smallest subnormal is 1.4·10^-45
   const auto before = run("log-space", {{"tokenProb", 0.1}, {"length", single_zero - 1}});
   EXPECT_GT(before["productFloat32"].get<double>(), 0.0);
-  EXPECT_TRUE(before["firstZero"]["float32"].is_null());
+  EXPECT_TRUE(before["float32ZeroAt"].is_null());
   const auto short_run = run("log-space", {{"tokenProb", 0.5}, {"length", 20}});
   EXPECT_EQ(short_run["productFloat64"].get<double>(), std::ldexp(1.0, -20));
-  EXPECT_TRUE(short_run["firstZero"]["float64"].is_null());
+  EXPECT_TRUE(short_run["float64ZeroAt"].is_null());
 }

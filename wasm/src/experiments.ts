@@ -90,7 +90,8 @@ export interface LogSpaceResult {
   logSum: number;
   log10Prob: number;
   /** The first step at which each product is 0; null when it never is. */
-  firstZero: { float32: number | null; float64: number | null };
+  float32ZeroAt: number | null;
+  float64ZeroAt: number | null;
   series: { step: number; float64: number; logSum: number }[];
 }
 

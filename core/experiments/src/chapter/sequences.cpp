@@ -161,19 +161,21 @@ Json log_space(Params& params, const Progress&) {
   float single = 1.0f;
   double product = 1.0;
   double log_sum = 0.0;
-  Json first_zero = {{"float32", nullptr}, {"float64", nullptr}};
+  Json single_zero_at = nullptr;
+  Json double_zero_at = nullptr;
   Json series = Json::array();
   const std::int64_t stride = std::max<std::int64_t>(1, length / 50);
   for (std::int64_t step = 1; step <= length; ++step) {
     single *= float(p);
     product *= p;
     log_sum += std::log(p);
-    if (single == 0.0f && first_zero["float32"].is_null()) first_zero["float32"] = step;
-    if (product == 0.0 && first_zero["float64"].is_null()) first_zero["float64"] = step;
+    if (single == 0.0f && single_zero_at.is_null()) single_zero_at = step;
+    if (product == 0.0 && double_zero_at.is_null()) double_zero_at = step;
     if (step % stride == 0 || step == length) series.push_back({{"step", step}, {"float64", product}, {"logSum", log_sum}});
   }
   return {{"tokenProb", p}, {"length", length}, {"productFloat32", double(single)}, {"productFloat64", product},
-          {"logSum", log_sum}, {"log10Prob", log_sum / std::log(10.0)}, {"firstZero", first_zero}, {"series", series}};
+          {"logSum", log_sum}, {"log10Prob", log_sum / std::log(10.0)}, {"float32ZeroAt", single_zero_at}, {"float64ZeroAt", double_zero_at},
+          {"series", series}};
 }
 
 }  // namespace

@@ -183,7 +183,7 @@ function logSpacePanel(kit: Kit): { root: HTMLElement; render(): void } {
     numbers.set('float64', s.productIn('float64'), r.productFloat64 === 0 ? '0' : r.productFloat64.toExponential(3));
     numbers.set('float32', s.productIn('float32'), r.productFloat32 === 0 ? '0' : r.productFloat32.toExponential(3));
     numbers.set('log-sum', s.logSumLabel, `${r.logSum.toFixed(2)} (= 10^${r.log10Prob.toFixed(1)})`);
-    verdict.textContent = s.logSpaceVerdict(r.length, r.tokenProb, r.firstZero.float32, r.firstZero.float64);
+    verdict.textContent = s.logSpaceVerdict(r.length, r.tokenProb, r.float32ZeroAt, r.float64ZeroAt);
   }
   render();
   return { root, render };
