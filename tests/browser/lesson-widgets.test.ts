@@ -162,6 +162,19 @@ it('samplers: no two labels of its charts overlap at 390 px', async () => {
   await page.setViewportSize({ width: 1280, height: 900 });
 });
 
+it('shape: the sampled dots and their whiskers never cover a bar\'s value label', async () => {
+  const host = page.locator('#shape');
+  await host.scrollIntoViewIfNeeded();
+  await host.getByRole('button', { name: /采样 1,000 次/ }).click();
+  await expect.poll(() => host.locator('.sl-legend').first().innerText(), { timeout: 20_000 }).toMatch(/已抽 1,000 次/);
+  const covered = await host.locator('svg.sl-bars').first().evaluate((root) => {
+    const labels = [...root.querySelectorAll('text.value')].map((t) => t.getBoundingClientRect());
+    const marks = [...root.querySelectorAll('circle.sampled, line.whisker')].map((m) => m.getBoundingClientRect());
+    return labels.filter((a) => marks.some((b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)).length;
+  });
+  expect(covered).toBe(0);
+});
+
 it('mc-error: no slope, std chart or table before the guess; the answer and the guess\'s distance after', async () => {
   const host = widget('mc-error');
   await host.scrollIntoViewIfNeeded();

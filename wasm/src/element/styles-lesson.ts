@@ -54,5 +54,6 @@ sampling-lab .sl-highlighting svg text.sl-highlight { stroke: none; font-weight:
 .sl-predict-question { margin: 0 0 .25rem; font-weight: 600; }
 .sl-predict-controls .sl-slider { min-width: 220px; flex: 1 1 220px; }
 .sl-predict-answer { margin: .25rem 0 0; }
+sampling-lab .sl-reveal:disabled { opacity: .55; cursor: not-allowed; }
 .sl-predict-answer:focus { outline: none; }
 `;
