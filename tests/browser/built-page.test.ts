@@ -196,6 +196,8 @@ it('shows every figure the handbook prints beside its live value, with the stand
   for (const host of await page.locator('sampling-lab').all()) await host.scrollIntoViewIfNeeded();
   const rows = page.locator('main > section > sampling-lab .sl-handbook tbody tr');
   await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(HANDBOOK_FIGURES.length);
+  // Live values arrive from the Worker after the runs the slider tests queued: "…" until then.
+  await expect.poll(() => rows.evaluateAll((trs) => trs.some((tr) => tr.textContent!.includes('…'))), { timeout: 30_000 }).toBe(false);
   const shown = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? '')));
   // figure, source, handbook, here, agreement
   const printed = shown.map((cells) => cells[2]);
