@@ -5,13 +5,13 @@
 // no overlapping labels or long main-thread tasks.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { loadSamplingLab, type Lab, type SamplerTraceResult } from 'sampling-lab';
+import { loadSamplingLab, type ExperimentLab, type SamplerTraceResult } from 'sampling-lab/experiments';
 import { openDevPage, type Harness } from '../support/chromium';
 
 let harness: Harness;
 let page: Page;
 let problems: string[];
-let lab: Lab;
+let lab: ExperimentLab;
 
 beforeAll(async () => {
   ({ harness, page, problems } = await openDevPage());
