@@ -19,6 +19,9 @@ const readout = (host: Locator, name: string) => host.locator(`[data-readout="${
 it('sequence: greedy (A, a1) 0.30 and best (B, b1) 0.36 on the handbook tree, marked on it', async () => {
   const host = widget('sequence');
   await host.scrollIntoViewIfNeeded();
+  // The paths are marked once the reader has guessed the most probable sequence.
+  await host.locator('[data-predict="best-sequence"]').getByRole('button', { name: 'B b1' }).click();
+  await host.getByRole('button', { name: '我猜好了，揭晓答案' }).first().click();
   await expect.poll(() => readout(host, 'best')).toBe('(B, b1) 0.36');
   expect(await readout(host, 'greedy')).toBe('(A, a1) 0.30');
   expect(await readout(host, 'beam')).toBe('(B, b1) 0.36');
@@ -69,6 +72,7 @@ it('importance: shifts 0, 1 and 3 side by side on one axis; ESS falls with the s
   await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(12); // 3 shifts × 4 estimators
   expect(await readout(host, 'true-mean')).toBe('6.20');
   expect(await host.locator('.sl-panel').count()).toBe(3);
+  await host.getByRole('button', { name: '我猜好了，揭晓答案' }).click();  // the ESS waits for a guess
   const ess = (await readout(host, 'ess')).split('(')[0].split('/').map(Number);
   expect(ess[0]).toBe(1000);
   expect(ess[1]).toBeLessThan(ess[0]);

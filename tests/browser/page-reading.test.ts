@@ -89,7 +89,11 @@ describe('the Chinese page with the local model', () => {
     await page.keyboard.press('ArrowRight');
     const next = await page.evaluate(() => (document.activeElement as HTMLElement).dataset.index);
     expect(Number(next)).toBeGreaterThan(Number(first));
-    const top = () => page.evaluate(() => document.activeElement!.getBoundingClientRect().top);
+    // Where the focused token sits in the passage's text, whatever the page or the passage has scrolled.
+    const top = () => page.evaluate(() => {
+      const passage = document.activeElement!.closest('.rm-passage')!;
+      return document.activeElement!.getBoundingClientRect().top - passage.getBoundingClientRect().top + passage.scrollTop;
+    });
     const before = await top();
     await page.keyboard.press('ArrowDown');
     expect(await top()).toBeGreaterThan(before);

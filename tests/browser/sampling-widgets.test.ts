@@ -30,7 +30,7 @@ it('samplers: four methods\' deviations from p against the ±2 SE band, largest 
   }
   expect(await samplers().locator('.sl-deviation rect.band').count()).toBe(5);
   expect(await samplers().locator('.sl-deviation circle.dot').count()).toBe(20); // 5 categories × 4 methods
-  await expect(samplers().locator('.sl-note').innerText()).resolves.toMatch(/0\.05/);
+  await expect(samplers().locator('.sl-body > .sl-note').innerText()).resolves.toMatch(/0\.05/);
 });
 
 it('samplers: the n slider and a new seed change the results', async () => {

@@ -51,6 +51,50 @@ export interface SamplersResult {
   }[];
 }
 
+/** Single draws of one method with what it computed on the way; draw k is draw k of `samplers` on the same seed and stream. */
+export interface SamplerTraceResult {
+  method: 'inverse-cdf' | 'gumbel-max' | 'exponential-race' | 'alias';
+  seed: number;
+  stream: number;
+  first: number;
+  /** Inverse CDF: the normalised running sums; the token is the first whose sum exceeds u. */
+  cdf?: number[];
+  /** Gumbel-max: log p_i, which the noise G_i is added to. */
+  logP?: number[];
+  /** Alias: column i keeps token i when the coin is below threshold[i], else gives alias[i]. */
+  aliasTable?: { threshold: number[]; alias: number[] };
+  draws: {
+    index: number;
+    token: number;
+    /** Inverse CDF. */
+    u?: number;
+    /** Gumbel-max: G_i = −ln E_i, and log p_i + G_i (its argmax is the token). */
+    gumbel?: number[];
+    noisyLogits?: number[];
+    /** Race: E_i ~ Exp(1), and the arrival E_i / p_i (the earliest is the token). */
+    clocks?: number[];
+    arrivals?: number[];
+    /** Alias: the column and the coin in [0, 1). */
+    column?: number;
+    coin?: number;
+  }[];
+}
+
+/** A sequence's probability multiplied out against the sum of its logs. */
+export interface LogSpaceResult {
+  tokenProb: number;
+  length: number;
+  productFloat32: number;
+  productFloat64: number;
+  /** Natural log of the sequence's probability, and its base-10 exponent. */
+  logSum: number;
+  log10Prob: number;
+  /** The first step at which each product is 0; null when it never is. */
+  float32ZeroAt: number | null;
+  float64ZeroAt: number | null;
+  series: { step: number; float64: number; logSum: number }[];
+}
+
 export interface McErrorResult {
   p: number;
   repeats: number;
@@ -117,7 +161,8 @@ export interface SpeculativeResult {
   residual: Float32Array;
   /** The draft moved towards p in 11 steps: 1 − TV against the simulated acceptance. */
   sweep: { closeness: number; oneMinusTV: number; simulated: number }[];
-  acceptance: { empirical: number; theory: number; oneMinusTV: number; standardError: number };
+  /** `untruncated`: Σ min(p, q) before top-k, for exercise 1's comparison. */
+  acceptance: { empirical: number; theory: number; oneMinusTV: number; standardError: number; untruncated: number };
   output: { frequencies: Float64Array; chiSquare: ChiSquare };
   expectedTokens: { alpha: number; gamma: number; formula: number; simulated: number; verifications: number };
 }
@@ -178,9 +223,11 @@ export interface ExperimentResults {
   filters: FiltersResult;
   temperature: TemperatureResult;
   samplers: SamplersResult;
+  'sampler-trace': SamplerTraceResult;
   'mc-error': McErrorResult;
   'eval-error': EvalErrorResult;
   sequence: SequenceHandbookResult | SequenceRandomResult;
+  'log-space': LogSpaceResult;
   speculative: SpeculativeResult;
   acceptance: AcceptanceResult;
   importance: ImportanceResult;

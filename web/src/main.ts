@@ -5,6 +5,7 @@ import 'katex/dist/katex.min.css';
 import 'sampling-lab/define';
 import { PAGE_TEXT } from './page-text';
 import { mountRealModel } from './real-model';
+import { mountSelfTest } from './self-test';
 import './style.css';
 
 const STORAGE_KEY = 'sampling-lab:lang';
@@ -51,5 +52,6 @@ new MutationObserver(translatePage).observe(html, { attributes: true, attributeF
 const language = chosenLanguage();
 if (language === html.lang) translatePage();
 setLanguage(language);
+mountSelfTest(document);
 const realModel = document.querySelector<HTMLElement>('.real-model');
 if (realModel) mountRealModel(realModel);

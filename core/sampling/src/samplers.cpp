@@ -43,6 +43,29 @@ bool with_two_words(Philox& rng, std::span<std::int32_t> out, SamplerWorkspace& 
   return true;
 }
 
+// cdf[i] = p_0 + … + p_i in double; returns the total.
+double cumulative_sums(std::span<const float> probs, std::vector<double>& cdf) {
+  cdf.resize(probs.size());
+  double total = 0.0;
+  for (std::size_t i = 0; i < probs.size(); ++i) cdf[i] = total += probs[i];
+  return total;
+}
+
+// The inverse CDF's token for `target` (u · total): the first index whose running sum exceeds
+// it (the last one if none does), walked to from any start.
+std::size_t settle(std::span<const double> cdf, double target, std::size_t i) {
+  while (i > 0 && cdf[i - 1] > target) --i;
+  while (i + 1 < cdf.size() && cdf[i] <= target) ++i;
+  return i;
+}
+
+// The small-vocabulary race's winner among arrivals E_i · (1 / w_i): the earliest, ties to the lower token.
+std::size_t first_arrival(const float* arrivals, std::size_t v) {
+  std::size_t winner = 0;
+  for (std::size_t i = 1; i < v; ++i) winner = arrivals[i] < arrivals[winner] ? i : winner;
+  return winner;
+}
+
 // Many draws from one distribution: kernels::inverse_cdf's rule (the first index whose running
 // sum exceeds u · total) on prefix sums computed once, found through a guide table (Chen & Asau
 // 1974): guide[j] is that index for the target j·total/V, where the search for any target in
@@ -52,9 +75,7 @@ bool inverse_cdf(std::span<const float> probs, Philox& rng, std::span<std::int32
                  SamplerWorkspace& workspace, const Progress& progress) {
   auto& cdf = workspace.cumulative;
   const std::size_t v = probs.size();
-  cdf.resize(v);
-  double total = 0.0;
-  for (std::size_t i = 0; i < v; ++i) cdf[i] = total += probs[i];
+  const double total = cumulative_sums(probs, cdf);
   auto& guide = workspace.alias;
   guide.resize(v);
   const double per_bucket = total / double(v);
@@ -64,10 +85,8 @@ bool inverse_cdf(std::span<const float> probs, Philox& rng, std::span<std::int32
   }
   return with_two_words(rng, out, workspace, progress, [&](std::uint32_t a, std::uint32_t b) {
     const double target = to_open_unit(a, b) * total;
-    std::size_t i = guide[std::min(v - 1, std::size_t(target / per_bucket))];
-    while (i > 0 && cdf[i - 1] > target) --i;  // the division may round up to the next bucket
-    while (i + 1 < v && cdf[i] <= target) ++i;
-    return std::ptrdiff_t(i);
+    // The division may round up to the next bucket: settle walks back as well as forward.
+    return std::ptrdiff_t(settle(cdf, target, guide[std::min(v - 1, std::size_t(target / per_bucket))]));
   });
 }
 
@@ -98,10 +117,7 @@ bool exponential_race(std::span<const float> weights, Philox& rng, std::span<std
       const std::span<float> arrivals = clocks.of(workspace.words, d * v);
       for (std::size_t j = 0; j < arrivals.size(); ++j) arrivals[j] *= inverse[j];
       for (std::size_t k = 0; k < draws; ++k) {
-        const float* draw = arrivals.data() + k * v;
-        std::size_t winner = 0;
-        for (std::size_t i = 1; i < v; ++i) winner = draw[i] < draw[winner] ? i : winner;
-        out[d + k] = std::int32_t(winner);
+        out[d + k] = std::int32_t(first_arrival(arrivals.data() + k * v, v));
       }
       if (!report((d + draws) * v)) return false;
     }
@@ -143,9 +159,10 @@ bool exponential_race(std::span<const float> weights, Philox& rng, std::span<std
 }
 
 
-// Vose (1991), "A linear algorithm for generating random numbers with a given distribution".
-bool alias(std::span<const float> probs, Philox& rng, std::span<std::int32_t> out,
-           SamplerWorkspace& workspace, const Progress& progress) {
+// Vose (1991), "A linear algorithm for generating random numbers with a given distribution":
+// workspace.cumulative gets each column's threshold, workspace.alias its alias and
+// workspace.coin_thresholds the threshold as the 64-bit integer the coin is compared with.
+void build_alias(std::span<const float> probs, SamplerWorkspace& workspace) {
   const std::size_t v = probs.size();
   auto& threshold = workspace.cumulative;
   auto& alias_of = workspace.alias;
@@ -181,17 +198,42 @@ bool alias(std::span<const float> probs, Philox& rng, std::span<std::int32_t> ou
   for (std::size_t i = 0; i < v; ++i) {
     keep_below[i] = threshold[i] >= 1.0 ? ~std::uint64_t{0} : std::uint64_t(threshold[i] * 0x1p64);
   }
-  // One 64-bit uniform w per draw: the column is ⌊w · V / 2^64⌋ and the coin its fractional part
-  // (w · V mod 2^64) / 2^64, uniform given the column (Lemire 2019): each column and each coin is
-  // off from exact by at most V · 2^-64.
-  return with_two_words(rng, out, workspace, progress, [&](std::uint32_t a, std::uint32_t b) {
-    const std::uint64_t high = std::uint64_t{a} * v;
-    const std::uint64_t low = std::uint64_t{b} * v;
-    const std::uint64_t middle = (high & 0xffffffffu) + (low >> 32);
-    const std::size_t column = std::size_t((high >> 32) + (middle >> 32));
-    const std::uint64_t fraction = (middle << 32) | (low & 0xffffffffu);
-    return std::int64_t(fraction < keep_below[column] || keep_below[column] == ~std::uint64_t{0} ? column : alias_of[column]);
-  });
+}
+
+struct AliasPick {
+  std::size_t column;
+  std::uint64_t fraction;  // the coin, as a 64-bit fraction of 1
+  std::size_t token;
+};
+
+// One 64-bit uniform w per draw: the column is ⌊w · V / 2^64⌋ and the coin its fractional part
+// (w · V mod 2^64) / 2^64, uniform given the column (Lemire 2019): each column and each coin is
+// off from exact by at most V · 2^-64.
+AliasPick alias_pick(std::uint32_t a, std::uint32_t b, const SamplerWorkspace& workspace) {
+  const std::size_t v = workspace.alias.size();
+  const std::uint64_t high = std::uint64_t{a} * v;
+  const std::uint64_t low = std::uint64_t{b} * v;
+  const std::uint64_t middle = (high & 0xffffffffu) + (low >> 32);
+  const std::size_t column = std::size_t((high >> 32) + (middle >> 32));
+  const std::uint64_t fraction = (middle << 32) | (low & 0xffffffffu);
+  const std::uint64_t keep_below = workspace.coin_thresholds[column];
+  return {column, fraction, fraction < keep_below || keep_below == ~std::uint64_t{0} ? column : workspace.alias[column]};
+}
+
+bool alias(std::span<const float> probs, Philox& rng, std::span<std::int32_t> out,
+           SamplerWorkspace& workspace, const Progress& progress) {
+  build_alias(probs, workspace);
+  return with_two_words(rng, out, workspace, progress,
+                        [&](std::uint32_t a, std::uint32_t b) { return std::int64_t(alias_pick(a, b, workspace).token); });
+}
+
+// The race's weights p_i / max p, so that the heaviest clock runs at rate 1.
+std::span<const float> race_weights(std::span<const float> probs, SamplerWorkspace& workspace) {
+  auto& weights = workspace.scores;
+  const float largest = kernels::min_max(probs).max;
+  weights.resize(probs.size());
+  for (std::size_t i = 0; i < probs.size(); ++i) weights[i] = probs[i] / largest;
+  return weights;
 }
 
 }  // namespace
@@ -226,17 +268,68 @@ bool sample_probs(std::span<const float> probs, SamplingMethod method, RandomKey
     case SamplingMethod::kInverseCdf:
       return inverse_cdf(probs, rng, out, workspace, progress);
     case SamplingMethod::kGumbelMax:
-    case SamplingMethod::kExponentialRace: {
-      auto& weights = workspace.scores;
-      const float largest = kernels::min_max(probs).max;
-      weights.resize(probs.size());
-      for (std::size_t i = 0; i < probs.size(); ++i) weights[i] = probs[i] / largest;
-      return exponential_race(weights, rng, out, workspace, progress);
-    }
+    case SamplingMethod::kExponentialRace:
+      return exponential_race(race_weights(probs, workspace), rng, out, workspace, progress);
     case SamplingMethod::kAlias:
       return alias(probs, rng, out, workspace, progress);
   }
   return true;
+}
+
+AliasTable alias_table(std::span<const float> probs, SamplerWorkspace& workspace) {
+  build_alias(probs, workspace);
+  return {workspace.cumulative, workspace.alias};
+}
+
+void trace_draws(std::span<const float> probs, SamplingMethod method, RandomKey key, std::uint64_t first,
+                 std::span<DrawTrace> out, SamplerWorkspace& workspace) {
+  const std::size_t v = probs.size();
+  Philox rng(key.seed, key.stream);
+  std::uint32_t words[2];
+  switch (method) {
+    case SamplingMethod::kInverseCdf: {
+      // Draw d reads words 2d and 2d + 1, as with_two_words hands them out.
+      const double total = cumulative_sums(probs, workspace.cumulative);
+      rng.seek_word(2 * first);
+      for (auto& draw : out) {
+        rng.fill(words);
+        draw.uniform = to_open_unit(words[0], words[1]);
+        draw.token = std::int32_t(settle(workspace.cumulative, draw.uniform * total, 0));
+      }
+      return;
+    }
+    case SamplingMethod::kAlias: {
+      build_alias(probs, workspace);
+      rng.seek_word(2 * first);
+      for (auto& draw : out) {
+        rng.fill(words);
+        const AliasPick pick = alias_pick(words[0], words[1], workspace);
+        draw.column = std::uint32_t(pick.column);
+        draw.coin = double(pick.fraction) * 0x1p-64;
+        draw.token = std::int32_t(pick.token);
+      }
+      return;
+    }
+    case SamplingMethod::kGumbelMax:
+    case SamplingMethod::kExponentialRace: {
+      // Draw d reads words d·V … d·V + V − 1, as the small-vocabulary race does.
+      std::vector<float> inverse(v);
+      const auto weights = race_weights(probs, workspace);
+      for (std::size_t i = 0; i < v; ++i) inverse[i] = 1.0f / weights[i];
+      detail::Clocks clocks(rng, workspace);
+      std::vector<std::uint32_t> draw_words(v);
+      for (std::size_t j = 0; j < out.size(); ++j) {
+        const std::uint64_t base = (first + j) * v;
+        rng.seek_word(base);
+        rng.fill(draw_words);
+        const auto e = clocks.of(draw_words, base);
+        out[j].clocks.assign(e.begin(), e.end());
+        for (std::size_t i = 0; i < v; ++i) e[i] *= inverse[i];
+        out[j].token = std::int32_t(first_arrival(e.data(), v));
+      }
+      return;
+    }
+  }
 }
 
 bool sample_logits(std::span<const float> logits, double temperature, SamplingMethod method,

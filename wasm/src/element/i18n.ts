@@ -1,4 +1,9 @@
 // Chinese by default, English when <html lang="en…">; widgets re-render when lang changes.
+import type { SamplerTraceResult } from '../experiments.js';
+
+type TraceView = Pick<SamplerTraceResult, 'cdf' | 'aliasTable'>;
+type DrawView = SamplerTraceResult['draws'][number];
+
 // Where in its chapter a handbook figure is printed (wasm/src/handbook.ts), in Chinese.
 const WHERE_ZH: Record<string, string> = {
   'worked example': '示例', exercise: '练习', 'Monte-Carlo error, text': '蒙特卡洛误差一节的正文',
@@ -61,6 +66,60 @@ const zh = {
   samplersSummary: (n: number) => `四种采样方法各采样 ${n.toLocaleString()} 次的频率与 p 的对比`,
   twoStandardErrors: '±2 标准误：偶然误差的范围',
   pValueNote: '每个点是频率减去 p。方法正确时，点大多落在 ±2 标准误的灰带里，n 增大 100 倍，灰带收窄 10 倍。χ² 的 p 值在方法正确时是 0 到 1 之间均匀分布的：每 20 次就有约 1 次低于 0.05，这不是错误；只有极小的 p（例如小于 10⁻⁶）、反复出现，才说明采样方法有问题。换几个种子试试。',
+  fixedScale: '固定纵轴（n 变大时纵轴不动）',
+  bandHint: '拖动 n：纵轴固定时，n 变大，灰带会按 1/√n 收窄。',
+  bandRatio: (from: number, to: number, before: number, after: number, fixed: boolean) => {
+    const grew = to > from;
+    const times = grew ? before / after : after / before;
+    return `n 从 ${from.toLocaleString()} 到 ${to.toLocaleString()}（${grew ? '×' : '÷'}${(grew ? to / from : from / to).toLocaleString()}）：x1 的 ±2 标准误从 ±${before.toPrecision(2)} 变为 ±${after.toPrecision(2)}，${grew ? '收窄' : '放宽'} ${times.toFixed(1)} 倍${fixed ? '' : '（纵轴随 n 缩放，所以灰带看起来一样宽；勾上“固定纵轴”看它变窄）'}。`;
+  },
+  mechanismsTitle: '一次一次地看：每次抽样是怎么来的',
+  mechanismsIntro: '同一个分布 p，一次只抽一个。数字都来自核心：同样的种子和 Philox 流，第 k 次抽样就是上面 n 次里的第 k 次。把鼠标移到（或用 Tab 移到）某个 token 上，它在每个图里都会高亮。',
+  tokenChips: 'token（悬停或聚焦以高亮）',
+  stepDraw: '抽一次',
+  playDraws: '播放',
+  pauseDraws: '暂停',
+  clearDraws: '清空重来',
+  drawSpeed: '播放速度',
+  drawsPerSecond: (v: number) => `每秒 ${v} 次`,
+  noDrawYet: '还没有抽样：点“抽一次”或“播放”。',
+  drawReadout: (method: string, k: number, draw: DrawView, labels: readonly string[], trace: TraceView) => {
+    const t = labels[draw.token];
+    switch (method) {
+      case 'inverse-cdf': {
+        const low = draw.token === 0 ? 0 : trace.cdf![draw.token - 1];
+        return `第 ${k} 次：u = ${draw.u!.toFixed(4)}，落在 F 的 [${low.toFixed(3)}, ${trace.cdf![draw.token].toFixed(3)}) 这一段 → ${t}`;
+      }
+      case 'gumbel-max':
+        return `第 ${k} 次：${t} 的 log p + G 最大（G = ${draw.gumbel![draw.token].toFixed(3)}，log p + G = ${draw.noisyLogits![draw.token].toFixed(3)}）→ ${t}`;
+      case 'exponential-race':
+        return `第 ${k} 次：${t} 的闹钟最先响（E = ${draw.clocks![draw.token].toFixed(3)}，响铃时间 E/p = ${draw.arrivals![draw.token].toFixed(3)}）→ ${t}`;
+      default: {
+        const keep = trace.aliasTable!.threshold[draw.column!];
+        return draw.coin! < keep
+          ? `第 ${k} 次：选中第 ${draw.column! + 1} 列，硬币 ${draw.coin!.toFixed(3)} < 本列阈值 ${keep.toFixed(3)} → 取本列 ${t}`
+          : `第 ${k} 次：选中第 ${draw.column! + 1} 列，硬币 ${draw.coin!.toFixed(3)} ≥ 本列阈值 ${keep.toFixed(3)} → 取别名 ${t}`;
+      }
+    }
+  },
+  methodWhy: {
+    'inverse-cdf': '逆 CDF：取 u ~ U(0, 1)，返回第一个累计概率 F(x) 超过 u 的 token。每个 token 的台阶高度正好是 p(x)，u 落进这一段的概率就是 p(x)。它需要前缀和与一次查找。',
+    'gumbel-max': 'Gumbel-max：给每个 log p 加上独立的 Gumbel 噪声 G = −log(−log u)，取最大者。为什么成立：G = −log E，E ~ Exp(1)，所以 argmax(log p + G) = argmax(p / E)，就是指数竞赛；而最先响的闹钟是 x 的概率恰好是 p(x)。GPU 上：只有逐元素运算和一次 argmax，没有前缀和、没有 CPU-GPU 同步，适合批量执行。',
+    'exponential-race': '指数竞赛：每个 token 一只闹钟，E/p(x) 是速率 p(x) 的指数分布的响铃时间，最先响的赢；若干独立指数分布中最小的是 x 的概率为 p(x)/Σp。vLLM 的采样器用的就是它：逐元素运算加一次 argmax，没有前缀和、没有同步，适合 GPU。',
+    alias: '别名法（Vose 1991）：V 列，每列高 1，下面是本列的 token（高度是阈值），上面是它的别名。均匀地选一列，再抛一枚硬币：低于阈值取本列，否则取别名。建表 O(V)，之后每次抽样 O(1)。',
+  } as Record<string, string>,
+  mechanismSummary: (method: string, k: number) => `第 ${k} 次抽样的过程（${method}）`,
+  ringTime: '时间',
+  aliasColumn: '列',
+  coin: '硬币',
+  firstToRing: '最先响',
+  aliasKeep: '本列阈值',
+  aliasOf: '别名',
+  histogramSummary: (k: number) => `已抽 ${k} 次：每个 token 的次数与期望次数 k·p`,
+  drawCount: '次数',
+  expectedCount: '期望次数 k·p（虚线框）',
+  revealAnswer: '我猜好了，揭晓答案',
+  guessAgain: '再猜一次',
   largestN: '最大的 n',
   repeats: '重复次数',
   drawsPerRun: '每次实验的采样数 n',
@@ -69,8 +128,10 @@ const zh = {
   measured: '实测',
   ratio: '实测 / 理论',
   mcErrorSummary: (p: number, repeats: number) => `p = ${p}，每个 n 重复 ${repeats} 次，估计值标准差随 n 的变化（对数坐标）`,
-  slopeQuestion: '先猜一猜：n 翻 100 倍，估计值的标准差缩小几倍？（点开看答案）',
-  slopeAnswer: (slope: string) => `10 倍。标准差 ∝ n^−½：在对数坐标上是一条斜率 −½ 的直线，这里拟合出的斜率是 ${slope}。要把误差缩小到十分之一，样本要多一百倍。`,
+  slopeQuestion: '先猜：每次实验的采样数 n 翻 100 倍，估计值的标准差缩小几倍？',
+  slopeGuess: '我猜缩小',
+  slopeAnswer: (slope: string, guess: number, measured?: { from: number; to: number; before: number; after: number }) =>
+    `答案：10 倍。标准差 ∝ n^−½，在对数坐标上是斜率 −½ 的直线，这里拟合出的斜率是 ${slope}${measured ? `；实测 n = ${measured.from.toLocaleString()} 时 ${measured.before.toFixed(4)}，n = ${measured.to.toLocaleString()} 时 ${measured.after.toFixed(4)}，缩小 ${(measured.before / measured.after).toFixed(1)} 倍` : ''}。你猜 ${guess} 倍：${guess === 10 ? '猜对了' : guess < 10 ? `少猜了，答案是你猜的 ${(10 / guess).toFixed(1)} 倍` : `多猜了，是答案的 ${(guess / 10).toFixed(1)} 倍`}。要把误差缩小到十分之一，样本要多一百倍。`,
   estimateOfP: 'p 的估计值',
   middleHalf: '中间 50% 的估计',
   middle90: '中间 90% 的估计',
@@ -93,7 +154,25 @@ const zh = {
   treeSequence: '序列',
   treeProbability: '序列概率',
   beamWidthPath: (w: number) => `束宽 ${w}`,
-  dullNote: '先猜：束宽 2 会找到最可能的序列吗？在三步树里，贪心第二步选了看起来更好的 b（0.55），错过了 A a 2；束宽 2 在第二步只留下 B a 和 A b，也错过了它；束宽 4 才找到。但“概率最大”不等于“好文本”：对真实语言模型，整句概率最大的往往是短的、重复的、泛泛的句子——每一步都选最保险的常见词，概率连乘起来最大。这就是束搜索在开放式生成里显得无聊、爱重复的原因，也是采样保留多样性的理由。',
+  dullNote: '“概率最大”不等于“好文本”：对真实语言模型，整句概率最大的往往是短的、重复的、泛泛的句子——每一步都选最保险的常见词，概率连乘起来最大。这就是束搜索在开放式生成里显得无聊、爱重复的原因，也是采样保留多样性的理由。',
+  bestSequenceQuestion: '先猜：四条序列里，哪一条的概率最大？（边上是条件概率）',
+  beamQuestion: '先猜：束宽 2 能找到这棵三步树里概率最大的序列吗？',
+  yes: '能',
+  no: '不能',
+  bestSequenceAnswer: (best: string, greedy: string, chosen: string | undefined, gap: number) =>
+    `概率最大的是 ${best}，贪心得到的是 ${greedy}。${chosen === undefined ? '' : gap <= 1e-12 ? `你选的 ${chosen} 就是概率最大的。` : `你选的 ${chosen}，比最大的少 ${gap.toFixed(2)}。`}序列概率是条件概率的乘积：先选概率略低的一步，后面可能接上概率高得多的延续。`,
+  beamAnswer: (found: boolean, right: boolean, widthTwo: string, best: string) =>
+    `${right ? '猜对了' : '猜错了'}：束宽 2 ${found ? '找到了' : '没有找到'}概率最大的序列（束宽 2 得到 ${widthTwo}，最大的是 ${best}）。`,
+  handbookTreeNote: '贪心第一步选条件概率更大的那一支，但那一支之后的条件概率可能都不高；整条序列的概率要把每一步乘起来比。',
+  beamTreeNote: '三步树里，贪心第二步选了看起来更好的 b（0.55），错过了 A a 2；束宽 2 在第二步只留下 B a 和 A b，也错过了它；束宽 4 才找到：前面看起来差一点的前缀，后面可能接上好得多的延续。',
+  beamTreeSummary: '三步序列树：每条边上是条件概率，叶子上是整条序列的概率',
+  logSpaceTitle: '为什么在对数空间里算：几百个概率相乘会下溢为 0',
+  logSpaceTokenProb: '每个 token 的概率',
+  logSpaceLength: '序列长度（token 数）',
+  productIn: (kind: string) => `逐个相乘（${kind}）`,
+  logSumLabel: '对数相加 Σ log p',
+  logSpaceVerdict: (length: number, p: number, float32: number | null, float64: number | null) =>
+    `${length} 个概率为 ${p} 的 token：${float32 === null ? 'float32 的乘积没有下溢' : `float32 的乘积在第 ${float32} 个 token 变成 0`}，${float64 === null ? 'float64 的乘积没有下溢' : `float64 的乘积在第 ${float64} 个 token 变成 0`}；对数的和只是一个普通的负数，比较两条序列照样可靠。所以序列概率都在对数空间里算。`,
   treeSummary: '两步序列树：每条边上是条件概率，叶子上是整条序列的概率',
   greedyPath: '贪心',
   bestPath: '概率最大',
@@ -129,6 +208,20 @@ const zh = {
   targetReference: '目标 p',
   outputFrequencies: '投机采样输出',
   outputSummary: '投机采样输出的频率与目标分布 p 的对比',
+  acceptanceQuestion: '先猜：按这个草稿 q，每个草稿 token 被接受的概率（接受率）是多少？',
+  acceptanceGuess: '我猜接受率是',
+  acceptanceAnswer: (theory: number, simulated: number, guess: number) =>
+    `接受率 = Σ min(p, q) = 1 − TV(p, q) = ${theory.toFixed(3)}（模拟 ${simulated.toFixed(3)}），就是两条分布重叠部分的面积。你猜 ${guess.toFixed(2)}，${Math.abs(guess - theory) < 0.005 ? '几乎正好' : `差 ${Math.abs(guess - theory).toFixed(2)}`}。`,
+  overlapSummaryBeforeGuess: '目标分布 p 与草稿分布 q；重叠部分 min(p, q) 描了边',
+  pitfallWhy: (simulated: number, theory: number, pValue: number) =>
+    `为什么模拟的接受率 ${simulated.toFixed(3)} 与公式的 ${theory.toFixed(3)} 不同：草稿从截断后的 q′ 采样，验证却除以未截断的 q。截断把 q 的尾部概率挪到了头部，q′(x) > q(x)，于是 p′(x)/q(x) 偏大，草稿被接受得太多（这里${simulated > 0.9995 ? '每一个都被接受' : '多于公式'}）。输出因此不再服从 p′（χ² p = ${pValue.toPrecision(2)}）：公式只在验证用的 q 与草稿实际采样的分布相同时成立。`,
+  exerciseOneAnswer: (k: number, truncated: number, untruncated: number) =>
+    `练习 1 的答案：两者都做 top-${k} 后，接受率是截断后两个分布的 Σ min(p′, q′) = ${truncated.toFixed(3)}，不截断时是 ${untruncated.toFixed(3)}：${truncated > untruncated + 5e-4 ? '这里升高了——两者的 top-k 集合重合，截断把尾部的概率挪到共同的头部，两个分布更接近了' : truncated < untruncated - 5e-4 ? '这里降低了——两者的 top-k 集合差别大，重合的部分变少' : '这里几乎不变'}。正确性要求验证用的 p、q 都是实际采样用的（截断后的）分布。`,
+  speculativeChiSquareNote: (pValue: number, pitfall: boolean) => (pitfall
+    ? `χ² p = ${pValue.toPrecision(2)}：错误做法的输出不服从目标分布，换任何种子都是如此。`
+    : pValue < 0.05
+      ? `χ² p = ${pValue.toPrecision(2)}：规则正确时 p 值在 0 到 1 之间均匀分布，低于 ${pValue < 0.01 ? '0.01 的每 100 次约有 1 次' : '0.05 的每 20 次约有 1 次'}，这不说明有错；换一个种子重跑看看。真正的错误（例如“错误做法”）在每个种子上都给出极小的 p。`
+      : `χ² p = ${pValue.toPrecision(2)}：输出频率与 p 的差别在偶然误差之内。`),
   shift: 'q 相对 p 的偏移',
   clip: '截断上限 c',
   trueMean: '真值',
@@ -141,9 +234,15 @@ const zh = {
   std: '标准差',
   estimatorNames: { none: '普通 IS', tis: 'TIS（截断）', mis: 'MIS（丢弃）', selfNormalised: '自归一化 IS' } as Record<string, string>,
   importanceSummary: (r: number) => `${r} 次重复试验中普通重要性采样与截断估计的分布`,
-  essPerShift: 'ESS（偏移 0 / 1 / 3，平均）',
-  shiftCaption: (shift: number, ess: number) => `q 偏移 ${shift}：ESS ≈ ${Math.round(ess)}`,
-  importanceNote: '同一个横轴、同一个真实均值（黑点所在的竖线）：q 离 p 越远（偏移越大），普通 IS 的估计越散、ESS 越小；截断（TIS）把散布收窄，代价是偏向真实均值的一侧（偏差）。表里的自归一化 IS 在这个例子里 MSE 最低：权重除以它们的和，抵消了权重整体偏大或偏小。',
+  shiftSlider: '第三组 q 相对 p 的偏移（章节用 3）',
+  essQuestion: '先猜：最右边那一组（偏移由滑块决定，起初是章节的 3），1,000 个来自 q 的样本相当于多少个有效样本（ESS）？',
+  essGuess: '我猜 ESS 是',
+  essAnswer: (shift: number, ess: number, n: number, repeats: number, guess: number) =>
+    `偏移 ${shift} 时 ESS ≈ ${Math.round(ess).toLocaleString('en')} / ${n.toLocaleString('en')}（${repeats} 次重复的平均）。你猜 ${guess.toLocaleString('en')}，差 ${Math.abs(guess - Math.round(ess)).toLocaleString('en')}。ESS = (Σw)²/Σw²：少数样本的权重很大时，它们主导了估计，相当于只有很少的样本在起作用。`,
+  essPerShiftOf: (shifts: readonly number[]) => `ESS（偏移 ${shifts.join(' / ')}，平均）`,
+  importanceRl: 'RL 里的重要性权重：PPO、GRPO 的比值 π_θ/π_old 就是这里的 p/q（样本来自旧策略，要估计新策略下的期望）；PPO 把比值截在 [1 − ε, 1 + ε]（clip），TIS 把修正“推理引擎与训练框架概率不一致”的比值截在上限 c。截断做的正是上面 TIS 做的事：方差变小，代价是偏差。',
+  shiftCaption: (shift: number, ess: number | undefined, truth: number) => `q 偏移 ${shift}${ess === undefined ? '' : `：ESS ≈ ${Math.round(ess)}`}；虚线是真值 ${truth.toFixed(2)}`,
+  importanceNote: '同一个横轴、同一个真值（每张图里的竖直虚线）：q 离 p 越远（偏移越大），普通 IS 的估计越散、ESS 越小；截断（TIS）把散布收窄，代价是整体偏到真值的一侧（偏差）。表里的自归一化 IS 在这个例子里 MSE 最低：权重除以它们的和，抵消了权重整体偏大或偏小。',
   compare: '比较',
   twoMeans: '两个均值',
   twoProportions: '两个比例',
@@ -269,6 +368,60 @@ const en: Strings = {
   samplersSummary: (n: number) => `Frequencies of four samplers, ${n.toLocaleString()} draws each, against p`,
   twoStandardErrors: '±2 standard errors: the range of chance',
   pValueNote: 'Each dot is a frequency minus p. For a correct method the dots mostly stay inside the grey ±2 standard-error band, which narrows tenfold when n grows a hundredfold. A correct method\'s χ² p-values are uniform between 0 and 1: about one run in 20 falls below 0.05, and that is not a bug; only tiny p-values (say below 10⁻⁶), again and again, say a method is wrong. Try a few seeds.',
+  fixedScale: 'Fixed y-axis (it stays put as n grows)',
+  bandHint: 'Move n: with the axis fixed, the grey band narrows as 1/√n when n grows.',
+  bandRatio: (from: number, to: number, before: number, after: number, fixed: boolean) => {
+    const grew = to > from;
+    const times = grew ? before / after : after / before;
+    return `n from ${from.toLocaleString('en')} to ${to.toLocaleString('en')} (${grew ? '×' : '÷'}${(grew ? to / from : from / to).toLocaleString('en')}): x1's ±2 standard errors went from ±${before.toPrecision(2)} to ±${after.toPrecision(2)}, ${times.toFixed(1)} times ${grew ? 'narrower' : 'wider'}${fixed ? '' : ' (the axis rescales with n, so the band looks the same; tick "Fixed y-axis" to see it narrow)'}.`;
+  },
+  mechanismsTitle: 'One draw at a time: how each draw is made',
+  mechanismsIntro: 'The same p, one draw at a time. Every number comes from the core: with the same seed and Philox stream, draw k here is draw k of the n above. Hover over (or Tab to) a token and it lights up in every view.',
+  tokenChips: 'tokens (hover or focus to highlight)',
+  stepDraw: 'Draw once',
+  playDraws: 'Play',
+  pauseDraws: 'Pause',
+  clearDraws: 'Clear and restart',
+  drawSpeed: 'Speed',
+  drawsPerSecond: (v: number) => `${v} per second`,
+  noDrawYet: 'No draw yet: press "Draw once" or "Play".',
+  drawReadout: (method: string, k: number, draw: DrawView, labels: readonly string[], trace: TraceView) => {
+    const t = labels[draw.token];
+    switch (method) {
+      case 'inverse-cdf': {
+        const low = draw.token === 0 ? 0 : trace.cdf![draw.token - 1];
+        return `Draw ${k}: u = ${draw.u!.toFixed(4)} falls in F's step [${low.toFixed(3)}, ${trace.cdf![draw.token].toFixed(3)}) → ${t}`;
+      }
+      case 'gumbel-max':
+        return `Draw ${k}: ${t} has the largest log p + G (G = ${draw.gumbel![draw.token].toFixed(3)}, log p + G = ${draw.noisyLogits![draw.token].toFixed(3)}) → ${t}`;
+      case 'exponential-race':
+        return `Draw ${k}: ${t}'s clock rings first (E = ${draw.clocks![draw.token].toFixed(3)}, ring time E/p = ${draw.arrivals![draw.token].toFixed(3)}) → ${t}`;
+      default: {
+        const keep = trace.aliasTable!.threshold[draw.column!];
+        return draw.coin! < keep
+          ? `Draw ${k}: column ${draw.column! + 1}, coin ${draw.coin!.toFixed(3)} < its threshold ${keep.toFixed(3)} → its own token ${t}`
+          : `Draw ${k}: column ${draw.column! + 1}, coin ${draw.coin!.toFixed(3)} ≥ its threshold ${keep.toFixed(3)} → its alias ${t}`;
+      }
+    }
+  },
+  methodWhy: {
+    'inverse-cdf': 'Inverse CDF: take u ~ U(0, 1) and return the first token whose cumulative probability F(x) exceeds u. Each token\'s step is exactly p(x) tall, so u lands in it with probability p(x). It needs prefix sums and a search.',
+    'gumbel-max': 'Gumbel-max: add independent Gumbel noise G = −log(−log u) to every log p and take the largest. Why it works: G = −log E with E ~ Exp(1), so argmax(log p + G) = argmax(p / E), which is the exponential race, and the first clock to ring is x with probability exactly p(x). On a GPU: elementwise work and one argmax, no prefix sum and no CPU–GPU synchronisation, so it batches well.',
+    'exponential-race': 'Exponential race: one clock per token; E/p(x) is the ring time of an exponential with rate p(x), and the first to ring wins; the smallest of independent exponentials is x with probability p(x)/Σp. vLLM\'s sampler uses it: elementwise work and one argmax, no prefix sum and no synchronisation, which suits a GPU.',
+    alias: 'Alias method (Vose 1991): V columns of height 1, each holding its own token up to its threshold and its alias above. Pick a column uniformly, then flip a coin: below the threshold gives the column\'s token, above it the alias. O(V) to build, then O(1) per draw.',
+  },
+  mechanismSummary: (method: string, k: number) => `How draw ${k} was made (${method})`,
+  ringTime: 'time',
+  aliasColumn: 'column',
+  coin: 'coin',
+  firstToRing: 'rings first',
+  aliasKeep: 'threshold',
+  aliasOf: 'alias',
+  histogramSummary: (k: number) => `${k} draws: each token's count against its expected count k·p`,
+  drawCount: 'count',
+  expectedCount: 'expected k·p (dashed box)',
+  revealAnswer: 'I have guessed: show the answer',
+  guessAgain: 'Guess again',
   largestN: 'Largest n',
   repeats: 'Repeats',
   drawsPerRun: 'draws per run n',
@@ -277,8 +430,10 @@ const en: Strings = {
   measured: 'measured',
   ratio: 'measured / theory',
   mcErrorSummary: (p: number, repeats: number) => `Standard deviation of the estimate of p = ${p} over ${repeats} repeats, against n (log-log)`,
-  slopeQuestion: 'Guess first: with 100 times the draws, how many times smaller is the estimates\' spread? (open for the answer)',
-  slopeAnswer: (slope: string) => `Ten times. The standard deviation goes as n^−½: a straight line of slope −½ on log-log axes; the fitted slope here is ${slope}. A tenth of the error costs a hundred times the samples.`,
+  slopeQuestion: 'Guess first: with 100 times the draws per run, how many times smaller is the estimates\' standard deviation?',
+  slopeGuess: 'I guess smaller by',
+  slopeAnswer: (slope: string, guess: number, measured?: { from: number; to: number; before: number; after: number }) =>
+    `Answer: ten times. The standard deviation goes as n^−½, a straight line of slope −½ on log-log axes; the fitted slope here is ${slope}${measured ? `, and the measured spread is ${measured.before.toFixed(4)} at n = ${measured.from.toLocaleString('en')} and ${measured.after.toFixed(4)} at n = ${measured.to.toLocaleString('en')}, ${(measured.before / measured.after).toFixed(1)} times smaller` : ''}. You guessed ${guess}×: ${guess === 10 ? 'right' : guess < 10 ? `too few, the answer is ${(10 / guess).toFixed(1)} times your guess` : `too many, ${(guess / 10).toFixed(1)} times the answer`}. A tenth of the error costs a hundred times the samples.`,
   estimateOfP: 'estimate of p',
   middleHalf: 'middle 50 % of the estimates',
   middle90: 'middle 90 % of the estimates',
@@ -301,7 +456,25 @@ const en: Strings = {
   treeSequence: 'sequence',
   treeProbability: 'sequence probability',
   beamWidthPath: (w: number) => `beam width ${w}`,
-  dullNote: 'Guess first: does beam width 2 find the most probable sequence? In the three-step tree, greedy takes b at step 2 because it looks better (0.55) and misses A a 2; beam width 2 keeps only B a and A b after step 2 and misses it too; width 4 finds it. But "most probable" is not "good text": for a real language model the most probable whole sentence tends to be short, repetitive and generic — the safest common word at every step multiplies to the largest product. That is why beam search sounds dull and repeats itself in open-ended generation, and why sampling keeps the variety.',
+  dullNote: '"Most probable" is not "good text": for a real language model the most probable whole sentence tends to be short, repetitive and generic — the safest common word at every step multiplies to the largest product. That is why beam search sounds dull and repeats itself in open-ended generation, and why sampling keeps the variety.',
+  bestSequenceQuestion: 'Guess first: which of the four sequences is the most probable? (The edges carry conditional probabilities.)',
+  beamQuestion: 'Guess first: does beam width 2 find the most probable sequence of this three-step tree?',
+  yes: 'yes',
+  no: 'no',
+  bestSequenceAnswer: (best: string, greedy: string, chosen: string | undefined, gap: number) =>
+    `The most probable is ${best}; greedy gets ${greedy}. ${chosen === undefined ? '' : gap <= 1e-12 ? `Your ${chosen} is the most probable. ` : `Your ${chosen} falls ${gap.toFixed(2)} short of it. `}A sequence's probability is the product of its conditional probabilities: a slightly less likely first step can lead to a far likelier continuation.`,
+  beamAnswer: (found: boolean, right: boolean, widthTwo: string, best: string) =>
+    `${right ? 'Right' : 'Wrong'}: beam width 2 ${found ? 'finds' : 'does not find'} the most probable sequence (width 2 ends at ${widthTwo}; the most probable is ${best}).`,
+  handbookTreeNote: 'Greedy takes the branch with the larger conditional probability first, but what follows that branch may all be unlikely; whole sequences compare by the product of every step.',
+  beamTreeNote: 'In the three-step tree, greedy takes b at step 2 because it looks better (0.55) and misses A a 2; beam width 2 keeps only B a and A b after step 2 and misses it too; width 4 finds it: a prefix that looks slightly worse can have a much better continuation.',
+  beamTreeSummary: 'Three-step sequence tree: conditional probabilities on the edges, sequence probabilities at the leaves',
+  logSpaceTitle: 'Why it is done in log space: a product of hundreds of probabilities underflows to 0',
+  logSpaceTokenProb: 'Each token\'s probability',
+  logSpaceLength: 'Sequence length (tokens)',
+  productIn: (kind: string) => `Multiplied out (${kind})`,
+  logSumLabel: 'Logs added Σ log p',
+  logSpaceVerdict: (length: number, p: number, float32: number | null, float64: number | null) =>
+    `${length} tokens of probability ${p}: ${float32 === null ? 'the float32 product does not underflow' : `the float32 product is 0 from token ${float32}`}, ${float64 === null ? 'the float64 product does not underflow' : `the float64 product is 0 from token ${float64}`}; the sum of the logs is an ordinary negative number, and two sequences still compare reliably. That is why sequence probabilities are computed in log space.`,
   treeSummary: 'Two-step sequence tree: conditional probabilities on the edges, sequence probabilities at the leaves',
   greedyPath: 'greedy',
   bestPath: 'most probable',
@@ -337,6 +510,20 @@ const en: Strings = {
   targetReference: 'target p',
   outputFrequencies: 'speculative output',
   outputSummary: 'Frequencies of the speculative output against the target p',
+  acceptanceQuestion: 'Guess first: with this draft q, how likely is each draft token to be accepted (the acceptance rate)?',
+  acceptanceGuess: 'I guess the acceptance is',
+  acceptanceAnswer: (theory: number, simulated: number, guess: number) =>
+    `Acceptance = Σ min(p, q) = 1 − TV(p, q) = ${theory.toFixed(3)} (simulated ${simulated.toFixed(3)}): the area where the two distributions overlap. You guessed ${guess.toFixed(2)}, ${Math.abs(guess - theory) < 0.005 ? 'almost exactly right' : `${Math.abs(guess - theory).toFixed(2)} off`}.`,
+  overlapSummaryBeforeGuess: 'Target p and draft q, their overlap min(p, q) outlined',
+  pitfallWhy: (simulated: number, theory: number, pValue: number) =>
+    `Why the simulated acceptance ${simulated.toFixed(3)} differs from the formula's ${theory.toFixed(3)}: the draft samples from the truncated q′, but the check divides by the untruncated q. Truncation moved q's tail mass onto its head, so q′(x) > q(x), p′(x)/q(x) comes out too large and drafts are accepted too often (here ${simulated > 0.9995 ? 'every one' : 'more than the formula says'}). The output no longer follows p′ (χ² p = ${pValue.toPrecision(2)}): the formula holds only when the check uses the q the draft actually sampled from.`,
+  exerciseOneAnswer: (k: number, truncated: number, untruncated: number) =>
+    `Exercise 1's answer: with top-${k} on both, the acceptance is Σ min(p′, q′) of the truncated pair, ${truncated.toFixed(3)}, against ${untruncated.toFixed(3)} untruncated: ${truncated > untruncated + 5e-4 ? 'higher here, because the two top-k sets coincide and truncation moves the tails\' mass onto the shared head, bringing the two closer' : truncated < untruncated - 5e-4 ? 'lower here, because the two top-k sets differ and less of them overlaps' : 'about the same here'}. Correctness needs the p and q of the check to be the distributions actually sampled from, truncation included.`,
+  speculativeChiSquareNote: (pValue: number, pitfall: boolean) => (pitfall
+    ? `χ² p = ${pValue.toPrecision(2)}: the pitfall's output does not follow the target, at every seed.`
+    : pValue < 0.05
+      ? `χ² p = ${pValue.toPrecision(2)}: for a correct rule p-values are uniform between 0 and 1, so one run in ${pValue < 0.01 ? '100 falls below 0.01' : '20 falls below 0.05'}; that is no sign of a bug. Re-run with a new seed: a real bug (such as the pitfall) gives a tiny p at every seed.`
+      : `χ² p = ${pValue.toPrecision(2)}: the output frequencies differ from p within chance.`),
   shift: 'Shift of q away from p',
   clip: 'Clip c',
   trueMean: 'true mean',
@@ -349,9 +536,15 @@ const en: Strings = {
   std: 'Std',
   estimatorNames: { none: 'Plain IS', tis: 'TIS (clipped)', mis: 'MIS (masked)', selfNormalised: 'Self-normalised IS' },
   importanceSummary: (r: number) => `Spread of plain and clipped importance-sampling estimates over ${r} repeated trials`,
-  essPerShift: 'ESS (shift 0 / 1 / 3, mean)',
-  shiftCaption: (shift: number, ess: number) => `q shifted by ${shift}: ESS ≈ ${Math.round(ess)}`,
-  importanceNote: 'One axis and one true mean (the black dots) for all three: the further q is from p, the wider plain IS spreads and the smaller the ESS; clipping (TIS) narrows the spread at the price of a bias to one side. In the table, self-normalised IS has the lowest MSE here: dividing the weights by their sum cancels their being too large or too small as a whole.',
+  shiftSlider: 'Shift of the third q from p (the chapter uses 3)',
+  essQuestion: 'Guess first: for the rightmost q (its shift set by the slider, the chapter\'s 3 at first), how many effective samples (ESS) are 1,000 samples from q worth?',
+  essGuess: 'I guess the ESS is',
+  essAnswer: (shift: number, ess: number, n: number, repeats: number, guess: number) =>
+    `At shift ${shift} the ESS is about ${Math.round(ess).toLocaleString('en')} of ${n.toLocaleString('en')} (mean of ${repeats} repeats). You guessed ${guess.toLocaleString('en')}, ${Math.abs(guess - Math.round(ess)).toLocaleString('en')} off. ESS = (Σw)²/Σw²: when a few samples carry huge weights they dominate the estimate, as if only a few samples counted.`,
+  essPerShiftOf: (shifts: readonly number[]) => `ESS (shift ${shifts.join(' / ')}, mean)`,
+  importanceRl: 'Importance weights in RL: the ratio π_θ/π_old of PPO and GRPO is this p/q (samples come from the old policy, the expectation is under the new one); PPO clips the ratio to [1 − ε, 1 + ε], and TIS caps at c the ratio that corrects for the inference engine and the trainer disagreeing on probabilities. Clipping does what TIS does above: less variance, at the price of bias.',
+  shiftCaption: (shift: number, ess: number | undefined, truth: number) => `q shifted by ${shift}${ess === undefined ? '' : `: ESS ≈ ${Math.round(ess)}`}; dashed line: the true mean ${truth.toFixed(2)}`,
+  importanceNote: 'One axis and one true mean (the dashed vertical line in each panel) for all three: the further q is from p, the wider plain IS spreads and the smaller the ESS; clipping (TIS) narrows the spread at the price of a bias to one side. In the table, self-normalised IS has the lowest MSE here: dividing the weights by their sum cancels their being too large or too small as a whole.',
   compare: 'Compare',
   twoMeans: 'two means',
   twoProportions: 'two proportions',

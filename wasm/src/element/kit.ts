@@ -68,6 +68,10 @@ export interface Kit {
   chart<C extends Chart>(chart: C): C;
   /** Text that follows the language. */
   label(node: { textContent: string | null }, label: Label): void;
+  /** The handbook's figures under the widget, if it has any: hidden while they would give a guess away. */
+  handbook?: HTMLElement;
+  /** Anything else that follows the language, called with the strings at each relabel. */
+  onRelabel(callback: (s: Strings) => void): void;
 }
 
 export interface WidgetSetup<R> {
@@ -127,7 +131,7 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
   };
 
   const kit: Kit = {
-    lab, root, toolbar, controls, body, param,
+    lab, root, toolbar, controls, body, param, handbook: handbook?.root,
     update: () => {
       if (spec.inWorker?.(setup.params())) {
         clearTimeout(timer);
@@ -174,6 +178,7 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
       return chart;
     },
     label: (node, label) => { labels.push([node, label]); },
+    onRelabel: (callback) => { relabelControls.push(callback); },
   };
 
   const setup = spec.setup(kit);

@@ -2,12 +2,12 @@
 // 700 and 390 px), so that a page can reserve the space and nothing around it moves as it loads.
 export const RESERVED_HEIGHTS: Record<string, [wide: number, medium: number, narrow: number]> = {
   filters: [1503, 1795, 1800],
-  samplers: [1198, 1348, 1181],
-  'mc-error': [1095, 1125, 1865],
+  samplers: [1774, 1975, 2092],
+  'mc-error': [598, 627, 805],
   'eval-error': [631, 757, 781],
-  sequence: [859, 954, 1109],
-  speculative: [1385, 1608, 1579],
-  importance: [1510, 1977, 3120],
+  sequence: [848, 971, 1377],
+  speculative: [935, 935, 1316],
+  importance: [1247, 1507, 3443],
   'sample-size': [564, 681, 625],
 };
 

@@ -2,6 +2,7 @@
 // element, so a host page can restyle them.
 import { UPLOT_CSS } from '../generated/uplot-css.js';
 import { reservedHeights } from './reserved-heights.js';
+import { LESSON_CSS } from './styles-lesson.js';
 
 const LIGHT = `
   --sl-bg: #ffffff;
@@ -220,6 +221,6 @@ export function installStyles(): void {
   if (document.getElementById('sampling-lab-styles')) return;
   const style = document.createElement('style');
   style.id = 'sampling-lab-styles';
-  style.textContent = UPLOT_CSS + WIDGET_CSS;
+  style.textContent = UPLOT_CSS + WIDGET_CSS + LESSON_CSS;
   document.head.append(style);
 }

@@ -1,5 +1,6 @@
 // Sequence probability: the handbook's tree, where greedy misses the most probable sequence, and
 // random models, where wider beams close the gap.
+#include <algorithm>
 #include <cmath>
 
 #include "../registry.hpp"
@@ -151,6 +152,32 @@ Json sequence(Params& params, const Progress& progress) {
                   : random_models(params, progress, vocabulary, depth, widths);
 }
 
+// Why sequence probabilities live in log space: `length` tokens of probability tokenProb each,
+// multiplied in float32 and in float64 (both reach 0 through the subnormals) against the sum of
+// their logs, which stays an ordinary number.
+Json log_space(Params& params, const Progress&) {
+  const double p = params.number("tokenProb");
+  const std::int64_t length = params.integer("length");
+  float single = 1.0f;
+  double product = 1.0;
+  double log_sum = 0.0;
+  Json single_zero_at = nullptr;
+  Json double_zero_at = nullptr;
+  Json series = Json::array();
+  const std::int64_t stride = std::max<std::int64_t>(1, length / 50);
+  for (std::int64_t step = 1; step <= length; ++step) {
+    single *= float(p);
+    product *= p;
+    log_sum += std::log(p);
+    if (single == 0.0f && single_zero_at.is_null()) single_zero_at = step;
+    if (product == 0.0 && double_zero_at.is_null()) double_zero_at = step;
+    if (step % stride == 0 || step == length) series.push_back({{"step", step}, {"float64", product}, {"logSum", log_sum}});
+  }
+  return {{"tokenProb", p}, {"length", length}, {"productFloat32", double(single)}, {"productFloat64", product},
+          {"logSum", log_sum}, {"log10Prob", log_sum / std::log(10.0)}, {"float32ZeroAt", single_zero_at}, {"float64ZeroAt", double_zero_at},
+          {"series", series}};
+}
+
 }  // namespace
 
 std::vector<Experiment> sequence_experiments() {
@@ -172,6 +199,12 @@ std::vector<Experiment> sequence_experiments() {
          {"models", integer(200, closed(1, 10000)), "Random mode: models to average over"},
          {"seed", seed(), "Philox seed"}}},
        sequence},
+      {{"log-space",
+        "A sequence's probability as a product of per-token probabilities in float32 and float64, "
+        "which underflow to 0, against the sum of their logs",
+        {{"tokenProb", probability(0.1, open_closed(0, 1)), "Each token's probability", {0.05, 0.9, 0.05}},
+         {"length", integer(400, closed(1, 100000)), "Tokens in the sequence", {10, 1000, 10}}}},
+       log_space},
   };
 }
 

@@ -100,7 +100,9 @@ Json speculative(Params& params, const Progress& progress) {
           {"acceptance", {{"empirical", empirical},
                           {"theory", theory},
                           {"oneMinusTV", 1.0 - distances(p, q).tv},
-                          {"standardError", standard_error(theory, double(n))}}},
+                          {"standardError", standard_error(theory, double(n))},
+                          // Exercise 1 compares the truncated pair's acceptance with this one.
+                          {"untruncated", acceptance_probability(p_full, q_full)}}},
           {"output", {{"frequencies", bulk(frequencies(observed))},
                       {"chiSquare", {{"statistic", fit.statistic}, {"dof", fit.dof}, {"pValue", fit.p_value}}}}},
           {"expectedTokens", {{"alpha", theory}, {"gamma", g},

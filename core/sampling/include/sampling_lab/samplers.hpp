@@ -43,6 +43,33 @@ struct RandomKey {
 bool sample_probs(std::span<const float> probs, SamplingMethod method, RandomKey key,
                   std::span<std::int32_t> out, SamplerWorkspace& workspace, const Progress& progress = {});
 
+// One draw of sample_probs retraced from the very words it uses: what the method computes on the
+// way to its token, for showing the mechanism. Only the fields of `method` are filled.
+struct DrawTrace {
+  std::int32_t token = 0;
+  double uniform = 0;             // inverse CDF: u in (0, 1); the token is the first whose CDF exceeds u
+  std::vector<float> clocks;      // Gumbel-max and race: E_i ~ Exp(1) per token (G_i = −ln E_i)
+  std::uint32_t column = 0;       // alias: the column the uniform picks
+  double coin = 0;                // alias: the coin in [0, 1); the column's own token when below its threshold
+};
+
+// The alias table of `probs` (Vose 1991): each column keeps its own token with probability
+// threshold[i] and otherwise gives alias[i].
+struct AliasTable {
+  std::vector<double> threshold;
+  std::vector<std::uint32_t> alias;
+};
+AliasTable alias_table(std::span<const float> probs, SamplerWorkspace& workspace);
+
+// The largest vocabulary trace_draws takes: the samplers' small-vocabulary path, one chunk of clocks.
+inline constexpr std::size_t kMaxTraceVocabulary = 4096;
+
+// Draws first … first + out.size() − 1 of sample_probs(probs, method, key, …), each with its
+// trace; out[j].token is the token sample_probs draws at index first + j. probs.size() ≤
+// kMaxTraceVocabulary.
+void trace_draws(std::span<const float> probs, SamplingMethod method, RandomKey key, std::uint64_t first,
+                 std::span<DrawTrace> out, SamplerWorkspace& workspace);
+
 // The same from softmax(logits / T); T = 0 always gives the argmax. Gumbel-max perturbs the
 // scaled logits directly; the other methods go through the probabilities.
 bool sample_logits(std::span<const float> logits, double temperature, SamplingMethod method,

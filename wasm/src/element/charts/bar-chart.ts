@@ -59,9 +59,11 @@ export class BarChart extends SvgChart {
       nodes.push(svg('rect', { x, y: y(p), width: barWidth, height: Math.max(p * scale, 0.5), class: 'tempered' }));
       if (kept[i] > 0) nodes.push(svg('rect', { x, y: y(kept[i]), width: barWidth, height: kept[i] * scale, class: 'kept' }));
       const shown = kept[i] > 0 ? kept[i] : p;
+      // The value sits above the sampled dot's whisker too, which would cover it.
+      const above = sampled ? sampled.frequencies[i] + whisker(kept[i], sampled.frequencies[i]) : 0;
       // Narrow slots keep the kept tokens' values and shorten the filter names to their letter.
       if (!narrow || kept[i] > 0) {
-        nodes.push(svg('text', { x: x + barWidth / 2, y: y(Math.max(shown, p)) - 4, class: kept[i] > 0 ? 'value' : 'value cut' }, formatShort(shown)));
+        nodes.push(svg('text', { x: x + barWidth / 2, y: Math.min(y(Math.max(shown, p)), y(above) - 6) - 4, class: kept[i] > 0 ? 'value' : 'value cut' }, formatShort(shown)));
       }
       nodes.push(svg('text', { x: x + barWidth / 2, y: bottom + 16, class: 'label' }, labels[i]));
       const filter = kept[i] > 0 ? undefined : cutBy[i] ?? undefined;

@@ -21,6 +21,8 @@ export interface LineChartSpec {
   yRange?: (min: number, max: number) => [number, number];
   series: SeriesSpec[];
   height?: number;
+  /** Vertical dashed lines at these x values (e.g. a true value), in a CSS variable's colour. */
+  markers?: { x: number; color: string }[];
 }
 
 const tickLabel = (v: number | null) =>
@@ -35,6 +37,7 @@ export class LineChart implements Chart {
   #resize?: ResizeObserver;
   #table = element('table', 'sl-visually-hidden');
   #key = '';
+  #markers: LineChartSpec['markers'] = [];
 
   constructor(box: HTMLElement) {
     this.#box = box;
@@ -43,6 +46,7 @@ export class LineChart implements Chart {
   draw(spec: LineChartSpec, data: uPlot.AlignedData, summary: string): void {
     const box = this.#box;
     const key = JSON.stringify([spec.xLabel, spec.yLabel, spec.series.map((s) => s.label), spec.xRange]);
+    this.#markers = spec.markers;
     if (this.#plot && key === this.#key) {
       this.#plot.setData(data);
       this.#describe(summary);
@@ -72,6 +76,7 @@ export class LineChart implements Chart {
       axes: [axis(spec.xLabel), axis(spec.yLabel)],
       legend: { show: spec.series.length > 1, live: false },
       cursor: { show: false },
+      hooks: { draw: [(u) => this.#drawMarkers(u, color)] },
       series: [
         {},
         ...spec.series.map((s): uPlot.Series => ({
@@ -89,6 +94,22 @@ export class LineChart implements Chart {
     this.#resize.observe(box);
     box.append(this.#table);
     this.#fillTable(spec, data, summary);
+  }
+
+  #drawMarkers(u: uPlot, color: (name: string) => string): void {
+    const { ctx, bbox } = u;
+    for (const marker of this.#markers ?? []) {
+      const x = u.valToPos(marker.x, 'x', true);
+      ctx.save();
+      ctx.strokeStyle = color(marker.color);
+      ctx.lineWidth = 2 * devicePixelRatio;
+      ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+      ctx.beginPath();
+      ctx.moveTo(x, bbox.top);
+      ctx.lineTo(x, bbox.top + bbox.height);
+      ctx.stroke();
+      ctx.restore();
+    }
   }
 
   /** Rebuilt at the next draw, with the current colours and labels. */

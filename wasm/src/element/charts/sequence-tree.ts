@@ -15,6 +15,8 @@ export interface TreeData {
   paths: readonly { path: readonly number[]; className: string; label: string }[];
   summary: string;
   columns: { sequence: string; probability: string };
+  /** Before the reader's guess: the leaves' probabilities show as "?" (the edges keep theirs). */
+  hideLeaves?: boolean;
 }
 
 const BASE_HEIGHT = 240;
@@ -64,12 +66,12 @@ export class SequenceTree extends SvgChart {
       return path.map((_, level) => data.token(path.slice(0, level + 1))).join(' ');
     });
     data.leaves.forEach((prob, i) => {
-      labels.push(svg('text', { x: x(data.depth) + 10, y: y(data.depth, i) + 5, class: 'leaf' }, `${names[i]}  ${prob.toFixed(3)}`));
+      labels.push(svg('text', { x: x(data.depth) + 10, y: y(data.depth, i) + 5, class: 'leaf' }, `${names[i]}  ${data.hideLeaves ? '?' : prob.toFixed(3)}`));
     });
     fillTable(this.table, {
       caption: data.summary,
       head: [data.columns.sequence, data.columns.probability, ...data.paths.map((p) => p.label)],
-      rows: data.leaves.map((prob, i) => [names[i], prob.toFixed(3), ...data.paths.map((p) => (pathOf(i, data.depth).every((t, l) => p.path[l] === t) ? '✓' : ''))]),
+      rows: data.leaves.map((prob, i) => [names[i], data.hideLeaves ? '?' : prob.toFixed(3), ...data.paths.map((p) => (pathOf(i, data.depth).every((t, l) => p.path[l] === t) ? '✓' : ''))]),
       rowHeaders: true,
     });
     root.replaceChildren(...edges, ...paths, ...labels);

@@ -7,7 +7,11 @@ import { LineChart } from '../charts/line-chart.js';
 import { element, fillTable } from '../dom.js';
 import { strings } from '../i18n.js';
 import { experimentWidget } from '../kit.js';
+import { prediction } from '../predict.js';
 import type { Widget, WidgetContext } from './types.js';
+
+// The guesses offered for "100 times the draws makes the spread … times smaller".
+const SHRINK_GUESSES = [1, 2, 3, 5, 10, 20, 50, 100];
 
 // 10, 30, 100, 300, … up to the largest n chosen.
 function sampleSizes(largest: number): number[] {
@@ -30,45 +34,55 @@ export function mcErrorWidget(context: WidgetContext): Widget {
       });
       const repeats = kit.slider('repeats', { label: (s) => s.repeats, format: (v) => v.toLocaleString() });
       kit.controls.append(largest.root, repeats.root);
-      const question = element('details', 'sl-predict');
-      const ask = element('summary');
-      kit.label(ask, (s) => s.slopeQuestion);
-      const answer = element('p');
-      question.append(ask, answer);
+      // The guess: how many times smaller the spread gets with 100 times the draws.
+      let last: McErrorResult | undefined;
+      const question = prediction(kit, {
+        name: 'slope',
+        question: (s) => s.slopeQuestion,
+        slider: { label: (s) => s.slopeGuess, min: 0, max: SHRINK_GUESSES.length - 1, step: 1, value: 0, format: (i) => `${SHRINK_GUESSES[i]}×` },
+        onChange: () => { if (last) render(last); },
+      });
       const numbers = kit.readouts(['slope']);
       const spreadBox = element('div', 'sl-chart');
       const spreadChart = kit.chart(new LineChart(spreadBox));
       const chartBox = element('div', 'sl-chart');
       const chart = kit.chart(new LineChart(chartBox));
       const table = element('table', 'sl-table');
-      kit.body.append(question, spreadBox, numbers.root, chartBox, table);
+      kit.body.append(question.root, spreadBox, numbers.root, chartBox, table);
+      function render(result: McErrorResult): void {
+        last = result;
+        const s = strings();
+        // The answer's parts stay hidden until the guess.
+        for (const part of [numbers.root, chartBox, table, ...(kit.handbook ? [kit.handbook] : [])]) part.hidden = !question.revealed();
+        const rows = result.rows;
+        const n = rows.map((r) => r.n);
+        const quantile = (k: number) => rows.map((r) => r.spread[k]);
+        spreadChart.draw({
+          xLabel: s.drawsPerRun, yLabel: s.estimateOfP, logX: true, height: 220,
+          series: [
+            { label: `${s.middleHalf}: 25%`, color: '--sl-kept' }, { label: '75%', color: '--sl-kept' },
+            { label: `${s.middle90}: 5%`, color: '--sl-muted', dash: [4, 4] }, { label: '95%', color: '--sl-muted', dash: [4, 4] },
+            { label: `p = ${result.p}`, color: '--sl-text', points: true },
+          ],
+        }, [n, quantile(1), quantile(3), quantile(0), quantile(4), rows.map(() => result.p)], s.spreadSummary(result.p, result.repeats));
+        const slope = result.slope === null ? '—' : result.slope.toFixed(3);
+        numbers.set('slope', s.fittedSlope, `${slope} (${s.theory} −0.5)`);
+        // The measured shrink over the largest hundredfold step of n the rows hold.
+        const pair = rows.map((r) => [r, rows.find((other) => other.n === 100 * r.n)] as const).reverse().find(([, other]) => other);
+        const measured = pair ? { from: pair[0].n, to: pair[1]!.n, before: pair[0].std, after: pair[1]!.std } : undefined;
+        question.setAnswer(s.slopeAnswer(slope, SHRINK_GUESSES[question.guess() as number], measured));
+        chart.draw({
+          xLabel: s.drawsPerRun, yLabel: s.stdOfEstimate, logX: true, logY: true,
+          series: [{ label: s.theoryLine, color: '--sl-cut', dash: [6, 4] }, { label: s.measured, color: '--sl-kept', points: true }],
+        }, [rows.map((r) => r.n), rows.map((r) => r.theory), rows.map((r) => r.std)], s.mcErrorSummary(result.p, result.repeats));
+        fillTable(table, {
+          head: ['n', s.measured, s.theoryLine, s.ratio],
+          rows: rows.map((r) => [r.n.toLocaleString(), r.std.toFixed(4), r.theory.toFixed(4), r.ratio.toFixed(3)]),
+        });
+      }
       return {
         params: () => ({ p: kit.param('p').default, ns: sampleSizes(10 ** largest.value()), repeats: repeats.value() }),
-        render(result) {
-          const s = strings();
-          const rows = result.rows;
-          const n = rows.map((r) => r.n);
-          const quantile = (k: number) => rows.map((r) => r.spread[k]);
-          spreadChart.draw({
-            xLabel: s.drawsPerRun, yLabel: s.estimateOfP, logX: true, height: 220,
-            series: [
-              { label: `${s.middleHalf}: 25%`, color: '--sl-kept' }, { label: '75%', color: '--sl-kept' },
-              { label: `${s.middle90}: 5%`, color: '--sl-muted', dash: [4, 4] }, { label: '95%', color: '--sl-muted', dash: [4, 4] },
-              { label: `p = ${result.p}`, color: '--sl-text', points: true },
-            ],
-          }, [n, quantile(1), quantile(3), quantile(0), quantile(4), rows.map(() => result.p)], s.spreadSummary(result.p, result.repeats));
-          const slope = result.slope === null ? '—' : result.slope.toFixed(3);
-          numbers.set('slope', s.fittedSlope, `${slope} (${s.theory} −0.5)`);
-          answer.textContent = s.slopeAnswer(slope);
-          chart.draw({
-            xLabel: s.drawsPerRun, yLabel: s.stdOfEstimate, logX: true, logY: true,
-            series: [{ label: s.theoryLine, color: '--sl-cut', dash: [6, 4] }, { label: s.measured, color: '--sl-kept', points: true }],
-          }, [rows.map((r) => r.n), rows.map((r) => r.theory), rows.map((r) => r.std)], s.mcErrorSummary(result.p, result.repeats));
-          fillTable(table, {
-            head: ['n', s.measured, s.theoryLine, s.ratio],
-            rows: rows.map((r) => [r.n.toLocaleString(), r.std.toFixed(4), r.theory.toFixed(4), r.ratio.toFixed(3)]),
-          });
-        },
+        render,
       };
     },
   });

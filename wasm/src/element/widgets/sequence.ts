@@ -1,11 +1,15 @@
 // Sequence probability: the handbook's two-step tree with editable probabilities; a three-step
 // tree where greedy, beam width 2 and the most probable sequence all differ (width 4 finds it);
 // or many random models, where greedy misses and wider beams catch up. Every path in its colour.
-import type { SequenceHandbookResult, SequenceRandomResult } from '../../index.js';
+// On the two trees the reader first guesses (the most probable sequence; whether width 2 finds
+// it); leaf probabilities and paths appear after. Below, why it is all done in log space: a
+// product of per-token probabilities underflowing to 0 against the sum of their logs.
+import type { LogSpaceResult, SequenceHandbookResult, SequenceRandomResult } from '../../index.js';
 import { SequenceTree } from '../charts/sequence-tree.js';
 import { element, fillTable } from '../dom.js';
 import { strings } from '../i18n.js';
-import { experimentWidget } from '../kit.js';
+import { experimentWidget, type Kit } from '../kit.js';
+import { prediction } from '../predict.js';
 import type { Widget, WidgetContext } from './types.js';
 
 type Mode = 'handbook' | 'beam' | 'random';
@@ -44,20 +48,33 @@ export function sequenceWidget(context: WidgetContext): Widget {
       const randomSliders = [vocab, depth, sharpness];
       kit.controls.append(...treeSliders.map((s) => s.root), ...randomSliders.map((s) => s.root));
 
+      let last: Result | undefined;
+      const rerender = () => { if (last) render(last); };
+      // Guess first: which leaf of the handbook tree is most probable; whether width 2 finds the three-step tree's best.
+      const bestGuess = prediction(kit, {
+        name: 'best-sequence', question: (s) => s.bestSequenceQuestion, onChange: rerender,
+        choices: () => Object.fromEntries(leafPaths(2).map((path) => [`leaf-${path.join('')}`, tokenLabels(path).join(' ')])),
+      });
+      const beamGuess = prediction(kit, {
+        name: 'beam-finds-best', question: (s) => s.beamQuestion, onChange: rerender,
+        choices: (s) => ({ yes: s.yes, no: s.no }),
+      });
       const treeBox = element('div', 'sl-chart sl-tree');
       const treeChart = kit.chart(new SequenceTree(treeBox));
       const treeNumbers = kit.readouts(['best', 'greedy', 'beam']);
       const randomNumbers = kit.readouts(['greedy-miss', 'closing-width']);
       const table = element('table', 'sl-table');
       const note = element('p', 'sl-note');
-      kit.label(note, (s) => s.dullNote);
-      kit.body.append(treeBox, treeNumbers.root, randomNumbers.root, table, note);
+      const logSpace = logSpacePanel(kit);
+      kit.body.append(bestGuess.root, beamGuess.root, treeBox, treeNumbers.root, randomNumbers.root, table, note, logSpace.root);
 
       function layout(): void {
         const chosen = mode.value();
         for (const control of treeSliders) control.root.hidden = chosen !== 'handbook';
         for (const control of randomSliders) control.root.hidden = chosen !== 'random';
-        for (const part of [treeBox, treeNumbers.root]) part.hidden = chosen === 'random';
+        bestGuess.root.hidden = chosen !== 'handbook';
+        beamGuess.root.hidden = chosen !== 'beam';
+        treeBox.hidden = chosen === 'random';
         for (const part of [randomNumbers.root, table]) part.hidden = chosen !== 'random';
       }
       layout();
@@ -65,6 +82,12 @@ export function sequenceWidget(context: WidgetContext): Widget {
       function renderTree(r: SequenceHandbookResult): void {
         const s = strings();
         const handbook = r.depth === 2;
+        const guess = handbook ? bestGuess : beamGuess;
+        const revealed = guess.revealed();
+        treeNumbers.root.hidden = !revealed;
+        note.hidden = !revealed;
+        if (kit.handbook) kit.handbook.hidden = handbook && !revealed;
+        note.textContent = handbook ? s.handbookTreeNote : s.beamTreeNote;
         const firstChild = handbook ? (() => { const [a, a1, b1] = treeSliders.map((c) => c.value()); return [a, a1, b1]; })() : BEAM_TREE;
         const token = (path: readonly number[]) => (handbook ? tokenLabels(path) : path.map((t, level) => BEAM_TOKENS[level][t])).at(-1)!;
         const name = (path: readonly number[]) => path.map((_, level) => token(path.slice(0, level + 1))).join(' ');
@@ -75,22 +98,35 @@ export function sequenceWidget(context: WidgetContext): Widget {
           firstChild,
           leaves: leafPaths(r.depth).map(probOf),
           token,
-          paths: [
+          paths: revealed ? [
             { path: r.greedy.path, className: 'greedy', label: `${s.greedyPath}: ${name(r.greedy.path)}` },
             ...beams.map((b, i) => ({ path: b.path, className: i === 0 ? 'beam' : 'beam-wide', label: `${s.beamWidthPath(b.width)}: ${name(b.path)}` })),
             { path: r.best.path, className: 'best', label: `${s.bestPath}: ${name(r.best.path)}` },
-          ],
-          summary: s.treeSummary,
+          ] : [],
+          summary: handbook ? s.treeSummary : s.beamTreeSummary,
           columns: { sequence: s.treeSequence, probability: s.treeProbability },
+          hideLeaves: !revealed,
         });
         const describe = (p: { path: number[]; prob: number }) => `(${name(p.path).split(' ').join(', ')}) ${p.prob.toFixed(2)}`;
         treeNumbers.set('best', s.bestPath, describe(r.best));
         treeNumbers.set('greedy', s.greedyPath, describe(r.greedy));
         treeNumbers.set('beam', beams.map((b) => s.beamWidthPath(b.width)).join(' / '), beams.map(describe).join(' / '));
+        if (handbook) {
+          const chosen = bestGuess.guess() as string | undefined;
+          const leaf = chosen === undefined ? undefined : r.leaves.find((l) => `leaf-${l.path.join('')}` === chosen);
+          bestGuess.setAnswer(s.bestSequenceAnswer(describe(r.best), describe(r.greedy), leaf && describe(leaf), leaf ? r.best.prob - leaf.prob : 0));
+        } else {
+          const widthTwo = beams.find((b) => b.width === 2)!;
+          const found = widthTwo.path.every((t, i) => t === r.best.path[i]);
+          beamGuess.setAnswer(s.beamAnswer(found, (beamGuess.guess() === 'yes') === found, describe(widthTwo), describe(r.best)));
+        }
       }
 
       function renderRandom(r: SequenceRandomResult): void {
         const s = strings();
+        note.hidden = false;
+        note.textContent = s.dullNote;
+        if (kit.handbook) kit.handbook.hidden = false;
         randomNumbers.set('greedy-miss', s.greedyMissRate, `${(100 * r.greedyMissRate).toFixed(1)}%`);
         randomNumbers.set('closing-width', s.closingWidth, r.closingWidth === null ? '—' : String(r.closingWidth));
         fillTable(table, {
@@ -108,8 +144,47 @@ export function sequenceWidget(context: WidgetContext): Widget {
           const [a, a1, b1] = treeSliders.map((control) => control.value());
           return { mode: 'handbook', tree: breadthFirst([a, a1, b1]) };
         },
-        render: (r) => (r.mode === 'handbook' ? renderTree(r) : renderRandom(r)),
+        render,
+        relabel: logSpace.render,
       };
+
+      function render(r: Result): void {
+        last = r;
+        if (r.mode === 'handbook') renderTree(r); else renderRandom(r);
+      }
     },
   });
+}
+
+// Log space: `length` tokens of one probability each, their product in float32 and float64 (both
+// reach 0) against the sum of their logs; numbers from the core's log-space experiment.
+function logSpacePanel(kit: Kit): { root: HTMLElement; render(): void } {
+  const root = element('section', 'sl-log-space');
+  const heading = element('h3', 'sl-mechanisms-title');
+  kit.label(heading, (s) => s.logSpaceTitle);
+  const schema = kit.lab.experiments.find((e) => e.name === 'log-space')!.params;
+  const spec = (name: string) => schema.find((p) => p.name === name)!;
+  const tokenProb = kit.slider('token-prob', {
+    label: (s) => s.logSpaceTokenProb, ...spec('tokenProb').slider, value: spec('tokenProb').default as number,
+    format: (v) => v.toFixed(2), onInput: () => render(),
+  });
+  const length = kit.slider('length', {
+    label: (s) => s.logSpaceLength, ...spec('length').slider, value: spec('length').default as number,
+    format: (v) => v.toLocaleString('en'), onInput: () => render(),
+  });
+  const sliders = element('div', 'sl-sliders');
+  sliders.append(tokenProb.root, length.root);
+  const numbers = kit.readouts(['float64', 'float32', 'log-sum']);
+  const verdict = element('p', 'sl-note');
+  root.append(heading, sliders, numbers.root, verdict);
+  function render(): void {
+    const s = strings();
+    const r = kit.lab.runExperiment('log-space', { tokenProb: tokenProb.value(), length: length.value() }) as LogSpaceResult;
+    numbers.set('float64', s.productIn('float64'), r.productFloat64 === 0 ? '0' : r.productFloat64.toExponential(3));
+    numbers.set('float32', s.productIn('float32'), r.productFloat32 === 0 ? '0' : r.productFloat32.toExponential(3));
+    numbers.set('log-sum', s.logSumLabel, `${r.logSum.toFixed(2)} (= 10^${r.log10Prob.toFixed(1)})`);
+    verdict.textContent = s.logSpaceVerdict(r.length, r.tokenProb, r.float32ZeroAt, r.float64ZeroAt);
+  }
+  render();
+  return { root, render };
 }

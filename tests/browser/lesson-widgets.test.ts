@@ -1,0 +1,298 @@
+// The lesson parts of the samplers, Monte-Carlo, sequence, speculative and importance widgets and
+// the self-test, in Chromium: single draws stepped from the core's traces into a histogram, one
+// token highlighted in every view, reduced motion, the fixed y-scale whose bands narrow by the
+// printed ratio, predictions whose answers stay hidden until the guess, the log-space demo, and
+// no overlapping labels or long main-thread tasks.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { loadSamplingLab, type ExperimentLab, type SamplerTraceResult } from 'sampling-lab/experiments';
+import { openDevPage, type Harness } from '../support/chromium';
+
+let harness: Harness;
+let page: Page;
+let problems: string[];
+let lab: ExperimentLab;
+
+beforeAll(async () => {
+  ({ harness, page, problems } = await openDevPage());
+  lab = await loadSamplingLab();
+  // Main-thread tasks over 50 ms, from the start.
+  await page.evaluate(() => {
+    (window as unknown as { longTasks: number[] }).longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) (window as unknown as { longTasks: number[] }).longTasks.push(entry.duration);
+    }).observe({ type: 'longtask', buffered: true });
+  });
+});
+
+afterAll(async () => { await harness?.close(); });
+
+const widget = (name: string) => page.locator(`sampling-lab[experiment="${name}"]`);
+const mechanisms = () => widget('samplers').locator('.sl-mechanisms');
+const histogramCounts = async () => (await mechanisms().locator('.sl-histogram text.value').allTextContents()).map(Number);
+const reveal = (host: Locator) => host.getByRole('button', { name: '我猜好了，揭晓答案' });
+const P = [0.5, 0.25, 0.15, 0.07, 0.03];
+const trace = (method: string, n: number): SamplerTraceResult => lab.runExperiment('sampler-trace', {
+  p: P, method: method as never, seed: 0, stream: ['inverse-cdf', 'gumbel-max', 'exponential-race', 'alias'].indexOf(method), n,
+});
+
+it('samplers: each step shows the core\'s u, noises, clocks or alias coin for that draw, and the histogram grows by one', async () => {
+  await widget('samplers').scrollIntoViewIfNeeded();
+  await expect.poll(() => mechanisms().count(), { timeout: 20_000 }).toBe(1);
+  expect(await histogramCounts()).toEqual([0, 0, 0, 0, 0]);
+  const expected = {
+    'inverse-cdf': (d: SamplerTraceResult['draws'][number]) => `u = ${d.u!.toFixed(4)}`,
+    'gumbel-max': (d: SamplerTraceResult['draws'][number]) => `G = ${d.gumbel![d.token].toFixed(3)}`,
+    'exponential-race': (d: SamplerTraceResult['draws'][number]) => `E/p = ${d.arrivals![d.token].toFixed(3)}`,
+    alias: (d: SamplerTraceResult['draws'][number]) => `硬币 ${d.coin!.toFixed(3)}`,
+  };
+  const marks = { 'inverse-cdf': 'line.level-u', 'gumbel-max': 'circle.noisy', 'exponential-race': 'rect.clock', alias: 'line.coin' };
+  for (const [method, shown] of Object.entries(expected)) {
+    await mechanisms().locator(`.sl-segment[data-value="${method}"]`).click();
+    const draws = trace(method, 3).draws;
+    for (let k = 0; k < 3; k++) {
+      const before = await histogramCounts();
+      await mechanisms().getByRole('button', { name: '抽一次' }).click();
+      const readout = await mechanisms().locator('.sl-draw-readout').innerText();
+      expect(readout).toContain(`第 ${k + 1} 次`);
+      expect(readout).toContain(shown(draws[k]));
+      expect(readout).toMatch(new RegExp(`→ (取本列 |取别名 )?x${draws[k].token + 1}$`));
+      const after = await histogramCounts();
+      expect(after.reduce((a, b) => a + b, 0)).toBe(before.reduce((a, b) => a + b, 0) + 1);
+      expect(after[draws[k].token]).toBe(before[draws[k].token] + 1);
+      expect(await mechanisms().locator(`.sl-mechanism ${marks[method as keyof typeof marks]}`).count()).toBeGreaterThan(0);
+    }
+  }
+  // Gumbel-max: one noisy logit per token, the argmax marked on the drawn token.
+  await mechanisms().locator('.sl-segment[data-value="gumbel-max"]').click();
+  await mechanisms().getByRole('button', { name: '抽一次' }).click();
+  expect(await mechanisms().locator('.sl-mechanism circle.noisy').count()).toBe(5);
+  expect(await mechanisms().locator('.sl-mechanism circle.noisy.chosen').getAttribute('data-token')).toBe(String(trace('gumbel-max', 1).draws[0].token));
+});
+
+it('samplers: play runs draws on a timer, pause stops them, and nothing runs long on the main thread', async () => {
+  await mechanisms().getByRole('button', { name: '清空重来' }).click();
+  await page.evaluate(() => { (window as unknown as { longTasks: number[] }).longTasks = []; });
+  await mechanisms().getByLabel('播放速度').fill('20');
+  await mechanisms().getByRole('button', { name: '播放' }).click();
+  await expect.poll(async () => (await histogramCounts()).reduce((a, b) => a + b, 0), { timeout: 5_000 }).toBeGreaterThan(10);
+  await mechanisms().getByRole('button', { name: '暂停' }).click();
+  const stopped = (await histogramCounts()).reduce((a, b) => a + b, 0);
+  await page.waitForTimeout(400);
+  expect((await histogramCounts()).reduce((a, b) => a + b, 0)).toBe(stopped);
+  const longest = await page.evaluate(() => Math.max(0, ...(window as unknown as { longTasks: number[] }).longTasks));
+  expect(longest).toBeLessThan(100);
+});
+
+it('samplers: hovering or focusing a token highlights it in the chips, the mechanism, the histogram and the deviation dots', async () => {
+  const host = widget('samplers');
+  await mechanisms().getByRole('button', { name: '抽一次' }).click();
+  const lit = () => host.locator('.sl-highlight').evaluateAll((nodes) => nodes.map((n) => `${n.closest('svg')?.getAttribute('class') ?? n.className}:${(n as HTMLElement).dataset.token}`));
+  await host.locator('.sl-token-chip').nth(1).hover();
+  const hovered = await lit();
+  expect(hovered.every((entry) => entry.endsWith(':1'))).toBe(true);
+  for (const view of ['sl-token-chip', 'sl-mechanism', 'sl-histogram', 'sl-deviation']) expect(hovered.some((entry) => entry.includes(view)), view).toBe(true);
+  const dimmed = await host.locator('.sl-deviation circle.dot[data-token="0"]').first().evaluate((el) => getComputedStyle(el).opacity);
+  expect(Number(dimmed)).toBeLessThan(0.5);
+  // A histogram bar lights the same token elsewhere; the keyboard does what the mouse does.
+  await mechanisms().locator('.sl-histogram text.label[data-token="3"]').hover();
+  expect((await lit()).every((entry) => entry.endsWith(':3'))).toBe(true);
+  await page.mouse.move(0, 0);
+  await host.locator('.sl-token-chip').nth(2).focus();
+  const focused = await lit();
+  expect(focused.length).toBeGreaterThan(4);
+  expect(focused.every((entry) => entry.endsWith(':2'))).toBe(true);
+  await host.locator('.sl-token-chip').nth(2).blur();
+  expect(await lit()).toEqual([]);
+});
+
+it('samplers: the draw animations run, and prefers-reduced-motion turns them off', async () => {
+  const animation = () => mechanisms().locator('.sl-mechanism .sl-enter').first().evaluate((el) => getComputedStyle(el).animationName);
+  await mechanisms().getByRole('button', { name: '抽一次' }).click();
+  expect(await animation()).not.toBe('none');
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await mechanisms().getByRole('button', { name: '抽一次' }).click();
+  expect(await animation()).toBe('none');
+  expect(await mechanisms().locator('.sl-histogram .sl-enter').evaluate((el) => getComputedStyle(el).animationName)).toBe('none');
+  await page.emulateMedia({ reducedMotion: 'no-preference' });
+});
+
+it('samplers: with the fixed y-axis, a larger n keeps the axis and the ±2 SE bands narrow by the printed ratio', async () => {
+  const host = widget('samplers');
+  const tick = () => host.locator('.sl-deviation text.axis-left').first().textContent();
+  const bandHeight = () => host.locator('.sl-deviation rect.band').first().evaluate((el) => Number(el.getAttribute('height')));
+  expect(await host.getByLabel('固定纵轴（n 变大时纵轴不动）').isChecked()).toBe(true);
+  await host.getByLabel('采样次数 n').fill('0');  // 1,000
+  await expect.poll(() => host.locator('.sl-band-note').innerText(), { timeout: 20_000 }).toMatch(/到 1,000/);
+  const [axis, wide] = [await tick(), await bandHeight()];
+  await host.getByLabel('采样次数 n').fill('6');  // 100,000
+  await expect.poll(() => host.locator('.sl-band-note').innerText(), { timeout: 20_000 }).toMatch(/从 1,000 到 100,000/);
+  expect(await tick()).toBe(axis);
+  const ratio = Number(/收窄 ([\d.]+) 倍/.exec(await host.locator('.sl-band-note').innerText())![1]);
+  expect(ratio).toBeCloseTo(10, 1);
+  expect(wide / await bandHeight()).toBeCloseTo(ratio, 1);
+  // Without it the axis follows n, and the note says why the band then looks the same.
+  await host.getByLabel('固定纵轴（n 变大时纵轴不动）').uncheck();
+  await host.getByLabel('采样次数 n').fill('5');  // 50,000
+  await expect.poll(() => host.locator('.sl-band-note').innerText(), { timeout: 20_000 }).toMatch(/看起来一样宽/);
+  expect(await tick()).not.toBe(axis);
+  await host.getByLabel('固定纵轴（n 变大时纵轴不动）').check();
+});
+
+it('samplers: no two labels of its charts overlap at 390 px', async () => {
+  await page.setViewportSize({ width: 390, height: 900 });
+  await widget('samplers').scrollIntoViewIfNeeded();
+  await page.waitForTimeout(500);
+  await mechanisms().getByRole('button', { name: '抽一次' }).click();
+  for (const chart of ['.sl-deviation', '.sl-mechanism', '.sl-histogram']) {
+    const overlaps = await widget('samplers').locator(chart).evaluate((svg) => {
+      const boxes = [...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect()).filter((b) => b.width > 0);
+      let found = 0;
+      for (let i = 0; i < boxes.length; i++) {
+        for (let j = i + 1; j < boxes.length; j++) {
+          const [a, b] = [boxes[i], boxes[j]];
+          if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) found++;
+        }
+      }
+      return found;
+    });
+    expect(overlaps, chart).toBe(0);
+  }
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+it('shape: the sampled dots and their whiskers never cover a bar\'s value label', async () => {
+  const host = page.locator('#shape');
+  await host.scrollIntoViewIfNeeded();
+  await host.getByRole('button', { name: /采样 1,000 次/ }).click();
+  await expect.poll(() => host.locator('.sl-legend').first().innerText(), { timeout: 20_000 }).toMatch(/已抽 1,000 次/);
+  const covered = await host.locator('svg.sl-bars').first().evaluate((root) => {
+    const labels = [...root.querySelectorAll('text.value')].map((t) => t.getBoundingClientRect());
+    const marks = [...root.querySelectorAll('circle.sampled, line.whisker')].map((m) => m.getBoundingClientRect());
+    return labels.filter((a) => marks.some((b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)).length;
+  });
+  expect(covered).toBe(0);
+});
+
+it('mc-error: no slope, std chart or table before the guess; the answer and the guess\'s distance after', async () => {
+  const host = widget('mc-error');
+  await host.scrollIntoViewIfNeeded();
+  await expect.poll(() => host.locator('.sl-body .sl-table tbody tr').count(), { timeout: 30_000 }).toBe(7);
+  const visibleText = () => host.locator('.sl-body').innerText();
+  expect(await visibleText()).not.toMatch(/−0\.4\d|-0\.4\d|拟合出的斜率/);
+  expect(await host.locator('.sl-body .sl-table').isVisible()).toBe(false);
+  await host.getByLabel('我猜缩小').fill('3');  // 5×
+  await reveal(host).click();
+  const answer = await host.locator('.sl-predict-answer').innerText();
+  expect(answer).toMatch(/答案：10 倍/);
+  expect(answer).toMatch(/拟合出的斜率是 -0\.4\d\d|拟合出的斜率是 -0\.5\d\d/);
+  expect(answer).toContain('你猜 5 倍：少猜了，答案是你猜的 2.0 倍');
+  expect(await host.locator('.sl-body .sl-table').isVisible()).toBe(true);
+  expect(await host.locator('[data-readout="slope"]').isVisible()).toBe(true);
+});
+
+it('sequence: leaves show "?" and no path before the guess; the best, greedy and the guess\'s shortfall after', async () => {
+  const host = widget('sequence');
+  await host.scrollIntoViewIfNeeded();
+  await expect.poll(() => host.locator('.sl-tree-svg text.leaf').count(), { timeout: 20_000 }).toBe(4);
+  expect(await host.locator('.sl-tree-svg text.leaf').allTextContents()).toEqual(['A a1  ?', 'A a2  ?', 'B b1  ?', 'B b2  ?']);
+  expect(await host.locator('.sl-tree-svg .edge.best, .sl-tree-svg .edge.greedy').count()).toBe(0);
+  expect(await host.locator('.sl-body').innerText()).not.toMatch(/0\.36|贪心第二步/);
+  expect(await host.locator('.sl-handbook').isVisible()).toBe(false);
+  expect(await reveal(host).isDisabled()).toBe(true);
+  await host.locator('[data-predict="best-sequence"]').getByRole('button', { name: 'A a1' }).click();
+  await reveal(host).click();
+  expect(await host.locator('.sl-predict-answer').first().innerText()).toMatch(/概率最大的是 \(B, b1\) 0\.36，贪心得到的是 \(A, a1\) 0\.30。你选的 \(A, a1\) 0\.30，比最大的少 0\.06/);
+  expect(await host.locator('.sl-tree-svg .edge.best').count()).toBeGreaterThan(0);
+  expect(await host.locator('.sl-tree-svg text.leaf').first().textContent()).toBe('A a1  0.300');
+  expect(await host.locator('.sl-handbook').isVisible()).toBe(true);
+});
+
+it('sequence: the three-step tree asks about width 2 first, and its note describes that tree only then', async () => {
+  const host = widget('sequence');
+  await host.getByRole('button', { name: '束宽有用的三步树' }).click();
+  await expect.poll(() => host.locator('.sl-tree-svg text.leaf').count(), { timeout: 20_000 }).toBe(8);
+  expect(await host.locator('.sl-body').innerText()).not.toMatch(/贪心第二步|0\.24/);
+  await host.locator('[data-predict="beam-finds-best"]').getByRole('button', { name: '能', exact: true }).click();
+  await host.locator('[data-predict="beam-finds-best"]').getByRole('button', { name: '我猜好了，揭晓答案' }).click();
+  expect(await host.locator('[data-predict="beam-finds-best"] .sl-predict-answer').innerText()).toMatch(/^猜错了：束宽 2 没有找到/);
+  expect(await host.locator('.sl-body > .sl-note').first().innerText()).toMatch(/三步树里，贪心第二步/);
+  await host.getByRole('button', { name: '手册示例树' }).click();
+});
+
+it('sequence: the log-space demo multiplies to 0 in float32 and float64 while the log sum stays -921.03', async () => {
+  const host = widget('sequence');
+  const value = (name: string) => host.locator(`[data-readout="${name}"] dd`).innerText();
+  await expect.poll(() => value('log-sum')).toBe('-921.03 (= 10^-400.0)');
+  expect(await value('float64')).toBe('0');
+  expect(await value('float32')).toBe('0');
+  expect(await host.locator('.sl-log-space .sl-note').innerText()).toMatch(/float32 的乘积在第 46 个 token 变成 0，float64 的乘积在第 324 个 token 变成 0/);
+  await host.getByLabel('序列长度（token 数）').fill('300');
+  await expect.poll(() => value('float64')).toBe('1.000e-300');
+  expect(await value('float32')).toBe('0');
+});
+
+it('speculative: the acceptance numbers wait for the guess; the pitfall and exercise 1 are put into words', async () => {
+  const host = widget('speculative');
+  await host.scrollIntoViewIfNeeded();
+  await expect.poll(() => host.locator('.sl-overlap rect.target').count(), { timeout: 20_000 }).toBe(4);
+  expect(await host.locator('.sl-body').innerText()).not.toMatch(/0\.700/);
+  expect(await host.locator('[data-readout="acceptance"]').isVisible()).toBe(false);
+  await host.getByLabel('我猜接受率是').fill('0.5');
+  await reveal(host).click();
+  expect(await host.locator('.sl-predict-answer').innerText()).toMatch(/= 0\.700（模拟 0\.70\d）.*你猜 0\.50，差 0\.20/);
+  await host.getByRole('checkbox', { name: /top-2/ }).check();
+  await expect.poll(() => host.locator('.sl-verdict').innerText(), { timeout: 20_000 }).toMatch(/练习 1 的答案.*0\.875.*0\.700：这里升高了/);
+  await host.getByRole('checkbox', { name: /未截断/ }).check();
+  await expect.poll(() => host.locator('.sl-verdict').innerText(), { timeout: 20_000 }).toMatch(/为什么模拟的接受率 1\.000 与公式的 0\.875 不同.*每一个都被接受/);
+  expect(await host.locator('.sl-body > .sl-note').innerText()).toMatch(/错误做法的输出不服从目标分布/);
+  await host.getByRole('checkbox', { name: /未截断/ }).uncheck();
+  await host.getByRole('checkbox', { name: /top-2/ }).uncheck();
+});
+
+it('importance: the ESS waits for the guess; the true mean is a dashed line and the third shift a slider', async () => {
+  const host = widget('importance');
+  await host.scrollIntoViewIfNeeded();
+  await expect.poll(() => host.locator('.sl-body .sl-table tbody tr').count(), { timeout: 20_000 }).toBe(12);
+  expect(await host.locator('[data-readout="ess"] dd').innerText()).toBe('?');
+  expect(await host.locator('.sl-panel figcaption').allInnerTexts()).toEqual(['q 偏移 0；虚线是真值 6.20', 'q 偏移 1；虚线是真值 6.20', 'q 偏移 3；虚线是真值 6.20']);
+  await host.getByLabel('我猜 ESS 是').fill('600');
+  await reveal(host).click();
+  expect(await host.locator('.sl-predict-answer').innerText()).toMatch(/偏移 3 时 ESS ≈ 4\d\d \/ 1,000（300 次重复的平均）。你猜 600，差 1\d\d/);
+  expect(await host.locator('[data-readout="ess"] dd').innerText()).toMatch(/^1000 \/ 9\d\d \/ 4\d\d/);
+  await host.getByLabel('第三组 q 相对 p 的偏移（章节用 3）').fill('2');
+  await expect.poll(() => host.locator('.sl-panel figcaption').last().innerText(), { timeout: 20_000 }).toMatch(/^q 偏移 2：ESS ≈ \d+；/);
+  expect(await host.locator('.sl-note').last().innerText()).toMatch(/PPO、GRPO 的比值 π_θ\/π_old/);
+});
+
+it('self-test: each answer stays behind its button until a choice, then says whether the choice was right', async () => {
+  await page.locator('.self-test').scrollIntoViewIfNeeded();
+  const questions = page.locator('.self-test-question');
+  expect(await questions.count()).toBe(5);
+  expect(await page.locator('.self-test-answer').evaluateAll((answers) => answers.every((a) => (a as HTMLElement).hidden))).toBe(true);
+  const second = questions.nth(1);
+  expect(await second.getByRole('button', { name: '揭晓答案' }).isDisabled()).toBe(true);
+  await second.getByLabel('p / n', { exact: true }).check();
+  await second.getByRole('button', { name: '揭晓答案' }).click();
+  expect(await second.locator('.self-test-verdict').innerText()).toBe('没答对，正确的是：√(p(1 − p) / n)，随 1/√n 下降');
+  expect(await second.locator('.self-test-answer').innerText()).toMatch(/标准误约 √\(p\(1−p\)\/n\)/);
+  await second.getByLabel('√(p(1 − p) / n)，随 1/√n 下降').check();
+  expect(await second.locator('.self-test-verdict').innerText()).toBe('答对了。');
+  expect(await questions.nth(0).locator('.self-test-answer').isVisible()).toBe(false);
+});
+
+it('in English: the mechanism, the predictions and the self-test speak English', async () => {
+  await page.evaluate(() => { document.documentElement.lang = 'en'; });
+  await mechanisms().getByRole('button', { name: 'Draw once' }).click();
+  expect(await mechanisms().locator('.sl-draw-readout').innerText()).toMatch(/^Draw \d+: /);
+  expect(await widget('mc-error').locator('.sl-predict-answer').innerText()).toMatch(/^Answer: ten times/);
+  expect(await page.locator('.self-test-question').nth(1).locator('.self-test-verdict').innerText()).toBe('Right.');
+  const cjk = await page.locator('.self-test, sampling-lab[experiment="samplers"] .sl-mechanisms').evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).innerText).join('').match(/[\u3400-\u9fff]/g) ?? []);
+  expect(cjk).toEqual([]);
+  await page.evaluate(() => { document.documentElement.lang = 'zh-CN'; });
+});
+
+it('logged no console error and no failed request', () => {
+  expect(problems).toEqual([]);
+});
