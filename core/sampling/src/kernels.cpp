@@ -430,6 +430,33 @@ double weighted_exponent_sum(std::span<const float> values, std::span<const floa
   return total;
 }
 
+double sum_of_squares(std::span<const float> values) {
+  constexpr std::size_t kWays = 4;
+  constexpr std::size_t kStride = kWays * kLanes;
+  const std::size_t simd_stop = values.size() / kStride * kStride;
+  std::array<Batch, kWays> sum, compensation;
+  sum.fill(Batch(0.0f));
+  compensation.fill(Batch(0.0f));
+  for (std::size_t i = 0; i < simd_stop; i += kStride) {
+    for (std::size_t w = 0; w < kWays; ++w) {
+      const Batch value = Batch::load_unaligned(values.data() + i + w * kLanes);
+      const Batch y = value * value - compensation[w];
+      const Batch t = sum[w] + y;
+      compensation[w] = (t - sum[w]) - y;
+      sum[w] = t;
+    }
+  }
+  double total = 0.0;
+  alignas(64) std::array<float, kLanes> sums{}, compensations{};
+  for (std::size_t w = 0; w < kWays; ++w) {
+    sum[w].store_aligned(sums.data());
+    compensation[w].store_aligned(compensations.data());
+    for (std::size_t lane = 0; lane < kLanes; ++lane) total += double(sums[lane]) - double(compensations[lane]);
+  }
+  for (std::size_t i = simd_stop; i < values.size(); ++i) total += double(values[i]) * values[i];
+  return total;
+}
+
 double exp_shifted(std::span<const float> values, float shift, float scale, std::span<float> out,
                    std::span<double> block_sums) {
   return exp_pass<true>(values, shift, scale, out.data(), block_sums);
