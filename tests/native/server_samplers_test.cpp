@@ -230,10 +230,14 @@ TEST(ServerSamplers, AdaptivePEdges) {
   const auto before = reference::chain(logits, with([](auto&) {}), 0.5).probs;
   const auto last = sl::draw_token(logits, forgetful, workspace);
   EXPECT_NEAR(*last.adaptive_p_average, before[std::size_t(last.token)], 1e-6);
-  // Its draws against the reference.
-  EXPECT_GT(chi_square_p(logits, with([](auto& o) { o.adaptive_p_target = 0.25, o.adaptive_p_average = 0.4, o.seed = 23; }),
-                         "adaptive-p on 8 tokens"),
-            1e-4);
+  // Its draws against the reference, and (a negative control) not against the plain distribution.
+  const auto adaptive = with([](auto& o) { o.adaptive_p_target = 0.25, o.adaptive_p_average = 0.4, o.seed = 23; });
+  EXPECT_GT(chi_square_p(logits, adaptive, "adaptive-p on 8 tokens"), 1e-4);
+  std::vector<std::int32_t> tokens(20000);
+  auto keyed = adaptive;
+  for (std::size_t n = 0; n < tokens.size(); ++n) keyed.step = n, tokens[n] = sl::sample_token(logits, keyed, workspace);
+  const std::vector<float> plain(before.begin(), before.end());
+  EXPECT_LT(sl::chi_square(sl::counts(tokens, logits.size()), plain).p_value, 1e-6);
 }
 
 // average ← (1 − decay) p + decay · average over 100 tokens, p each drawn token's probability before

@@ -328,10 +328,7 @@ std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float>
     // Its stages make several passes; a check of its own is a small part of them.
     if (auto error = check_logits(logits, argument)) return *error;
     const TokenDraw drawn = draw_token(logits, options, workspace);
-    if (workspace.chain.banned_everything) {
-      const std::string name = options.no_repeat_ngram_size > 0 ? "noRepeatNgramSize" : "badWords";
-      return ArgumentError{name, "noRepeatNgramSize and badWords ban every token left for this step"};
-    }
+    if (auto error = check_bans_left_a_token(options, workspace)) return *error;
     return drawn;
   }
   std::span<const float> input = logits;
