@@ -26,8 +26,8 @@ enum class OptionGroup { kFilter, kPenalty, kRandomKey };
 #define SAMPLING_LAB_STAGES(X)                                                         \
   X(kPenalties, "penalties") X(kDry, "dry") X(kTemperature, "temperature") X(kTopK, "topK") \
   X(kTopP, "topP") X(kMinP, "minP") X(kTypicalP, "typicalP") X(kTopNSigma, "topNSigma")    \
-  X(kEpsilonCutoff, "epsilonCutoff") X(kEtaCutoff, "etaCutoff") X(kXtc, "xtc") X(kMirostat, "mirostat") \
-  X(kPLess, "pLess") X(kAdaptiveP, "adaptiveP")
+  X(kEpsilonCutoff, "epsilonCutoff") X(kEtaCutoff, "etaCutoff") X(kPLess, "pLess") X(kXtc, "xtc")          \
+  X(kMirostat, "mirostat") X(kAdaptiveP, "adaptiveP")
 
 enum class Stage : std::uint8_t {
 #define SAMPLING_LAB_STAGE_ENUM(id, name) id,
