@@ -42,6 +42,8 @@ function member(spec) {
 const SHAPES = {
   logitBias: '  /** Added to the logits before every other stage (OpenAI logit_bias): { [tokenId]: bias } or [ids, biases]. */\n' +
     '  logitBias?: Record<number, number> | readonly [IntegerArray, NumericArray];',
+  badWords: '  /** Token-id sequences never completed (transformers bad_words_ids): a sequence\'s last id is banned when generatedIds ends with the rest. */\n' +
+    '  badWords?: readonly IntegerArray[];',
   order: `  /** ${options.find((o) => o.name === 'order')?.doc}: 'handbook', 'llama.cpp' or stage names. */\n` +
     "  order?: 'handbook' | 'llama.cpp' | readonly StageName[];",
 };

@@ -48,7 +48,8 @@ enum IdSlot { kIds, kIdOffsets, kNumberOffsets, kTokens, kIdSlots };
 // appended one at a time, so a step never copies the history.
 class History {
  public:
-  explicit History(double penalty_last_n) : history_(std::int64_t(penalty_last_n)) {}
+  // Both as the options give them (checked by the caller's options).
+  History(double penalty_last_n, double ngram_size) : history_(std::int64_t(penalty_last_n), std::int64_t(ngram_size)) {}
 
   // A view of `length` ids to fill with a starting history, which start() then takes.
   val start_buffer(double length) {
@@ -208,6 +209,7 @@ class Engine {
     val out = val::object();
     out.set("token", drawn.token);
     if (drawn.mirostat_mu) out.set("mirostatMu", *drawn.mirostat_mu);
+    if (drawn.adaptive_p_average) out.set("adaptivePAverage", *drawn.adaptive_p_average);
     return out;
   }
 
@@ -226,6 +228,9 @@ class Engine {
     output_.resize(logits.size());
     const auto result = sampling_lab::filter_distribution(
         logits, std::get<sampling_lab::SamplingOptions>(options), output_, filter_workspace_);
+    if (auto error = sampling_lab::check_bans_left_a_token(std::get<sampling_lab::SamplingOptions>(options), filter_workspace_)) {
+      return error_value(*error);
+    }
     val out = view_value("probs", output_);
     out.set("kept", double(result.kept));
     out.set("keptMass", result.kept_mass);
@@ -321,6 +326,7 @@ class Engine {
     }
     out.set("top", top);
     if (drawn.mirostat_mu) out.set("mirostatMu", *drawn.mirostat_mu);
+    if (drawn.adaptive_p_average) out.set("adaptivePAverage", *drawn.adaptive_p_average);
     return out;
   }
 
@@ -644,7 +650,7 @@ EMSCRIPTEN_BINDINGS(sampling_lab) {
       .value("numberOffsets", kNumberOffsets)
       .value("tokens", kTokens);
   emscripten::class_<History>("History")
-      .constructor<double>()
+      .constructor<double, double>()
       .function("startBuffer", &History::start_buffer)
       .function("start", &History::start)
       .function("accept", &History::accept)

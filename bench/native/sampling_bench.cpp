@@ -22,10 +22,38 @@ const std::vector<float>& logits() {
   return values;
 }
 
+// paths.json writes options as JavaScript gives them (objects for xtc, dry, …; badWords as
+// sequences; logitBias as a map): the table's flat names, as lab.ts lays them out.
+sl::Json flat_options(const nlohmann::json& given) {
+  sl::Json flat = sl::Json::object();
+  for (const auto& [key, value] : given.items()) {
+    if (key == "badWords") {
+      std::vector<int> ids, lengths;
+      for (const auto& word : value) {
+        for (const int id : word) ids.push_back(id);
+        lengths.push_back(int(word.size()));
+      }
+      flat["badWords.ids"] = ids;
+      flat["badWords.lengths"] = lengths;
+    } else if (key == "logitBias") {
+      std::vector<double> ids, biases;
+      for (const auto& [id, bias] : value.items()) ids.push_back(std::stod(id)), biases.push_back(bias.get<double>());
+      flat["logitBias.ids"] = ids;
+      flat["logitBias.values"] = biases;
+    } else if (value.is_object()) {
+      for (const auto& [field, inner] : value.items()) flat[key + "." + field] = inner;
+    } else {
+      flat[key] = value;
+    }
+  }
+  flat["seed"] = 1;
+  return flat;
+}
+
 // A path's options as the bindings receive them: every option of the table, given or default.
 struct Path {
   sl::JsonOptions given;
-  explicit Path(nlohmann::json options) : given(sl::Json((options["seed"] = 1, options))) {}
+  explicit Path(const nlohmann::json& options) : given(flat_options(options)) {}
 };
 
 void sample_token(benchmark::State& state, const Path& path) {

@@ -1,6 +1,6 @@
 // The per-token path on outside data: raw logits (NaN and ±∞ included) and raw option values go
 // through the checks; whatever passes must give a finite distribution summing to 1 and a token
-// the filters kept, the same with the penalties' counts kept by a TokenHistory.
+// the filters kept, the same with the penalties' counts and n-grams kept by a TokenHistory.
 #include <cmath>
 #include <vector>
 
@@ -44,8 +44,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_EXPECT(logprobs.token == token && logprobs.logprob <= 0.0 && logprobs.rank >= 1);
   FUZZ_EXPECT(result.entropy_bits >= 0.0);
 
-  // A stateful sampler's history keeps the penalties' counts as tokens arrive: the same token.
-  sl::TokenHistory history(options.penalty_last_n);
+  // A stateful sampler's history keeps the penalties' counts and the n-grams as tokens arrive:
+  // the same token.
+  sl::TokenHistory history(options.penalty_last_n, options.no_repeat_ngram_size);
   history.assign(options.generated_ids);
   sl::SamplingOptions kept = options;
   history.apply_to(kept);

@@ -59,6 +59,29 @@ inline std::map<int, double> dry_penalties(const sampling_lab::SamplingOptions& 
   return penalties;
 }
 
+// noRepeatNgramSize's and badWords' banned tokens, as transformers' processors define them: every
+// start of an earlier n-gram whose first n − 1 tokens equal the history's last n − 1 bans its last
+// token; a bad word's last id is banned when the history ends with the rest of it.
+inline std::vector<int> history_bans(const sampling_lab::SamplingOptions& o) {
+  const std::vector<int> h(o.generated_ids.begin(), o.generated_ids.end());
+  const auto size = std::ptrdiff_t(h.size());
+  std::vector<int> bans;
+  const auto n = std::ptrdiff_t(o.no_repeat_ngram_size);
+  if (n > 0 && size + 1 >= n) {
+    for (std::ptrdiff_t start = 0; start + n <= size; ++start) {
+      if (std::equal(h.begin() + start, h.begin() + start + n - 1, h.end() - (n - 1))) bans.push_back(h[std::size_t(start + n - 1)]);
+    }
+  }
+  std::size_t offset = 0;
+  for (const int length : o.bad_words_lengths) {
+    const std::vector<int> word(o.bad_words_ids.begin() + std::ptrdiff_t(offset), o.bad_words_ids.begin() + std::ptrdiff_t(offset + length));
+    offset += std::size_t(length);
+    const auto prefix = std::ptrdiff_t(length - 1);
+    if (prefix <= size && std::equal(word.begin(), word.end() - 1, h.end() - prefix)) bans.push_back(word.back());
+  }
+  return bans;
+}
+
 inline Chain chain(std::span<const float> input, const sampling_lab::SamplingOptions& o, double xtc_uniform) {
   namespace sl = sampling_lab;
   const std::size_t v = input.size();
@@ -76,6 +99,7 @@ inline Chain chain(std::span<const float> input, const sampling_lab::SamplingOpt
     for (std::size_t i = 0; i < v; ++i) alive[i] = alive[i] && allowed[i];
   }
   for (int id : o.banned_tokens) alive[std::size_t(id)] = false;
+  for (int id : history_bans(o)) alive[std::size_t(id)] = false;
 
   double t = 1.0;
   const auto ranked = [&] {  // alive ids by (z desc, id asc)
@@ -140,14 +164,23 @@ inline Chain chain(std::span<const float> input, const sampling_lab::SamplingOpt
           if (alive[std::size_t(id)]) z[std::size_t(id)] = std::clamp(z[std::size_t(id)] - penalty, -kFloatMax, kFloatMax);
         }
         break;
-      case sl::Stage::kTemperature:
-        if (o.temperature == 0.0) {
+      case sl::Stage::kTemperature: {
+        double temperature = o.temperature;
+        if (o.dynatemp_range > 0.0) {  // llama.cpp's llama_sampler_temp_ext_apply
+          const auto p = probs();
+          const auto n = double(std::count(alive.begin(), alive.end(), true));
+          if (n <= 1) break;
+          const double low = std::max(0.0, temperature - o.dynatemp_range), high = temperature + o.dynatemp_range;
+          temperature = low + (high - low) * std::pow(entropy(p) / std::log(n), o.dynatemp_exponent);
+        }
+        if (temperature == 0.0) {
           const auto order = ranked();
           for (std::size_t r = 1; r < order.size(); ++r) alive[order[r]] = false;
         } else {
-          t = o.temperature;
+          t = temperature;
         }
         break;
+      }
       case sl::Stage::kTopK: {
         const auto order = ranked();
         for (std::size_t r = std::size_t(o.top_k); r < order.size(); ++r) alive[order[r]] = false;
@@ -229,6 +262,24 @@ inline Chain chain(std::span<const float> input, const sampling_lab::SamplingOpt
           const auto keep = std::size_t(std::clamp(k, 1.0, double(order.size())));
           for (std::size_t r = keep; r < order.size(); ++r) alive[order[r]] = false;
         }
+        break;
+      }
+      case sl::Stage::kPLess: {  // Tan, Wu & Howard 2025
+        const auto p = probs();
+        double collision = 0.0;
+        for (double x : p) collision += x * x;
+        keep_at_least(collision, p, ranked()[0]);
+        break;
+      }
+      case sl::Stage::kAdaptiveP: {  // llama.cpp's llama_sampler_adaptive_p_apply
+        const auto p = probs();
+        const double target = *o.adaptive_p_target;
+        const double adapted = std::clamp(2 * target - o.adaptive_p_average.value_or(target), 0.0, 1.0);
+        for (std::size_t i = 0; i < v; ++i) {
+          const double d = std::abs(p[i] - adapted) / 0.3;
+          if (alive[i]) z[i] = 5 - 10 * d * d / (1 + d);
+        }
+        t = 1.0;
         break;
       }
     }

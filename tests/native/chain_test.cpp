@@ -294,9 +294,9 @@ TEST(Validation, NewOptionsNameTheArgument) {
   EXPECT_EQ(bad(with([&](auto& o) { o.order = twice; })), "order");
   const std::vector<std::int32_t> without_top_p = {3};
   EXPECT_EQ(bad(with([&](auto& o) { o.order = without_top_p, o.top_p = 0.5; })), "order");
-  const std::vector<std::int32_t> mirostat_first = {11, 2};
+  const std::vector<std::int32_t> mirostat_first = {std::int32_t(sl::Stage::kMirostat), 2};
   EXPECT_EQ(bad(with([&](auto& o) { o.order = mirostat_first, o.mirostat_version = 2; })), "order");
-  const std::vector<std::int32_t> unknown_stage = {12};
+  const std::vector<std::int32_t> unknown_stage = {std::int32_t(sl::kStageCount)};
   EXPECT_EQ(bad(with([&](auto& o) { o.order = unknown_stage; })), "order");
   const std::vector<std::int32_t> outside = {10};
   EXPECT_EQ(bad(with([&](auto& o) { o.allowed_tokens = outside; })), "allowedTokens");

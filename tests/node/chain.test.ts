@@ -49,7 +49,7 @@ describe('options', () => {
   });
 
   it('orders: a preset, its stage names, and the handbook default', () => {
-    const names = ['penalties', 'dry', 'topNSigma', 'topK', 'typicalP', 'topP', 'minP', 'epsilonCutoff', 'etaCutoff', 'xtc', 'temperature', 'mirostat'] as const;
+    const names = ['penalties', 'dry', 'topNSigma', 'topK', 'typicalP', 'topP', 'minP', 'epsilonCutoff', 'etaCutoff', 'pLess', 'xtc', 'temperature', 'mirostat', 'adaptiveP'] as const;
     const options = { temperature: 0.5, topP: 0.9 };
     const llama = lab.distribution(logits, { ...options, order: 'llama.cpp' });
     expect(lab.distribution(logits, { ...options, order: names }).probs).toEqual(llama.probs);
@@ -142,7 +142,7 @@ describe('createSampler', () => {
       mu -= 0.1 * (-expected.logprob / Math.LN2 - mirostat.tau);
     }
     const { mirostatMu, ...state } = sampler.state;
-    expect(state).toEqual({ history, step: 30 });
+    expect(state).toEqual({ history, step: 30, adaptivePAverage: null });
     expect(mirostatMu).toBeCloseTo(mu, 6);  // the core's weights are float32: its surprise rounds at ~1e-8
   });
 
@@ -156,7 +156,7 @@ describe('createSampler', () => {
     expect(Array.from({ length: 10 }, () => restored.sample(logits))).toEqual(next);
     expect(Array.from({ length: 10 }, () => twin.sample(logits))).toEqual(next);
     sampler.reset();
-    expect(sampler.state).toEqual({ history: [], step: 0, mirostatMu: null });
+    expect(sampler.state).toEqual({ history: [], step: 0, mirostatMu: null, adaptivePAverage: null });
     sampler.accept(42);
     expect(sampler.state.history).toEqual([42]);
     expect(errorOf(() => lab.createSampler(options, { history: 'x' } as never)).argument).toBe('state.history');

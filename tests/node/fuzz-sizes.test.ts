@@ -172,7 +172,7 @@ function randomOptions(random: Random, vocab: number): { label: string; options:
         { label: 'every stage', value: [...lab.stageNames], valid: true },
         { label: "['nosuch']", value: ['nosuch'], valid: false },
         { label: '[]', value: [], valid: false },
-        { label: '13 stages', value: [...lab.stageNames, 'topK'], valid: false },
+        { label: 'a stage twice', value: [...lab.stageNames, 'topK'], valid: false },
       ]);
     } else {
       const spec = random.pick(scalars);

@@ -100,6 +100,8 @@ export interface SamplerState {
   step: number;
   /** Mirostat's μ for the next token; null before the first. */
   mirostatMu: number | null;
+  /** Adaptive-p's moving average for the next token; null before the first (absent in older states). */
+  adaptivePAverage?: number | null;
 }
 
 /** llama.cpp-style sampler: keeps the history, mirostat's μ and the step between tokens. */
@@ -209,6 +211,8 @@ function numberList(value: unknown, name: string, maxLength: number): NumericArr
 const NO_ITEMS: readonly number[] = Object.freeze([]);
 /** logitBias as an object holds at most this many tokens; [ids, biases] holds a vocabulary. */
 const OBJECT_BIAS_KEYS = 65536;
+/** badWords' ids in all at most (the core's kMaxBadWordIds). */
+const BAD_WORD_IDS = 65536;
 
 /** Primary inputs up to this long keep their view between calls. */
 const KEPT_VIEW = 1 << 16;
@@ -253,6 +257,25 @@ export function withProgress<T>(onProgress: RunOptions['onProgress'], run: (prog
     if (thrown) throw thrown.error;
     throw error;
   }
+}
+
+/** badWords `[[ids…], …]` as the table's two lists: the ids back to back and each sequence's length. */
+function badWordsLists(value: unknown, maxLength: number): [IntegerArray, number[]] {
+  if (!Array.isArray(value)) throw new SamplingLabError('badWords', 'badWords must be an array of token-id sequences');
+  checkLength(value, 'badWords', maxLength);
+  const ids: number[] = [];
+  const lengths: number[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const sequence = value[i];
+    if (!(i in value) || (!Array.isArray(sequence) && !(sequence instanceof Int32Array))) {
+      throw new SamplingLabError('badWords', `badWords[${i}] must be an array of token ids`);
+    }
+    if (sequence.length === 0) throw new SamplingLabError('badWords', `badWords[${i}] is empty`);
+    if (ids.length + sequence.length > maxLength) throw new SamplingLabError('badWords', `badWords holds more than ${maxLength} ids`);
+    for (const id of idList(sequence, 'badWords', maxLength)) ids.push(id);
+    lengths.push(sequence.length);
+  }
+  return [ids, lengths];
 }
 
 /** `{ [tokenId]: bias }` or `[ids, biases]` as the table's two lists; keys are canonical ids ('7', not '07' or '0x7'). */
@@ -356,7 +379,7 @@ export class Lab {
   /**
    * The distribution sampleToken draws from with the same options: logit bias and masks, then
    * the stages in `order` (default: penalties → DRY → temperature → top-k → top-p → min-p →
-   * typical → top-nσ → ε → η → XTC → mirostat), renormalised.
+   * typical → top-nσ → ε → η → p-less → XTC → mirostat → adaptive-p), renormalised.
    */
   distribution(logits: NumericArray, options: SampleTokenOptions = {}): DistributionResult {
     const laid = this.#layOut([options]);
@@ -438,11 +461,13 @@ export class Lab {
     if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
     // Checked once here, so that a bad option fails at creation rather than at the first token.
     this.checkOptions(options);
-    const { generatedIds = [], step = 0, mirostat, ...fixed } = options as SampleTokenOptions;
-    const start: StartState = { history: Int32Array.from(generatedIds), step, mirostatMu: mirostat?.mu ?? null };
+    const { generatedIds = [], step = 0, mirostat, adaptiveP, ...fixed } = options as SampleTokenOptions;
+    const start: StartState = {
+      history: Int32Array.from(generatedIds), step, mirostatMu: mirostat?.mu ?? null, adaptivePAverage: adaptiveP?.average ?? null,
+    };
     if (state !== undefined) this.#checkSamplerState(state);
     const port: SamplerPort = {
-      createHistory: () => new this.#core.History(fixed.penaltyLastN ?? 0),
+      createHistory: () => new this.#core.History(fixed.penaltyLastN ?? 0, fixed.noRepeatNgramSize ?? 0),
       draw: (logits, stepOptions, history) => {
         const laid = this.#layOut([stepOptions]);
         this.#input(logits, 'logits');
@@ -451,7 +476,7 @@ export class Lab {
       },
       maxVocabulary: this.maxVocabulary,
     };
-    return new StatefulSampler(port, fixed, mirostat, start, state ?? start);
+    return new StatefulSampler(port, fixed, { mirostat, adaptiveP }, start, state ?? start);
   }
 
   /**
@@ -723,12 +748,14 @@ export class Lab {
   #flatten(options: object, accepted: AcceptedNames): Record<string, unknown> {
     checkKeys(options, accepted.names);
     // Most calls give only flat options: they cross as given.
-    if (!Object.keys(options).some((key) => key === 'logitBias' || key === 'order' || accepted.nested.has(key))) return options;
+    if (!Object.keys(options).some((key) => key === 'logitBias' || key === 'badWords' || key === 'order' || accepted.nested.has(key))) return options;
     const flat: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(options)) {
       if (value === undefined) continue;
       if (key === 'logitBias') {
         [flat['logitBias.ids'], flat['logitBias.values']] = logitBiasLists(value, this.#layout.byName.get('logitBias.ids')!.maxLength!);
+      } else if (key === 'badWords') {
+        [flat['badWords.ids'], flat['badWords.lengths']] = badWordsLists(value, BAD_WORD_IDS);
       } else if (key === 'order') {
         flat.order = this.#stageIndices(value);
       } else if (accepted.nested.has(key)) {
@@ -849,7 +876,7 @@ export class Lab {
       const nested = new Map<string, string[]>();
       for (const name of flat) {
         const [outer, field] = name.split('.');
-        if (field !== undefined && outer !== 'logitBias') nested.set(outer, [...(nested.get(outer) ?? []), field]);
+        if (field !== undefined && outer !== 'logitBias' && outer !== 'badWords') nested.set(outer, [...(nested.get(outer) ?? []), field]);
       }
       const names = [...new Set(flat.map((name) => name.split('.')[0]))];
       accepted = { names, nested };
@@ -901,8 +928,8 @@ export class Lab {
 
   /** Sampler state as `.state` gives it, checked before a sampler takes it. */
   #checkSamplerState(state: unknown): asserts state is SamplerState {
-    checkKeys(state, ['history', 'step', 'mirostatMu'], 'state');
-    const { history, step, mirostatMu } = state;
+    checkKeys(state, ['history', 'step', 'mirostatMu', 'adaptivePAverage'], 'state');
+    const { history, step, mirostatMu, adaptivePAverage = null } = state;
     if (!Array.isArray(history)) throw new SamplingLabError('state.history', 'state.history must be an array of token ids');
     checkLength(history, 'state.history', this.maxHistory);
     for (let i = 0; i < history.length; i++) {
@@ -917,6 +944,10 @@ export class Lab {
     const mu = this.#layout.byName.get('mirostat.mu')!.of!;
     if (mirostatMu !== null && (typeof mirostatMu !== 'number' || !(mirostatMu >= mu.min! && mirostatMu <= mu.max!))) {
       throw new SamplingLabError('state.mirostatMu', `state.mirostatMu must be null or a number in [${mu.min}, ${mu.max}]`);
+    }
+    const average = this.#layout.byName.get('adaptiveP.average')!.of!;
+    if (adaptivePAverage !== null && (typeof adaptivePAverage !== 'number' || !(adaptivePAverage >= average.min! && adaptivePAverage <= average.max!))) {
+      throw new SamplingLabError('state.adaptivePAverage', `state.adaptivePAverage must be null or a number in [${average.min}, ${average.max}]`);
     }
   }
 
@@ -1024,7 +1055,8 @@ interface StartState extends Omit<SamplerState, 'history'> {
 /** What a stateful sampler needs of its lab: a history in WebAssembly, and a draw with it. */
 interface SamplerPort {
   createHistory(): CoreHistory;
-  draw(logits: NumericArray, options: SampleTokenOptions, history: CoreHistory): { token: number; mirostatMu?: number };
+  draw(logits: NumericArray, options: SampleTokenOptions, history: CoreHistory):
+    { token: number; mirostatMu?: number; adaptivePAverage?: number };
   maxVocabulary: number;
 }
 
@@ -1034,18 +1066,20 @@ const histories = new FinalizationRegistry<CoreHistory>((history) => history.del
 class StatefulSampler implements Sampler {
   readonly #port: SamplerPort;
   readonly #fixed: SampleTokenOptions;
-  readonly #mirostat: SampleTokenOptions['mirostat'];
+  // The options whose state moves with each token: mirostat's μ and adaptive-p's average.
+  readonly #moving: Pick<SampleTokenOptions, 'mirostat' | 'adaptiveP'>;
   readonly #start: StartState;
   readonly #history: CoreHistory;
   #step = 0;
   #mu: number | null = null;
+  #average: number | null = null;
 
   // `state` is a state to restore, or a sampler whose history is copied inside WebAssembly.
-  constructor(port: SamplerPort, fixed: SampleTokenOptions, mirostat: SampleTokenOptions['mirostat'], start: StartState,
-              state: StartState | StatefulSampler) {
+  constructor(port: SamplerPort, fixed: SampleTokenOptions, moving: Pick<SampleTokenOptions, 'mirostat' | 'adaptiveP'>,
+              start: StartState, state: StartState | StatefulSampler) {
     this.#port = port;
     this.#fixed = fixed;
-    this.#mirostat = mirostat;
+    this.#moving = moving;
     this.#start = start;
     this.#history = port.createHistory();
     histories.register(this, this.#history);
@@ -1053,6 +1087,7 @@ class StatefulSampler implements Sampler {
       unwrap(this.#history.copyFrom(state.#history));
       this.#step = state.#step;
       this.#mu = state.#mu;
+      this.#average = state.#average;
     } else {
       this.#restore(state);
     }
@@ -1060,10 +1095,13 @@ class StatefulSampler implements Sampler {
 
   sample(logits: NumericArray): number {
     const options: SampleTokenOptions = { ...this.#fixed, step: this.#step };
-    if (this.#mirostat) options.mirostat = { ...this.#mirostat, mu: this.#mu };
-    const { token, mirostatMu } = this.#port.draw(logits, options, this.#history);
+    const { mirostat, adaptiveP } = this.#moving;
+    if (mirostat) options.mirostat = { ...mirostat, mu: this.#mu };
+    if (adaptiveP) options.adaptiveP = { ...adaptiveP, average: this.#average };
+    const { token, mirostatMu, adaptivePAverage } = this.#port.draw(logits, options, this.#history);
     this.accept(token);
     if (mirostatMu !== undefined) this.#mu = mirostatMu;
+    if (adaptivePAverage !== undefined) this.#average = adaptivePAverage;
     return token;
   }
 
@@ -1081,7 +1119,7 @@ class StatefulSampler implements Sampler {
   }
 
   clone(): Sampler {
-    return new StatefulSampler(this.#port, this.#fixed, this.#mirostat, this.#start, this);
+    return new StatefulSampler(this.#port, this.#fixed, this.#moving, this.#start, this);
   }
 
   get state(): SamplerState {
@@ -1089,7 +1127,7 @@ class StatefulSampler implements Sampler {
     // A plain loop: Array.from on a typed array of millions is several times slower.
     const history = new Array<number>(tokens.length);
     for (let i = 0; i < tokens.length; i++) history[i] = tokens[i];
-    return { history, step: this.#step, mirostatMu: this.#mu };
+    return { history, step: this.#step, mirostatMu: this.#mu, adaptivePAverage: this.#average };
   }
 
   #restore(state: StartState): void {
@@ -1097,5 +1135,6 @@ class StatefulSampler implements Sampler {
     this.#history.start();
     this.#step = state.step;
     this.#mu = state.mirostatMu;
+    this.#average = state.adaptivePAverage ?? null;
   }
 }

@@ -13,7 +13,7 @@ export interface CoreEnum { readonly value: number }
 
 /** The stages `order` arranges (the core's stage table). */
 export type StageName = 'penalties' | 'dry' | 'temperature' | 'topK' | 'topP' | 'minP' | 'typicalP' | 'topNSigma' |
-  'epsilonCutoff' | 'etaCutoff' | 'xtc' | 'mirostat';
+  'epsilonCutoff' | 'etaCutoff' | 'xtc' | 'mirostat' | 'pLess' | 'adaptiveP';
 
 export interface FilterStage {
   /** The stage's name; 'masks' for allowedTokens and bannedTokens. */
@@ -64,7 +64,7 @@ export interface CoreEngine {
   sampleTokenAtStep(step: number): number;
   lastError(): CoreError;
   /** sampleToken with a stateful sampler's history as generatedIds. */
-  sampleWithHistory(history: CoreHistory): CoreError | { token: number; mirostatMu?: number };
+  sampleWithHistory(history: CoreHistory): CoreError | { token: number; mirostatMu?: number; adaptivePAverage?: number };
   /** Changes whenever the option buffers are handed back: views of them are stale then. */
   epoch(): Uint32Array;
   sampleTokenLogprobs(count: number, processed: boolean): CoreError | {
@@ -97,7 +97,7 @@ export interface CoreEngine {
 
 export interface CoreModule {
   Engine: new () => CoreEngine;
-  History: new (penaltyLastN: number) => CoreHistory;
+  History: new (penaltyLastN: number, noRepeatNgramSize: number) => CoreHistory;
   InputSlot: { primary: CoreEnum; secondary: CoreEnum; resident: CoreEnum };
   IdSlot: { ids: CoreEnum; offsets: CoreEnum; numberOffsets: CoreEnum; tokens: CoreEnum };
   BeamSearch: new () => CoreBeamSearch;

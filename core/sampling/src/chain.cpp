@@ -303,7 +303,8 @@ std::uint8_t code(Stage stage) { return std::uint8_t(std::size_t(stage) + 1); }
 
 // Whether a stage that is on can cut tokens (penalties and DRY only move logits).
 bool truncates(Stage stage, const SamplingOptions& options) {
-  return stage != Stage::kPenalties && stage != Stage::kDry && (stage != Stage::kTemperature || options.temperature == 0.0);
+  return stage != Stage::kPenalties && stage != Stage::kDry && stage != Stage::kAdaptiveP &&
+         (stage != Stage::kTemperature || options.temperature == 0.0 || options.dynatemp_range > 0.0);
 }
 
 // The kept tokens' share of the tempered distribution the first truncating stage saw.
@@ -320,6 +321,58 @@ Prefix logit_prefix(Candidates& candidates, PrefixScratch& scratch, std::size_t 
   return count > 0 ? selector.first(count) : selector.reaching_mass(mass);
 }
 
+// The tokens noRepeatNgramSize bans (transformers' NoRepeatNGramLogitsProcessor): each token that
+// followed an earlier occurrence of the history's last n − 1 tokens, found by Knuth–Morris–Pratt
+// (1977) in one pass over the history; n = 1 bans every token seen.
+void ngram_bans(std::span<const std::int32_t> ids, std::size_t n, ChainScratch& scratch) {
+  auto& bans = scratch.bans;
+  if (n == 0 || ids.size() + 1 < n) return;
+  const std::size_t m = n - 1;
+  if (m == 0) return bans.insert(bans.end(), ids.begin(), ids.end()), void();
+  const auto pattern = ids.last(m);
+  auto& failure = scratch.failure;
+  failure.assign(m, 0);
+  for (std::size_t i = 1, k = 0; i < m; ++i) {
+    while (k > 0 && pattern[i] != pattern[k]) k = std::size_t(failure[k - 1]);
+    if (pattern[i] == pattern[k]) ++k;
+    failure[i] = std::int32_t(k);
+  }
+  // A match ending at j is followed by ids[j + 1]; the history's own end has no follower.
+  for (std::size_t j = 0, k = 0; j + 1 < ids.size(); ++j) {
+    while (k > 0 && ids[j] != pattern[k]) k = std::size_t(failure[k - 1]);
+    if (ids[j] == pattern[k]) ++k;
+    if (k == m) {
+      bans.push_back(ids[j + 1]);
+      k = std::size_t(failure[k - 1]);
+    }
+  }
+}
+
+// noRepeatNgramSize's bans (indexed by the history, or searched for) and badWords' (transformers'
+// NoBadWordsLogitsProcessor): a sequence's last id when the history ends with the rest of it.
+const std::vector<std::int32_t>& history_bans(const SamplingOptions& options, ChainScratch& scratch) {
+  auto& bans = scratch.bans;
+  bans.clear();
+  if (options.no_repeat_ngram_size > 0) {
+    if (options.ngram_banned) {
+      bans.assign(options.ngram_banned->begin(), options.ngram_banned->end());
+    } else {
+      ngram_bans(options.generated_ids, std::size_t(options.no_repeat_ngram_size), scratch);
+    }
+  }
+  const auto history = options.generated_ids;
+  std::size_t offset = 0;
+  for (const std::int32_t length : options.bad_words_lengths) {
+    const auto sequence = options.bad_words_ids.subspan(offset, std::size_t(length));
+    offset += std::size_t(length);
+    const auto prefix = sequence.first(sequence.size() - 1);
+    if (prefix.size() <= history.size() && std::equal(prefix.begin(), prefix.end(), history.end() - std::ptrdiff_t(prefix.size()))) {
+      bans.push_back(sequence.back());
+    }
+  }
+  return bans;
+}
+
 void logit_bias(Candidates& candidates, const SamplingOptions& options) {
   if (options.logit_bias_ids.empty()) return;
   auto keys = candidates.mutable_keys();
@@ -331,13 +384,21 @@ void logit_bias(Candidates& candidates, const SamplingOptions& options) {
 
 void token_masks(Candidates& candidates, const SamplingOptions& options, ChainScratch& scratch) {
   const std::size_t vocabulary = candidates.size();
+  scratch.banned_everything = false;
   if (!options.allowed_mask.empty()) candidates.keep_allowed(options.allowed_mask);
-  if (options.allowed_tokens.empty() && options.banned_tokens.empty()) return;
+  const auto& bans = history_bans(options, scratch);
+  if (options.allowed_tokens.empty() && options.banned_tokens.empty() && bans.empty()) return;
   auto& masked = scratch.masked;
   masked.assign(vocabulary, options.allowed_tokens.empty() ? 0 : 1);
   for (const auto id : options.allowed_tokens) masked[std::size_t(id)] = 0;
   for (const auto id : options.banned_tokens) masked[std::size_t(id)] = 1;
+  for (const auto id : bans) {
+    if (std::size_t(id) < masked.size()) masked[std::size_t(id)] = 1;  // history ids are checked against the largest vocabulary only
+  }
+  // The mask may have gathered the candidates already: positions are not ids.
   const auto ids = candidates.ids();
+  scratch.banned_everything =
+      !bans.empty() && std::none_of(ids.begin(), ids.end(), [&](std::uint32_t id) { return masked[id] == 0; });
   candidates.keep_if([&](std::size_t i) { return masked[ids[i]] == 0; }, kMasksCode);
 }
 
@@ -411,14 +472,25 @@ void dry(Candidates& candidates, const SamplingOptions& options, ChainScratch& s
   }
 }
 
-// Temperature 0 keeps the argmax alone.
+// Temperature 0 keeps the argmax alone. Dynamic temperature as llama.cpp's
+// llama_sampler_temp_ext_apply: from the entropy H of the n tokens left at T 1, T' = low +
+// (high − low) (H / ln n)^exponent with low = max(0, T − range), high = T + range; one token is
+// left as it is.
 void temperature(Candidates& candidates, const SamplingOptions& options) {
-  if (options.temperature == 0.0) {
+  double t = options.temperature;
+  if (options.dynatemp_range > 0.0) {
+    if (candidates.size() <= 1) return;
+    const double low = std::max(0.0, t - options.dynatemp_range);
+    const double high = t + options.dynatemp_range;
+    const double normalised = std::clamp(candidates.entropy_nats() / std::log(double(candidates.size())), 0.0, 1.0);
+    t = low + (high - low) * std::pow(normalised, options.dynatemp_exponent);
+  }
+  if (t == 0.0) {
     const std::size_t top = candidates.top();
     candidates.keep_if([&](std::size_t i) { return i == top; }, code(Stage::kTemperature));
     return;
   }
-  candidates.set_temperature(options.temperature);
+  candidates.set_temperature(t);
 }
 
 // Keeps the `count` best candidates by logit: a heap for small counts, else the histogram.
@@ -494,6 +566,32 @@ void keep_probable(Candidates& candidates, double bound, Stage stage) {
   candidates.keep_keys_at_least(float_at_least(threshold), code(stage));
 }
 
+// p-less sampling (Tan, Wu & Howard 2025, arXiv 2509.23234): keeps p_i >= Σ p_j², the
+// collision probability, which never exceeds p_max.
+void p_less(Candidates& candidates) {
+  const double total = candidates.total_weight();
+  keep_probable(candidates, kernels::sum_of_squares(candidates.weights()) / (total * total), Stage::kPLess);
+}
+
+// Adaptive-p (llama.cpp PR 17927, llama_sampler_adaptive_p_apply): the logits become 5 − 10 d²/(1 + d),
+// d = |p_i − target'| / 0.3, target' = clamp(2·target − average, 0, 1); the draw comes from their
+// softmax. The probabilities before the transform stay in the scratch for the average's update.
+void adaptive_p(Candidates& candidates, const SamplingOptions& options, ChainScratch& chain) {
+  const double target = *options.adaptive_p_target;
+  const double adapted = std::clamp(2.0 * target - adaptive_p_average(options), 0.0, 1.0);
+  const auto weights = candidates.weights();
+  const double total = candidates.total_weight();
+  auto& probs = chain.adaptive_probs;
+  probs.resize(weights.size());
+  for (std::size_t i = 0; i < weights.size(); ++i) probs[i] = double(weights[i]) / total;
+  const auto keys = candidates.mutable_keys();
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const double d = std::abs(probs[i] - adapted) / 0.3;
+    keys[i] = float(5.0 - 10.0 * d * d / (1.0 + d));
+  }
+  candidates.set_temperature(1.0);
+}
+
 // XTC (Weidmann 2024; llama.cpp's llama_sampler_xtc_apply): when it acts, of the tokens with
 // p_i >= threshold all but the least probable go, if there are at least two.
 void xtc(Candidates& candidates, const SamplingOptions& options, double uniform, ChainScratch& chain, bool zero_only) {
@@ -549,7 +647,8 @@ bool needs_general_chain(const SamplingOptions& o) {
   return !o.order.empty() || !o.logit_bias_ids.empty() || !o.allowed_tokens.empty() || !o.allowed_mask.empty() ||
          !o.banned_tokens.empty() ||
          stage_on(Stage::kDry, o) || o.typical_p < 1.0 || o.top_n_sigma > 0.0 || o.eta_cutoff > 0.0 ||
-         o.xtc_probability > 0.0 || o.mirostat_version > 0;
+         o.xtc_probability > 0.0 || o.mirostat_version > 0 || o.dynatemp_range > 0.0 || o.p_less > 0 ||
+         o.adaptive_p_target || o.no_repeat_ngram_size > 0 || !o.bad_words_ids.empty();
 }
 
 Selection kept_tokens(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
@@ -559,6 +658,10 @@ Selection kept_tokens(std::span<const float> logits, const SamplingOptions& opti
 }
 
 double mirostat_mu(const SamplingOptions& options) { return options.mirostat_mu.value_or(2.0 * options.mirostat_tau); }
+
+double adaptive_p_average(const SamplingOptions& options) {
+  return options.adaptive_p_average.value_or(options.adaptive_p_target.value_or(0.0));
+}
 
 Selection run_chain(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
                     ChainTrace* trace, bool draw_only) {
@@ -572,7 +675,9 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
   };
   logit_bias(candidates, options);
   token_masks(candidates, options, chain);
-  if (!options.allowed_tokens.empty() || !options.allowed_mask.empty() || !options.banned_tokens.empty()) record("masks");
+  if (!options.allowed_tokens.empty() || !options.allowed_mask.empty() || !options.banned_tokens.empty() || !chain.bans.empty()) {
+    record("masks");
+  }
   bool truncated = false;
   const StageOrder order = stage_order(options);
   const auto active = order.view();
@@ -602,6 +707,8 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
         xtc(candidates, options, token_uniforms(options).xtc, chain, draw_only && stage == *last_on);
         break;
       case Stage::kMirostat: mirostat(candidates, options, logits.size(), chain, prefix); break;
+      case Stage::kPLess: p_less(candidates); break;
+      case Stage::kAdaptiveP: adaptive_p(candidates, options, chain); break;
     }
     record(kStageNames[std::size_t(stage)]);
   }

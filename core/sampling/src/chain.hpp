@@ -40,4 +40,7 @@ Selection kept_tokens(std::span<const float> logits, const SamplingOptions& opti
 // Mirostat's μ for this token: the option, else its start 2τ.
 double mirostat_mu(const SamplingOptions& options);
 
+// Adaptive-p's moving average for this token: the option, else its start, the target.
+double adaptive_p_average(const SamplingOptions& options);
+
 }  // namespace sampling_lab::detail

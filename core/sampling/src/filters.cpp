@@ -112,4 +112,12 @@ StageTrace filter_stages(std::span<const float> logits, const SamplingOptions& o
   return stages;
 }
 
+Check check_bans_left_a_token(const SamplingOptions& options, const FilterWorkspace& workspace) {
+  // The flag is the last chain's: it speaks for these options only when they ban.
+  const bool bans = options.no_repeat_ngram_size > 0 || !options.bad_words_ids.empty();
+  if (!bans || !workspace.chain.banned_everything) return std::nullopt;
+  const std::string name = options.no_repeat_ngram_size > 0 ? "noRepeatNgramSize" : "badWords";
+  return ArgumentError{name, "noRepeatNgramSize and badWords ban every token left for this step"};
+}
+
 }  // namespace sampling_lab

@@ -4,18 +4,22 @@
 
 namespace sampling_lab {
 
-TokenHistory::TokenHistory(std::int64_t penalty_last_n) : window_(std::size_t(penalty_last_n)) {}
+TokenHistory::TokenHistory(std::int64_t penalty_last_n, std::int64_t ngram_size)
+    : ngram_size_(std::size_t(ngram_size)), window_(std::size_t(penalty_last_n)) {}
 
 Check TokenHistory::accept(std::int32_t token) {
   if (tokens_.size() >= kMaxHistory) {
     return ArgumentError{"token", "the sampler's history holds its limit of " + std::to_string(kMaxHistory) + " tokens"};
   }
   if (tokens_.size() == tokens_.capacity()) {
-    if (auto error = check_memory(2 * tokens_.capacity() * sizeof(std::int32_t) + 64, "token")) return error;
+    // The n-gram index takes about a hash entry, a prefix and a follower per token.
+    const std::size_t per_token = sizeof(std::int32_t) + (ngram_size_ > 0 ? 96 : 0);
+    if (auto error = check_memory(2 * tokens_.capacity() * per_token + 64, "token")) return error;
   }
   tokens_.push_back(token);
   largest_ = std::max(largest_, token);
   add(token);
+  index_ngram();
   // The token that left the window is no longer counted.
   if (window_ > 0 && tokens_.size() > window_) remove(tokens_[tokens_.size() - 1 - window_]);
   return std::nullopt;
@@ -28,11 +32,68 @@ void TokenHistory::assign(std::span<const std::int32_t> tokens) {
   largest_ = tokens.empty() ? -1 : *std::max_element(tokens.begin(), tokens.end());
   const std::size_t start = window_ > 0 && tokens.size() > window_ ? tokens.size() - window_ : 0;
   for (std::size_t i = start; i < tokens.size(); ++i) add(tokens[i]);
+  prefixes_.clear();
+  prefixes_by_hash_.clear();
+  followed_.clear();
+  tail_prefix_ = -1;
+  if (ngram_size_ == 0) return;
+  // Indexed as if the tokens arrived one by one.
+  const std::vector<std::int32_t> all(tokens_.begin(), tokens_.end());
+  tokens_.clear();
+  for (const std::int32_t token : all) {
+    tokens_.push_back(token);
+    index_ngram();
+  }
+}
+
+std::uint64_t TokenHistory::prefix_hash(std::size_t start) const {
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a over the ids
+  for (std::size_t i = start; i < start + ngram_size_ - 1; ++i) hash = (hash ^ std::uint32_t(tokens_[i])) * 1099511628211ull;
+  return hash;
+}
+
+std::int64_t TokenHistory::find_prefix(std::size_t start, std::uint64_t hash) const {
+  const auto bucket = prefixes_by_hash_.find(hash);
+  if (bucket == prefixes_by_hash_.end()) return -1;
+  const auto length = std::ptrdiff_t(ngram_size_ - 1);
+  for (const std::uint32_t index : bucket->second) {
+    const auto seen = tokens_.begin() + std::ptrdiff_t(prefixes_[index].start);
+    if (std::equal(seen, seen + length, tokens_.begin() + std::ptrdiff_t(start))) return index;
+  }
+  return -1;
+}
+
+// The newest token completes the n-gram whose prefix was the tail before it: the prefix gets it
+// as a follower, and the new tail's prefix is looked up for the next step. O(n) per token.
+void TokenHistory::index_ngram() {
+  const std::size_t n = ngram_size_;
+  const std::size_t size = tokens_.size();
+  if (n == 0 || size + 1 < n) return;
+  if (size >= n) {
+    if (tail_prefix_ < 0) {
+      const std::size_t start = size - n;
+      tail_prefix_ = std::int64_t(prefixes_.size());
+      prefixes_.push_back({start, {}});
+      prefixes_by_hash_[prefix_hash(start)].push_back(std::uint32_t(tail_prefix_));
+    }
+    const std::int32_t token = tokens_.back();
+    if (followed_.insert(std::uint64_t(tail_prefix_) << 32 | std::uint32_t(token)).second) {
+      prefixes_[std::size_t(tail_prefix_)].followers.push_back(token);
+    }
+  }
+  const std::size_t start = size - (n - 1);
+  tail_prefix_ = find_prefix(start, prefix_hash(start));
+}
+
+std::span<const std::int32_t> TokenHistory::ngram_banned() const {
+  if (tail_prefix_ < 0) return {};
+  return prefixes_[std::size_t(tail_prefix_)].followers;
 }
 
 void TokenHistory::apply_to(SamplingOptions& options) const {
   options.generated_ids = tokens_;
   options.generated_counts = std::span<const TokenCount>(counts_);
+  if (ngram_size_ > 0 && options.no_repeat_ngram_size == std::int64_t(ngram_size_)) options.ngram_banned = ngram_banned();
 }
 
 void TokenHistory::add(std::int32_t token) {

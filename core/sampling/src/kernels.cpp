@@ -248,14 +248,40 @@ void exponential_noise(std::span<const std::uint32_t> words, std::span<float> ou
 
 namespace {
 
+// Four independent Kahan accumulators (one would serialise a pass on its add latency).
+constexpr std::size_t kWays = 4;
+constexpr std::size_t kStride = kWays * kLanes;
+
+// Σ term(i) over [begin, stop) (stop − begin a multiple of kStride), each term a batch of the
+// values at i, per lane Kahan-compensated and read out in double: about float precision squared.
+template <typename Term>
+double compensated_sum(std::size_t begin, std::size_t stop, Term term) {
+  std::array<Batch, kWays> sum, compensation;
+  sum.fill(Batch(0.0f));
+  compensation.fill(Batch(0.0f));
+  for (std::size_t i = begin; i < stop; i += kStride) {
+    for (std::size_t w = 0; w < kWays; ++w) {
+      const Batch y = term(i + w * kLanes) - compensation[w];
+      const Batch t = sum[w] + y;
+      compensation[w] = (t - sum[w]) - y;
+      sum[w] = t;
+    }
+  }
+  double total = 0.0;
+  alignas(64) std::array<float, kLanes> sums{}, compensations{};
+  for (std::size_t w = 0; w < kWays; ++w) {
+    sum[w].store_aligned(sums.data());
+    compensation[w].store_aligned(compensations.data());
+    for (std::size_t lane = 0; lane < kLanes; ++lane) total += double(sums[lane]) - double(compensations[lane]);
+  }
+  return total;
+}
+
 // One pass of exp((x - shift) * scale), optionally stored, summed with per-lane Kahan
 // compensation; each block's (sum, compensation) pairs are read out in double, which keeps the
 // block sums and the total to about float precision squared.
 template <bool kStore>
 double exp_pass(std::span<const float> values, float shift, float scale, float* out, std::span<double> block_sums) {
-  // Four independent Kahan accumulators: one would serialise the pass on its add latency.
-  constexpr std::size_t kWays = 4;
-  constexpr std::size_t kStride = kWays * kLanes;
   static_assert(kBlock % kStride == 0);
   const float* in = values.data();
   const Batch shift_batch(shift);
@@ -264,26 +290,11 @@ double exp_pass(std::span<const float> values, float shift, float scale, float* 
   for (std::size_t begin = 0; begin < values.size(); begin += kBlock) {
     const std::size_t end = std::min(values.size(), begin + kBlock);
     const std::size_t simd_stop = begin + (end - begin) / kStride * kStride;
-    std::array<Batch, kWays> sum, compensation;
-    sum.fill(Batch(0.0f));
-    compensation.fill(Batch(0.0f));
-    for (std::size_t i = begin; i < simd_stop; i += kStride) {
-      for (std::size_t w = 0; w < kWays; ++w) {
-        const Batch e = exp_approx((Batch::load_unaligned(in + i + w * kLanes) - shift_batch) * scale_batch);
-        if constexpr (kStore) e.store_unaligned(out + i + w * kLanes);
-        const Batch y = e - compensation[w];
-        const Batch t = sum[w] + y;
-        compensation[w] = (t - sum[w]) - y;
-        sum[w] = t;
-      }
-    }
-    double block = 0.0;
-    alignas(64) std::array<float, kLanes> sums{}, compensations{};
-    for (std::size_t w = 0; w < kWays; ++w) {
-      sum[w].store_aligned(sums.data());
-      compensation[w].store_aligned(compensations.data());
-      for (std::size_t lane = 0; lane < kLanes; ++lane) block += double(sums[lane]) - double(compensations[lane]);
-    }
+    double block = compensated_sum(begin, simd_stop, [&](std::size_t at) {
+      const Batch e = exp_approx((Batch::load_unaligned(in + at) - shift_batch) * scale_batch);
+      if constexpr (kStore) e.store_unaligned(out + at);
+      return e;
+    });
     for (std::size_t i = simd_stop; i < end; ++i) {
       const float x = (in[i] - shift) * scale;
       const float e = x < -87.33654f ? 0.0f : std::exp(x);
@@ -407,33 +418,23 @@ void negative_distance(std::span<const float> values, float shift, float scale, 
 }
 
 double weighted_exponent_sum(std::span<const float> values, std::span<const float> weights, float shift, float scale) {
-  constexpr std::size_t kWays = 4;
-  constexpr std::size_t kStride = kWays * kLanes;
   const std::size_t simd_stop = values.size() / kStride * kStride;
   const Batch shift_batch(shift);
   const Batch scale_batch(scale);
-  std::array<Batch, kWays> sum, compensation;
-  sum.fill(Batch(0.0f));
-  compensation.fill(Batch(0.0f));
-  for (std::size_t i = 0; i < simd_stop; i += kStride) {
-    for (std::size_t w = 0; w < kWays; ++w) {
-      const std::size_t at = i + w * kLanes;
-      const Batch term = Batch::load_unaligned(weights.data() + at) *
-                         ((Batch::load_unaligned(values.data() + at) - shift_batch) * scale_batch);
-      const Batch y = term - compensation[w];
-      const Batch t = sum[w] + y;
-      compensation[w] = (t - sum[w]) - y;
-      sum[w] = t;
-    }
-  }
-  double total = 0.0;
-  alignas(64) std::array<float, kLanes> sums{}, compensations{};
-  for (std::size_t w = 0; w < kWays; ++w) {
-    sum[w].store_aligned(sums.data());
-    compensation[w].store_aligned(compensations.data());
-    for (std::size_t lane = 0; lane < kLanes; ++lane) total += double(sums[lane]) - double(compensations[lane]);
-  }
+  double total = compensated_sum(0, simd_stop, [&](std::size_t at) {
+    return Batch::load_unaligned(weights.data() + at) * ((Batch::load_unaligned(values.data() + at) - shift_batch) * scale_batch);
+  });
   for (std::size_t i = simd_stop; i < values.size(); ++i) total += double(weights[i]) * ((double(values[i]) - shift) * scale);
+  return total;
+}
+
+double sum_of_squares(std::span<const float> values) {
+  const std::size_t simd_stop = values.size() / kStride * kStride;
+  double total = compensated_sum(0, simd_stop, [&](std::size_t at) {
+    const Batch value = Batch::load_unaligned(values.data() + at);
+    return value * value;
+  });
+  for (std::size_t i = simd_stop; i < values.size(); ++i) total += double(values[i]) * values[i];
   return total;
 }
 

@@ -142,8 +142,33 @@ Check check_order(const SamplingOptions& options) {
       return ArgumentError{"order", "order leaves out " + std::string(kStageNames[stage]) + ", which is on"};
     }
   }
-  if (listed[std::size_t(Stage::kMirostat)] && Stage(options.order.back()) != Stage::kMirostat) {
+  // The stage that samples comes last (adaptive-p after mirostat, as both cannot be on).
+  const auto tail = options.order.back() == std::int32_t(Stage::kAdaptiveP) && options.order.size() > 1
+      ? options.order[options.order.size() - 2] : options.order.back();
+  if (listed[std::size_t(Stage::kAdaptiveP)] && Stage(options.order.back()) != Stage::kAdaptiveP) {
+    return ArgumentError{"order", "adaptiveP samples the token, so it must be the last stage of order"};
+  }
+  if (listed[std::size_t(Stage::kMirostat)] && Stage(tail) != Stage::kMirostat) {
     return ArgumentError{"order", "mirostat samples the token, so it must be the last stage of order"};
+  }
+  return std::nullopt;
+}
+
+// Transformers' bad_words_ids: sequences of ids, none empty.
+Check check_bad_words(const SamplingOptions& options) {
+  const auto lengths = options.bad_words_lengths;
+  if (options.bad_words_ids.size() > kMaxBadWordIds) {
+    return ArgumentError{"badWords", "badWords holds " + std::to_string(options.bad_words_ids.size()) + " ids, more than " +
+                                         std::to_string(kMaxBadWordIds)};
+  }
+  std::size_t total = 0;
+  for (const std::int32_t length : lengths) {
+    if (length == 0) return ArgumentError{"badWords", "badWords holds an empty sequence"};
+    total += std::size_t(length);
+  }
+  if (total != options.bad_words_ids.size()) {
+    return ArgumentError{"badWords", "badWords' lengths add up to " + std::to_string(total) + ", not its " +
+                                         std::to_string(options.bad_words_ids.size()) + " ids"};
   }
   return std::nullopt;
 }
@@ -172,7 +197,11 @@ Check check_options(const SamplingOptions& options, std::size_t vocabulary) {
     return ArgumentError{"logitBias", "logitBias has " + std::to_string(options.logit_bias_ids.size()) + " ids and " +
                                           std::to_string(options.logit_bias_values.size()) + " values"};
   }
+  if (auto error = check_bad_words(options)) return error;
   if (auto error = check_masks(options, vocabulary)) return error;
+  if (stage_on(Stage::kMirostat, options) && stage_on(Stage::kAdaptiveP, options)) {
+    return ArgumentError{"adaptiveP", "adaptiveP and mirostat both sample the token: use one"};
+  }
   return check_order(options);
 }
 
@@ -192,7 +221,7 @@ bool stage_on(Stage stage, const SamplingOptions& o) {
     case Stage::kPenalties:
       return !o.generated_ids.empty() && (o.repetition_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0);
     case Stage::kDry: return o.dry_multiplier > 0.0 && !o.generated_ids.empty();
-    case Stage::kTemperature: return o.temperature != 1.0;
+    case Stage::kTemperature: return o.temperature != 1.0 || o.dynatemp_range > 0.0;
     case Stage::kTopK: return o.top_k > 0;
     case Stage::kTopP: return o.top_p < 1.0;
     case Stage::kMinP: return o.min_p > 0.0;
@@ -202,6 +231,8 @@ bool stage_on(Stage stage, const SamplingOptions& o) {
     case Stage::kEtaCutoff: return o.eta_cutoff > 0.0;
     case Stage::kXtc: return o.xtc_probability > 0.0;
     case Stage::kMirostat: return o.mirostat_version > 0;
+    case Stage::kPLess: return o.p_less > 0;
+    case Stage::kAdaptiveP: return o.adaptive_p_target.has_value();
   }
   return false;
 }

@@ -390,6 +390,15 @@ std::optional<double> next_mirostat_mu(const SamplingOptions& options, const Dra
   return detail::mirostat_mu(options) - options.mirostat_eta * (surprise - options.mirostat_tau);
 }
 
+// average ← (1 − decay) p + decay · average, p the token's probability before adaptive-p's transform
+// (llama.cpp's weighted_sum / total_weight, whose total stays at its start 1 / (1 − decay)).
+std::optional<double> next_adaptive_p_average(const SamplingOptions& options, const Drawn& drawn,
+                                              const FilterWorkspace& workspace) {
+  if (!options.adaptive_p_target) return std::nullopt;
+  const double p = workspace.chain.adaptive_probs[drawn.position];
+  return (1.0 - options.adaptive_p_decay) * p + options.adaptive_p_decay * detail::adaptive_p_average(options);
+}
+
 // Rank (from 1) of position `at` in the ranking of `keys` (descending, ties to the lower position).
 std::size_t rank_of(std::span<const float> keys, std::size_t at) {
   std::size_t before = 0;
@@ -401,7 +410,7 @@ std::size_t rank_of(std::span<const float> keys, std::size_t at) {
 
 TokenDraw draw_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace) {
   const Drawn drawn = draw(logits, options, workspace, true);
-  return {drawn.token, next_mirostat_mu(options, drawn)};
+  return {drawn.token, next_mirostat_mu(options, drawn), next_adaptive_p_average(options, drawn, workspace)};
 }
 
 std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float> logits, const SamplingOptions& options,
@@ -411,7 +420,9 @@ std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float>
   if (detail::needs_general_chain(options)) {
     // Its stages make several passes; a check of its own is a small part of them.
     if (auto error = check_logits(logits, argument)) return *error;
-    return draw_token(logits, options, workspace);
+    const TokenDraw drawn = draw_token(logits, options, workspace);
+    if (auto error = check_bans_left_a_token(options, workspace)) return *error;
+    return drawn;
   }
   std::span<const float> input = logits;
   if (stage_on(Stage::kPenalties, options)) {
@@ -424,17 +435,17 @@ std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float>
   if (options.temperature == 0.0) {
     const auto top = kernels::checked_argmax(input);
     if (!top.finite) return bad_logits();
-    return TokenDraw{std::int32_t(top.index), std::nullopt};
+    return TokenDraw{std::int32_t(top.index), std::nullopt, std::nullopt};
   }
   if (!detail::cuts(options, input.size())) {
     const auto drawn = detail::draw_untruncated(input, options, workspace);
     if (!drawn.finite) return bad_logits();
-    return TokenDraw{std::int32_t(drawn.index), std::nullopt};
+    return TokenDraw{std::int32_t(drawn.index), std::nullopt, std::nullopt};
   }
   const auto kept = detail::checked_select_kept(input, options, workspace, true);
   if (!kept) return bad_logits();
   const double target = token_uniforms(options).token * kept->kept_weight;
-  return TokenDraw{std::int32_t(kept->ids[kernels::inverse_cdf(kept->weights, kept->block_sums, target)]), std::nullopt};
+  return TokenDraw{std::int32_t(kept->ids[kernels::inverse_cdf(kept->weights, kept->block_sums, target)]), std::nullopt, std::nullopt};
 }
 
 std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace) {
@@ -445,7 +456,8 @@ std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& 
 TokenLogprobs sample_token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::size_t count,
                                     LogprobsMode mode, FilterWorkspace& workspace) {
   const Drawn drawn = draw(logits, options, workspace, false);
-  TokenLogprobs result{drawn.token, 0.0, 1, {}, next_mirostat_mu(options, drawn)};
+  TokenLogprobs result{drawn.token, 0.0, 1, {}, next_mirostat_mu(options, drawn),
+                       next_adaptive_p_average(options, drawn, workspace)};
   auto& best = workspace.chain.top;
   if (mode == LogprobsMode::kRaw) {
     const double log_total = log_sum_exp(logits, 1.0);

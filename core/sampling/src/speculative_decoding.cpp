@@ -97,6 +97,9 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
   if (options.mirostat_version != 0) {
     return ArgumentError{"mirostat", "mirostat cannot be verified speculatively: its μ moves with every emitted token"};
   }
+  if (options.adaptive_p_target) {
+    return ArgumentError{"adaptiveP", "adaptiveP cannot be verified speculatively: its average moves with every emitted token"};
+  }
   if (auto error = check_rows(input.target_rows, vocabulary, "targetRows")) return *error;
   if (auto error = check_rows(input.draft_rows, vocabulary, "draftRows")) return *error;
   const auto drafts = input.draft_tokens;

@@ -44,7 +44,7 @@ function help(info: ExperimentInfo): string {
 function samplingOptions(values: Map<string, unknown>): SampleTokenOptions {
   const options: Record<string, unknown> = {};
   for (const [name, value] of values) {
-    if (name === 'logitBias.ids' || name === 'logitBias.values') continue;
+    if (name === 'logitBias.ids' || name === 'logitBias.values' || name === 'badWords.ids' || name === 'badWords.lengths') continue;
     const [outer, inner] = name.split('.');
     if (inner === undefined) options[name] = value;
     else options[outer] = { ...(options[outer] as object | undefined), [inner]: value };
@@ -53,6 +53,18 @@ function samplingOptions(values: Map<string, unknown>): SampleTokenOptions {
     throw new SamplingLabError('logitBias', '--logitBias.ids and --logitBias.values come together: the ids and the bias of each');
   }
   if (values.has('logitBias.ids')) options.logitBias = [values.get('logitBias.ids'), values.get('logitBias.values')];
+  if (values.has('badWords.ids') !== values.has('badWords.lengths')) {
+    throw new SamplingLabError('badWords', '--badWords.ids and --badWords.lengths come together: the sequences back to back and the length of each');
+  }
+  if (values.has('badWords.ids')) {
+    const ids = values.get('badWords.ids') as number[];
+    const lengths = values.get('badWords.lengths') as number[];
+    if (lengths.reduce((sum, n) => sum + n, 0) !== ids.length) {
+      throw new SamplingLabError('badWords', '--badWords.lengths must add up to the number of --badWords.ids');
+    }
+    let at = 0;
+    options.badWords = lengths.map((n) => ids.slice(at, (at += n)));
+  }
   if (typeof options.order === 'string' && !['handbook', 'llama.cpp'].includes(options.order)) options.order = options.order.split(',');
   return options as SampleTokenOptions;
 }

@@ -1,7 +1,8 @@
 #pragma once
-// The filter chain: logit bias and masks, then penalties -> DRY -> temperature -> top-k -> top-p ->
-// min-p -> typical -> top-nσ -> ε -> η -> XTC -> mirostat (the decoding chapter's order, or the
-// one the options give), then renormalise.
+// The filter chain: logit bias and masks (with noRepeatNgramSize's and badWords' bans), then
+// penalties -> DRY -> temperature -> top-k -> top-p -> min-p -> typical -> top-nσ -> ε -> η ->
+// p-less -> XTC -> mirostat -> adaptive-p (the decoding chapter's order, or the one the options
+// give), then renormalise.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -51,6 +52,10 @@ void tempered_distribution(std::span<const float> logits, const SamplingOptions&
 // Expects checked inputs.
 FilterResult filter_distribution(std::span<const float> logits, const SamplingOptions& options,
                                  std::span<float> probs, FilterWorkspace& workspace);
+
+// After a chain ran with these options: the error when noRepeatNgramSize's and badWords' bans
+// left no token (the chain then kept the top one), naming the one that is on.
+Check check_bans_left_a_token(const SamplingOptions& options, const FilterWorkspace& workspace);
 
 // One stage of the chain that was on and the tokens left once it and those before it had run.
 struct FilterStage {

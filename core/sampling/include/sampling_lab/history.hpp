@@ -1,9 +1,12 @@
 #pragma once
-// A stateful sampler's history: the tokens accepted so far, and the counts the penalties see in
-// their window, kept as tokens arrive so that a step costs the same at any history length.
+// A stateful sampler's history: the tokens accepted so far, the counts the penalties see in their
+// window and noRepeatNgramSize's index of n-grams, kept as tokens arrive so that a step costs the
+// same at any history length.
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sampling_lab/options.hpp"
@@ -15,8 +18,9 @@ inline constexpr std::size_t kMaxHistory = std::size_t{1} << 25;
 
 class TokenHistory {
  public:
-  // `penalty_last_n` as the option: how many of the last tokens the penalties count, 0 = all.
-  explicit TokenHistory(std::int64_t penalty_last_n = 0);
+  // `penalty_last_n` as the option: how many of the last tokens the penalties count, 0 = all;
+  // `ngram_size` as noRepeatNgramSize: the n-grams to index, 0 = none.
+  explicit TokenHistory(std::int64_t penalty_last_n = 0, std::int64_t ngram_size = 0);
 
   // Appends a token id (checked by the caller: in [0, kMaxVocabulary)); an error, and nothing
   // appended, when the history is full or the memory to grow it is not there.
@@ -31,12 +35,31 @@ class TokenHistory {
   // The largest token id accepted so far (−1 for none): a history belongs to one vocabulary.
   std::int32_t largest_token() const { return largest_; }
 
-  // The options for the next token: generated_ids = the history, generated_counts = counts().
+  // The tokens that would repeat an n-gram of the history (each once), with ngram_size > 0.
+  std::span<const std::int32_t> ngram_banned() const;
+
+  // The options for the next token: generated_ids = the history, generated_counts = counts(), and
+  // ngram_banned when the options' noRepeatNgramSize is the one indexed.
   void apply_to(SamplingOptions& options) const;
 
  private:
   void add(std::int32_t token);
   void remove(std::int32_t token);
+  void index_ngram();
+  // The distinct (n − 1)-gram that starts at `start`, or −1 when it has not been seen.
+  std::int64_t find_prefix(std::size_t start, std::uint64_t hash) const;
+  std::uint64_t prefix_hash(std::size_t start) const;
+
+  // One distinct (n − 1)-gram of the history: where it first occurs and the distinct tokens that followed it.
+  struct Prefix {
+    std::size_t start;
+    std::vector<std::int32_t> followers;
+  };
+  std::size_t ngram_size_;
+  std::vector<Prefix> prefixes_;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> prefixes_by_hash_;
+  std::unordered_set<std::uint64_t> followed_;  // (prefix index << 32) | token
+  std::int64_t tail_prefix_ = -1;               // the history's last n − 1 tokens among prefixes_
 
   std::size_t window_;  // 0 = all
   std::int32_t largest_ = -1;

@@ -61,6 +61,9 @@ double block_sum(std::span<const float> values, std::span<double> block_sums);
 // wrote, Σ w ln w, from which the entropy follows without a log per token.
 double weighted_exponent_sum(std::span<const float> values, std::span<const float> weights, float shift, float scale);
 
+// Σ values[i]², Kahan-compensated: with exp_shifted's weights, W² times the collision probability.
+double sum_of_squares(std::span<const float> values);
+
 // Σ exp((values[i] - shift) * scale), Kahan-compensated, without storing the terms.
 double exp_sum(std::span<const float> values, float shift, float scale);
 

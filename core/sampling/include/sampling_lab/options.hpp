@@ -26,7 +26,8 @@ enum class OptionGroup { kFilter, kPenalty, kRandomKey };
 #define SAMPLING_LAB_STAGES(X)                                                         \
   X(kPenalties, "penalties") X(kDry, "dry") X(kTemperature, "temperature") X(kTopK, "topK") \
   X(kTopP, "topP") X(kMinP, "minP") X(kTypicalP, "typicalP") X(kTopNSigma, "topNSigma")    \
-  X(kEpsilonCutoff, "epsilonCutoff") X(kEtaCutoff, "etaCutoff") X(kXtc, "xtc") X(kMirostat, "mirostat")
+  X(kEpsilonCutoff, "epsilonCutoff") X(kEtaCutoff, "etaCutoff") X(kPLess, "pLess") X(kXtc, "xtc")          \
+  X(kMirostat, "mirostat") X(kAdaptiveP, "adaptiveP")
 
 enum class Stage : std::uint8_t {
 #define SAMPLING_LAB_STAGE_ENUM(id, name) id,
@@ -43,22 +44,31 @@ inline constexpr std::size_t kStageCount = std::size(kStageNames);
 
 // The decoding chapter's order (the default), and llama.cpp's default sampler order
 // (common/sampling: penalties, DRY, top-nσ, top-k, typical, top-p, min-p, XTC, temperature; it
-// has no ε or η, placed here after min-p; mirostat, when on, samples last).
+// has no ε, η or p-less, placed here after min-p; mirostat or adaptive-p, when on, samples last).
 inline constexpr Stage kHandbookOrder[] = {
     Stage::kPenalties, Stage::kDry, Stage::kTemperature, Stage::kTopK, Stage::kTopP, Stage::kMinP,
-    Stage::kTypicalP, Stage::kTopNSigma, Stage::kEpsilonCutoff, Stage::kEtaCutoff, Stage::kXtc, Stage::kMirostat};
+    Stage::kTypicalP, Stage::kTopNSigma, Stage::kEpsilonCutoff, Stage::kEtaCutoff, Stage::kPLess, Stage::kXtc, Stage::kMirostat,
+    Stage::kAdaptiveP};
 inline constexpr Stage kLlamaCppOrder[] = {
     Stage::kPenalties, Stage::kDry, Stage::kTopNSigma, Stage::kTopK, Stage::kTypicalP, Stage::kTopP, Stage::kMinP,
-    Stage::kEpsilonCutoff, Stage::kEtaCutoff, Stage::kXtc, Stage::kTemperature, Stage::kMirostat};
+    Stage::kEpsilonCutoff, Stage::kEtaCutoff, Stage::kPLess, Stage::kXtc, Stage::kTemperature, Stage::kMirostat,
+    Stage::kAdaptiveP};
 
 // The range of a list of token ids (each also below the vocabulary size).
 inline constexpr Range kTokenIds = closed(0, double(kMaxVocabulary - 1));
+// noRepeatNgramSize at most; badWords' ids in all at most (each step compares them with the history's end).
+inline constexpr std::int64_t kMaxNgramSize = 1024;
+inline constexpr std::size_t kMaxBadWordIds = std::size_t{1} << 16;
 
 // X(field, public name, kind, group, default, range of the value or of each list entry,
 //   widget slider, doc)
 #define SAMPLING_LAB_OPTIONS(X)                                                                    \
   X(temperature, "temperature", kNumber, kFilter, 1.0, at_least(0), (SliderHint{0, 2, 0.05}),      \
     "Divides the logits before the softmax; 0 = greedy (argmax, ties to the lowest id)")          \
+  X(dynatemp_range, "dynatemp.range", kNumber, kFilter, 0.0, closed(0, 1e4), (SliderHint{0, 2, 0.05}), \
+    "Dynamic temperature (llama.cpp dynatemp_range): T moves from max(0, T - range) to T + range with (H / ln n)^exponent, H the entropy of the n tokens left at T 1; 0 = off") \
+  X(dynatemp_exponent, "dynatemp.exponent", kNumber, kFilter, 1.0, closed(0, 100), (SliderHint{0, 4, 0.1}), \
+    "Dynamic temperature's exponent on the normalised entropy H / ln n")                          \
   X(top_k, "topK", kInteger, kFilter, 0, closed(0, double(kMaxVocabulary)), (SliderHint{0, 200, 1}), \
     "Keeps the k most probable tokens; 0 = off")                                                   \
   X(top_p, "topP", kProbability, kFilter, 1.0, open_closed(0, 1), (SliderHint{0.1, 1, 0.01}),      \
@@ -85,6 +95,14 @@ inline constexpr Range kTokenIds = closed(0, double(kMaxVocabulary - 1));
     "Mirostat's learning rate: mu <- mu - eta * (surprise - tau) after each token")              \
   X(mirostat_mu, "mirostat.mu", kOptional, kFilter, kUnset, closed(0, 1e4), kNoSlider,             \
     "Mirostat's surprise bound mu in bits; null = 2 * tau, its start (a stateful sampler keeps it)") \
+  X(p_less, "pLess", kInteger, kFilter, 0, closed(0, 1), (SliderHint{0, 1, 1}),                   \
+    "p-less sampling (Tan et al. 2025): keeps p_i >= sum of p_j^2, the collision probability of the distribution left; 1 = on, 0 = off") \
+  X(adaptive_p_target, "adaptiveP.target", kOptional, kFilter, kUnset, closed(0, 1), kNoSlider,   \
+    "Adaptive-p (llama.cpp PR 17927): samples last from logits 5 - 10 d^2 / (1 + d), d = |p_i - target'| / 0.3, target' = 2 target - average clamped to [0, 1]; null = off") \
+  X(adaptive_p_decay, "adaptiveP.decay", kNumber, kFilter, 0.9, closed(0, 0.99), (SliderHint{0, 0.99, 0.01}), \
+    "Adaptive-p's EMA decay: average <- (1 - decay) * p + decay * average, p the drawn token's probability before the transform") \
+  X(adaptive_p_average, "adaptiveP.average", kOptional, kFilter, kUnset, closed(0, 1), kNoSlider, \
+    "Adaptive-p's moving average of drawn probabilities; null = target, its start (a stateful sampler keeps it)") \
   X(order, "order", kArray, kFilter, kNoIds, closed(0, double(kStageCount - 1)), kNoSlider,         \
     "The stages after logit bias and masks, in the order they run; empty = the handbook order")  \
   X(logit_bias_ids, "logitBias.ids", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,               \
@@ -115,6 +133,12 @@ inline constexpr Range kTokenIds = closed(0, double(kMaxVocabulary - 1));
     "How many of the last generatedIds DRY searches; 0 = all")                                   \
   X(dry_sequence_breakers, "dry.sequenceBreakers", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider, \
     "Token ids that end a repeat: DRY matches no repeat across them and never penalises them")   \
+  X(no_repeat_ngram_size, "noRepeatNgramSize", kInteger, kPenalty, 0, closed(0, double(kMaxNgramSize)), (SliderHint{0, 6, 1}), \
+    "Bans every token that would complete an n-gram already in generatedIds (transformers no_repeat_ngram_size); 0 = off") \
+  X(bad_words_ids, "badWords.ids", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,                 \
+    "Banned sequences, back to back: a sequence's last id is banned when generatedIds ends with the rest (transformers bad_words_ids)") \
+  X(bad_words_lengths, "badWords.lengths", kArray, kPenalty, kNoIds, closed(1, double(kMaxBadWordIds)), kNoSlider, \
+    "The length of each badWords sequence")                                                       \
   X(generated_ids, "generatedIds", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,                 \
     "Token ids generated so far, which the penalties and DRY see")                                \
   X(seed, "seed", kSeed, kRandomKey, 0, closed(0, kMaxSeed), kNoSlider,                             \
@@ -153,6 +177,9 @@ struct SamplingOptions {
   // The counts of penalty_window(generated_ids, penalty_last_n), when the caller keeps them as
   // tokens arrive (TokenHistory); otherwise the penalties count generated_ids on each call.
   std::optional<std::span<const TokenCount>> generated_counts;
+  // The tokens noRepeatNgramSize bans after generated_ids, when the caller indexes them as tokens
+  // arrive (TokenHistory); otherwise they are searched for in generated_ids on each call.
+  std::optional<std::span<const std::int32_t>> ngram_banned;
 };
 
 struct OptionSpec {
@@ -205,8 +232,9 @@ inline constexpr std::size_t kMaxMaskWords = mask_words(kMaxVocabulary);
 std::variant<SamplingOptions, ArgumentError> options_from_raw(RawOptions raw);
 
 // Every option within its range, every listed id inside a vocabulary of `vocabulary`, as many
-// bias values as biased ids, some token left by the masks, and an order that names each stage
-// once, holds every stage that is on and ends with mirostat if it has it.
+// bias values as biased ids, badWords' lengths adding up to its ids, some token left by the
+// masks, and an order that names each stage once, holds every stage that is on and ends with the
+// stage that samples (mirostat or adaptive-p) if it has one.
 Check check_options(const SamplingOptions& options, std::size_t vocabulary);
 
 struct StageOrder {

@@ -100,6 +100,7 @@ TokenUniforms token_uniforms(const SamplingOptions& options);
 struct TokenDraw {
   std::int32_t token;
   std::optional<double> mirostat_mu;
+  std::optional<double> adaptive_p_average;  // the average after this token, with adaptive-p on
 };
 TokenDraw draw_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace);
 
@@ -125,6 +126,7 @@ struct TokenLogprobs {
   std::size_t rank;                // 1 = the most probable, ties to the lower id
   std::vector<TokenLogprob> top;   // the `count` most probable, best first
   std::optional<double> mirostat_mu;
+  std::optional<double> adaptive_p_average;
 };
 
 // sample_token's token (the same draw), with its log-probability, rank and the `count` (at most

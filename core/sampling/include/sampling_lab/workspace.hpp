@@ -81,6 +81,10 @@ struct ChainScratch {
   std::vector<std::int32_t> match_length;  // Z-array of `reversed`
   std::vector<std::pair<std::int32_t, std::int32_t>> repeats;  // (token, repeat length)
   std::vector<RankedToken> top;            // mirostat's and logprobs' best few
+  std::vector<std::int32_t> bans;          // noRepeatNgramSize's and badWords' banned tokens
+  std::vector<std::int32_t> failure;       // the n-gram search's KMP failure function
+  std::vector<double> adaptive_probs;      // adaptive-p's candidates' probabilities before its transform
+  bool banned_everything = false;          // the history's bans left no token (the top one was kept)
 };
 
 // filter_distribution and sample_token.

@@ -28,7 +28,7 @@ export interface BarChartData {
 const [BASE_HEIGHT, TOP, BOTTOM, RIGHT] = [240, 22, 44, 34];
 const SHORT: Record<FilterStage['filter'], string> = {
   penalties: 'pen', dry: 'D', temperature: 'T', topK: 'k', topP: 'p', minP: 'm', typicalP: 'τ', topNSigma: 'σ',
-  epsilonCutoff: 'ε', etaCutoff: 'η', xtc: 'X', mirostat: 'μ', masks: '∅',
+  epsilonCutoff: 'ε', etaCutoff: 'η', xtc: 'X', mirostat: 'μ', pLess: 'L', adaptiveP: 'a', masks: '∅',
 };
 
 export class BarChart extends SvgChart {
