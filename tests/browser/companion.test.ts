@@ -46,9 +46,9 @@ const layoutShift = (page: Page) => page.evaluate(() => (window as unknown as { 
 it('is readable without JavaScript: headings, text, contents and formulas are in the HTML', async () => {
   const page = await open('', 1280, { javaScript: false });
   expect(await page.locator('h1').innerText()).toBe('概率与采样 · 交互实验');
-  expect(await page.locator('main h2').count()).toBe(8);
+  expect(await page.locator('main h2').count()).toBe(9);
   for (const text of await page.locator('main h2 + p').allInnerTexts()) expect(text.length).toBeGreaterThan(20);
-  expect(await page.locator('nav.toc li a').count()).toBe(8);
+  expect(await page.locator('nav.toc li a').count()).toBe(9);
   expect(await page.locator('.formula .katex-mathml math').count()).toBe(7);
   expect(await page.locator('noscript').count()).toBe(1);
   await page.context().close();

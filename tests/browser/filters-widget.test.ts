@@ -9,6 +9,8 @@ let problems: string[];
 
 beforeAll(async () => {
   ({ harness, page, problems } = await openDevPage());
+  // Widgets start when they come into view; the self-test now sits above this one.
+  await page.locator('#shape').scrollIntoViewIfNeeded();
   await page.locator('sampling-lab [data-readout="entropy"] dd').filter({ hasText: /\d/ }).waitFor();
 });
 

@@ -13,8 +13,6 @@ namespace sampling_lab {
 namespace {
 constexpr double kNegativeInfinity = -std::numeric_limits<double>::infinity();
 
-bool better(const Path& a, const Path& b) { return a.log_prob > b.log_prob; }
-
 double log_of(float p) { return p > 0.0f ? std::log(double(p)) : kNegativeInfinity; }
 
 // log(1 − exp(a)) for a <= 0, accurate near 0 and near −inf (Mächler 2012).

@@ -95,7 +95,7 @@ export function evalErrorWidget(context: WidgetContext): Widget {
     setup(kit) {
       const questions = kit.slider('questions', { label: (s) => s.questions });
       const accuracy = kit.slider('accuracy', { label: (s) => s.accuracy, format: (v) => v.toFixed(2) });
-      const gap = kit.slider('gap', { label: (s) => s.gap, format: (v) => `${(100 * v).toFixed(1)} pp` });
+      const gap = kit.slider('gap', { label: (s) => s.gap, format: (v) => `${(100 * v).toFixed(1)} ${strings().percentagePoints}` });
       kit.controls.append(questions.root, accuracy.root, gap.root);
       const numbers = kit.readouts(['standard-error', 'interval', 'z', 'needed']);
       const chartBox = element('div', 'sl-chart');
@@ -116,7 +116,7 @@ export function evalErrorWidget(context: WidgetContext): Widget {
             columns: { label: s.model, value: s.accuracy, interval: s.interval95 },
             summary: s.intervalsSummary(result.questions),
           });
-          numbers.set('standard-error', s.standardErrorLabel, `${(100 * result.standardError).toFixed(1)} pp`);
+          numbers.set('standard-error', s.standardErrorLabel, `${(100 * result.standardError).toFixed(1)} ${s.percentagePoints}`);
           numbers.set('interval', s.interval95, result.interval95.map(percent).join(' – '));
           numbers.set('z', s.gapInSe, result.z.toFixed(2));
           numbers.set('needed', s.questionsForGap, result.questionsForGap.toLocaleString('en'));
