@@ -6,7 +6,7 @@
 #include <iostream>
 #include <functional>
 
-#include "chain_reference.hpp"
+#include "chain_match.hpp"
 #include "reference.hpp"
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/samplers.hpp"
@@ -19,30 +19,8 @@ namespace {
 
 constexpr std::size_t kVocabulary = 151936;
 
-// The core's distribution equals the reference's: the same kept set (up to a token at a
-// boundary within float rounding) and the renormalised probabilities to float tolerance.
-void expect_matches_reference(std::span<const float> logits, const sl::SamplingOptions& options, const std::string& what) {
-  sl::FilterWorkspace workspace;
-  std::vector<float> probs(logits.size());
-  sl::filter_distribution(logits, options, probs, workspace);
-  const auto expected = reference::chain(logits, options, sl::token_uniforms(options).xtc);
-  std::size_t differing = 0;
-  for (std::size_t i = 0; i < logits.size(); ++i) differing += (probs[i] > 0) != bool(expected.kept[i]);
-  if (differing > 0) {
-    EXPECT_TRUE(expected.near_boundary) << what << ": " << differing << " tokens differ away from any boundary";
-    EXPECT_LE(differing, 1u) << what;
-    return;
-  }
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    ASSERT_NEAR(probs[i], expected.probs[i], 2e-6 * expected.probs[i] + 1e-12) << what << " token " << i;
-  }
-}
-
-sl::SamplingOptions with(std::function<void(sl::SamplingOptions&)> set) {
-  sl::SamplingOptions options;
-  set(options);
-  return options;
-}
+using chain_match::expect_matches_reference;
+using chain_match::with;
 
 }  // namespace
 

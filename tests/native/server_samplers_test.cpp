@@ -9,7 +9,7 @@
 #include <iostream>
 #include <set>
 
-#include "chain_reference.hpp"
+#include "chain_match.hpp"
 #include "reference.hpp"
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/history.hpp"
@@ -22,36 +22,9 @@ namespace {
 
 constexpr std::size_t kVocabulary = 151936;
 
-sl::SamplingOptions with(const std::function<void(sl::SamplingOptions&)>& set) {
-  sl::SamplingOptions options;
-  set(options);
-  return options;
-}
-
-std::vector<float> distribution(std::span<const float> logits, const sl::SamplingOptions& options) {
-  sl::FilterWorkspace workspace;
-  std::vector<float> probs(logits.size());
-  sl::filter_distribution(logits, options, probs, workspace);
-  return probs;
-}
-
-// The same kept set as the reference (up to one token at a boundary within float rounding) and
-// the probabilities within `tolerance` (relative).
-void expect_matches_reference(std::span<const float> logits, const sl::SamplingOptions& options, const std::string& what,
-                              double tolerance = 2e-6) {
-  const auto probs = distribution(logits, options);
-  const auto expected = reference::chain(logits, options, sl::token_uniforms(options).xtc);
-  std::size_t differing = 0;
-  for (std::size_t i = 0; i < logits.size(); ++i) differing += (probs[i] > 0) != bool(expected.kept[i]);
-  if (differing > 0) {
-    EXPECT_TRUE(expected.near_boundary) << what << ": " << differing << " tokens differ away from any boundary";
-    EXPECT_LE(differing, 1u) << what;
-    return;
-  }
-  for (std::size_t i = 0; i < logits.size(); ++i) {
-    ASSERT_NEAR(probs[i], expected.probs[i], tolerance * expected.probs[i] + 1e-12) << what << " token " << i;
-  }
-}
+using chain_match::distribution;
+using chain_match::with;
+using chain_match::expect_matches_reference;
 
 void expect_same_distribution(std::span<const float> logits, const sl::SamplingOptions& a, const sl::SamplingOptions& b,
                               const std::string& what) {
