@@ -1,19 +1,11 @@
 // The configurable chain through the package: nested and list options, orders, logprobs, the
 // stateful sampler and its JSON state, and the typed errors of each.
-import { beforeAll, describe, expect, it } from 'vitest';
-import { loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
+import { describe, expect, it } from 'vitest';
+import { loadSamplingLab, type Lab } from 'sampling-lab';
+import { errorOf } from '../support/errors';
 
-let lab: Lab;
-let logits: Float32Array;
-beforeAll(async () => {
-  lab = await loadSamplingLab();
-  logits = lab.syntheticLogits();
-});
-
-const errorOf = (call: () => unknown) => {
-  try { call(); } catch (error) { return error as SamplingLabError; }
-  throw new Error('no error');
-};
+const lab: Lab = await loadSamplingLab();
+const logits = lab.syntheticLogits();
 
 describe('options', () => {
   it('every new option is off by default: the same distribution as none', () => {
@@ -93,7 +85,6 @@ describe('options', () => {
     const small = new Float32Array([1, 2, 3, 4]);
     for (const [options, argument] of cases) {
       const error = errorOf(() => lab.sampleToken(small.length === 4 && argument === 'bannedTokens' ? small : logits, options as never));
-      expect(error, JSON.stringify(options)).toBeInstanceOf(SamplingLabError);
       expect(error.argument, JSON.stringify(options)).toBe(argument);
     }
     expect(lab.sampleToken(logits, { topP: 0.9 })).toBeGreaterThanOrEqual(0);  // still working

@@ -1,21 +1,15 @@
 // sampling-lab/grammar on the tiny model with the real Qwen3 tokenizer: JSON-schema outputs of
 // generateTokens (n = 1 and n = 3) all parse and validate (ajv), an EBNF grammar, a regex and a
 // one-string grammar give their language, and each step says how many tokens the grammar allowed.
-import { beforeAll, expect, it } from 'vitest';
-import { SamplingLabError, type Lab } from 'sampling-lab';
+import { expect, it } from 'vitest';
+import { SamplingLabError } from 'sampling-lab';
 import { compileGrammar, type CompiledGrammar } from 'sampling-lab/grammar';
-import { generateTokens, type GeneratedToken, type LoadedModel } from 'sampling-lab/transformers';
+import { generateTokens, type GeneratedToken } from 'sampling-lab/transformers';
 import { loadPersonFixture, PERSON_SCHEMA as SCHEMA, validatePerson as validate } from '../support/grammar-schema.js';
 
 const PROMPT = 'A person as JSON:';
 const V = 151936;
-let lab: Lab;
-let tiny: LoadedModel;
-let json: CompiledGrammar;
-
-beforeAll(async () => {
-  ({ lab, tiny, json } = await loadPersonFixture());
-}, 30_000);
+const { lab, tiny, json } = await loadPersonFixture();
 
 async function run(grammar: CompiledGrammar, options: object): Promise<GeneratedToken[]> {
   const steps: GeneratedToken[] = [];

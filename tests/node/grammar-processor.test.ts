@@ -1,20 +1,12 @@
 // generate() with createLogitsProcessor(lab, { grammar: matcher }) on the tiny model with the
 // real Qwen3 tokenizer: 30 seeds (three tests of ten), every output parses and validates (ajv)
 // and leaves its matcher terminated.
-import { beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Tensor } from '@huggingface/transformers';
-import type { Lab } from 'sampling-lab';
-import type { CompiledGrammar } from 'sampling-lab/grammar';
-import { createLogitsProcessor, type LoadedModel } from 'sampling-lab/transformers';
+import { createLogitsProcessor } from 'sampling-lab/transformers';
 import { loadPersonFixture, validatePerson } from '../support/grammar-schema.js';
 
-let lab: Lab;
-let tiny: LoadedModel;
-let json: CompiledGrammar;
-
-beforeAll(async () => {
-  ({ lab, tiny, json } = await loadPersonFixture());
-}, 30_000);
+const { lab, tiny, json } = await loadPersonFixture();
 
 for (const first of [0, 10, 20]) {
   it(`seeds ${first}–${first + 9}: every output of generate() validates`, async () => {

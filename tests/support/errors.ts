@@ -13,3 +13,14 @@ export function argumentOf(call: () => unknown): string {
   }
   return '(no error)';
 }
+
+/** The SamplingLabError a call throws; a call that returns, or throws anything else, fails. */
+export function errorOf(call: () => unknown): SamplingLabError {
+  try {
+    call();
+  } catch (error) {
+    if (!(error instanceof SamplingLabError)) throw error;
+    return error;
+  }
+  throw new Error('no error');
+}
