@@ -1,17 +1,10 @@
 // Sequence, speculative, importance and sample-size widgets in Chromium.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Locator, Page } from 'playwright-core';
-import { openDevPage, type Harness } from '../support/chromium';
+import { afterAll, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { openDevPage } from '../support/chromium';
 
-let harness: Harness;
-let page: Page;
-let problems: string[];
-
-beforeAll(async () => {
-  ({ harness, page, problems } = await openDevPage());
-});
-
-afterAll(async () => { await harness?.close(); });
+const { harness, page, problems } = await openDevPage();
+afterAll(() => harness.close());
 
 const widget = (name: string) => page.locator(`sampling-lab[experiment="${name}"]`);
 const readout = (host: Locator, name: string) => host.locator(`[data-readout="${name}"] dd`).innerText();

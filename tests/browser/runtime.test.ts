@@ -1,21 +1,13 @@
 // The package in Chromium: the same seed gives the same tokens as in Node for every filter and
 // every method, and a long sample() in the page's Worker reports progress and can be cancelled.
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import { afterAll, expect, it } from 'vitest';
 import { loadSamplingLab } from 'sampling-lab';
-import { openDevPage, type Harness } from '../support/chromium';
+import { openDevPage } from '../support/chromium';
 
-let harness: Harness;
-let page: Page;
-let problems: string[];
+const { harness, page, problems } = await openDevPage();
 const dist = join(__dirname, '../../wasm/dist');
-
-beforeAll(async () => {
-  ({ harness, page, problems } = await openDevPage());
-});
-
-afterAll(async () => { await harness?.close(); });
+afterAll(() => harness.close());
 
 const FILTERS = [
   { temperature: 1 },

@@ -1,18 +1,10 @@
 // The samplers and Monte-Carlo error widgets in Chromium: they run in the Worker, show their
 // results, react to their sliders and keep the page responsive.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import { openDevPage, type Harness } from '../support/chromium';
+import { afterAll, expect, it } from 'vitest';
+import { openDevPage } from '../support/chromium';
 
-let harness: Harness;
-let page: Page;
-let problems: string[];
-
-beforeAll(async () => {
-  ({ harness, page, problems } = await openDevPage());
-});
-
-afterAll(async () => { await harness?.close(); });
+const { harness, page, problems } = await openDevPage();
+afterAll(() => harness.close());
 
 const samplers = () => page.locator('sampling-lab[experiment="samplers"]');
 const mcError = () => page.locator('sampling-lab[experiment="mc-error"]');
