@@ -122,7 +122,7 @@ ${reservedHeights()}
 .sl-top-chart { margin-bottom: .75rem; }
 .sl-top-tokens { margin: .75rem 0; }
 .sl-moments { margin: .75rem 0; }
-.sl-moments-title { margin: 0; font-size: 1rem; }
+.sl-moments-title { margin: .25rem 0; font-size: 1.05rem; }
 .sl-moments-table { margin: .5rem 0; }
 .sl-moments-table caption { text-align: left; color: var(--sl-muted); font-size: .85rem; }
 .sl-moments-summary { margin: .25rem 0 0; }

@@ -133,7 +133,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       const numbers = kit.readouts(['entropy', 'kept', 'kept-mass', 'top-prob', 'tokens-for-90', 'cuts']);
       // E and Var of a drawn token's surprisal, before and after the cuts, with what they mean.
       const moments = element('section', 'sl-moments');
-      const momentsTitle = element('h4', 'sl-moments-title');
+      const momentsTitle = element('h3', 'sl-moments-title');
       const momentsText = element('p', 'sl-note');
       const momentsTable = element('table', 'sl-table sl-compact sl-moments-table');
       const momentsSummary = element('p', 'sl-moments-summary');
