@@ -361,15 +361,15 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
               },
             });
           } else {
-            // The charts in the next frame, the numbers in this one: neither frame nears 100 ms when
-            // a position first arrives (the charts are built then) on a busy machine.
+            // The numbers in this frame, the log-rank chart in the next, the named tokens in the one
+            // after: no frame nears 100 ms when a position first arrives (its charts are built then).
             cancelAnimationFrame(chartsFrame);
             chartsFrame = requestAnimationFrame(() => {
               rankChart.draw(source.ranking!, result.tempered, result.cutBy, {
                 rank: s.rank, probability: s.probability, kept: s.keptSeries, summary,
                 cutBy: (code) => `${s.cutSeries}: ${s.cutBy[stageOf(code)!]}`,
               });
-              if (mode === 'model') drawTopTokens(result);
+              if (mode === 'model') chartsFrame = requestAnimationFrame(() => drawTopTokens(result));
             });
           }
           numbers.set('entropy', s.entropyAfter, `${result.entropyBits.toFixed(2)} ${s.bits}`);
