@@ -1,6 +1,6 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, searchForWorkspaceRoot } from 'vite';
 import { pageShell } from './page-shell';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -24,5 +24,6 @@ export default defineConfig({
     },
   },
   worker: { format: 'es' },
-  server: { port: 5173, strictPort: false },
+  // KaTeX's fonts are served from where node_modules really is (a worktree links main's).
+  server: { port: 5173, strictPort: false, fs: { allow: [searchForWorkspaceRoot(root), realpathSync(`${root}/../node_modules/katex`)] } },
 });

@@ -1,6 +1,7 @@
 // The page in Chromium: the distribution widget loads, reacts to its sliders and switches language.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { loadSamplingLab } from 'sampling-lab/experiments';
 import { openDevPage, type Harness } from '../support/chromium';
 
 let harness: Harness;
@@ -24,6 +25,23 @@ it('shows the handbook widget in Chinese with 12 labelled bars', async () => {
     ['的', '是', '了', '在', '和', '有', '人', '我', '他', '这', '中', '大']);
   expect(await page.getByLabel('温度 T').inputValue()).toBe('1');
   expect(await readout('entropy')).toMatch(/比特/);
+});
+
+it('shows the expectation and variance of the surprisal before and after the cut, as the core computes them', async () => {
+  const lab = await loadSamplingLab();
+  // The handbook's 12 logits at the widget's defaults (T 1, top-p 0.9).
+  const logits = [4.2, 3.6, 3.1, 2.4, 2.0, 1.6, 1.1, 0.6, 0.1, -0.4, -1.0, -1.8];
+  const { surprisal } = lab.runExperiment('filters', { logits, temperature: 1, topP: 0.9 });
+  const table = page.locator('#shape .sl-moments-table');
+  await expect(table.locator('caption').innerText()).resolves.toMatch(/惊讶度/);
+  const cells = await table.locator('tbody tr').evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent)));
+  const keys = ['mean', 'meanSquare', 'variance', 'standardDeviation'] as const;
+  expect(cells.map((row) => row.slice(1))).toEqual(keys.map((key) => [surprisal.tempered[key].toFixed(2), surprisal.kept[key].toFixed(2)]));
+  expect(cells[0][0]).toMatch(/E\[f\] = 熵 H/);
+  // The cut lowers the surprisal's mean and spread, and the readout above agrees with E[f].
+  expect(surprisal.kept.variance).toBeLessThan(surprisal.tempered.variance);
+  expect(await readout('entropy')).toContain(surprisal.kept.mean.toFixed(2));
+  await expect(page.locator('#shape .sl-moments-summary').innerText()).resolves.toContain(`${surprisal.kept.standardDeviation.toFixed(2)} 比特`);
 });
 
 it('moving the temperature slider with the keyboard changes the entropy', async () => {
@@ -78,6 +96,7 @@ it('follows <html lang="en">', async () => {
   await expect.poll(() => page.locator('sampling-lab [data-readout="entropy"] dt').first().innerText()).toBe('Entropy H = E[−log₂ p] (after truncation)');
   expect(await page.getByLabel('Temperature T').count()).toBe(1);
   expect(await page.locator('h1').innerText()).toMatch(/Probability and sampling/);
+  expect(await page.locator('#shape .sl-moments-title').innerText()).toBe('Expectation and variance: how surprising is a drawn token');
 });
 
 it('logged no console error and no failed request', () => {

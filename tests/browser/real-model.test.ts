@@ -68,8 +68,13 @@ it('clicking a token of the passage loads that position into the shape widget', 
   const shape = page.locator('sampling-lab#shape');
   const option = page.locator('.rm-token').nth(9);
   const index = Number(await option.getAttribute('data-index'));
-  await option.click();
-  await expect.poll(() => shape.locator('.sl-source').textContent(), { timeout: 10_000 }).toMatch(new RegExp(`第 ${index + 1} 个位置`));
+  // The first load: the model's tab, its log-rank chart and its named tokens are built here.
+  expect(await shape.locator('.sl-segment[data-value="model"]').isVisible()).toBe(false);
+  phases.push(await phase(page, 'the first passage-position load', async () => {
+    await option.click();
+    await expect.poll(() => shape.locator('.sl-source').textContent(), { timeout: 10_000 }).toMatch(new RegExp(`第 ${index + 1} 个位置`));
+    await expect.poll(() => shape.locator('.sl-temperatures tbody tr').count()).toBe(3);
+  }));
   // Under its own tab, not the file's: no drop box.
   await expect.poll(() => shape.locator('.sl-segment[data-value="model"]').getAttribute('aria-pressed')).toBe('true');
   expect(await shape.locator('.sl-drop').isVisible()).toBe(false);
@@ -165,8 +170,8 @@ it('stops generating on request, between tokens', async () => {
   expect(await section.locator('.rm-generated').count()).toBeLessThan(48);
 });
 
-it('kept every main-thread task under 100 ms while the models loaded, prefilled, decoded, measured and generated', async () => {
-  expect(phases.map((p) => p.name)).toEqual(['loading and prefilling', 'speculative decoding', 'measuring acceptance', 'generating']);
+it('kept every main-thread task under 100 ms while the models loaded, prefilled, loaded a position, decoded, measured and generated', async () => {
+  expect(phases.map((p) => p.name)).toEqual(['loading and prefilling', 'the first passage-position load', 'speculative decoding', 'measuring acceptance', 'generating']);
   expect(await longTasksDuring(page, phases, 100)).toEqual([]);
   // The observer does see a task that long.
   expect(await longTasksDuring(page, [await blockMainThread(page, 150)], 100)).toHaveLength(1);

@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numbers>
+#include <utility>
 
 #include "sampling_lab/synthetic.hpp"
 
@@ -56,6 +60,57 @@ TEST(Experiments, TemperatureOnTheSyntheticVocabulary) {
 TEST(Experiments, SyntheticLogitsAreReproducible) {
   EXPECT_EQ(sl::synthetic_logits(), sl::synthetic_logits());
   EXPECT_NE(sl::synthetic_logits(1000, 1), sl::synthetic_logits(1000, 2));
+}
+
+TEST(Experiments, SyntheticLogitsFallWithoutAGapFromTheHeadIntoTheBulk) {
+  auto sorted = sl::synthetic_logits();
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  // Past the top few (whose spacing is the Zipf head's, ln 2 at rank 1), neighbours are close: the
+  // head of 100 tokens over a bulk that ended near 9 left a drop of 4.5 at rank 100.
+  float widest = 0;
+  for (std::size_t rank = 10; rank < 20'000; ++rank) widest = std::max(widest, sorted[rank - 1] - sorted[rank]);
+  EXPECT_LT(widest, 0.5f);
+  EXPECT_GT(sorted[0], 17.0f);
+  EXPECT_LT(sorted[19'999], 5.0f);
+}
+
+namespace {
+// Entropy and varentropy in bits of softmax(z / T) over the k largest logits, all in double.
+std::pair<double, double> direct_surprisal_moments(const std::vector<float>& logits, double temperature, std::size_t k) {
+  std::vector<double> z(logits.begin(), logits.end());
+  std::sort(z.begin(), z.end(), std::greater<>());
+  z.resize(k);
+  double sum = 0;
+  for (const double x : z) sum += std::exp((x - z[0]) / temperature);
+  const double log_total = z[0] / temperature + std::log(sum);
+  const auto surprisal = [&](double x) { return (log_total - x / temperature) / std::numbers::ln2; };
+  double mean = 0;
+  for (const double x : z) mean += std::exp(x / temperature - log_total) * surprisal(x);
+  double variance = 0;
+  for (const double x : z) variance += std::exp(x / temperature - log_total) * std::pow(surprisal(x) - mean, 2);
+  return {mean, variance};
+}
+}  // namespace
+
+TEST(Experiments, FiltersGivesTheSurprisalMomentsOfADirectFloat64Computation) {
+  const auto logits = sl::synthetic_logits();
+  const auto result = run("filters", {{"logits", logits}, {"temperature", 1.3}, {"topK", 500}});
+  const auto [kept_mean, kept_variance] = direct_surprisal_moments(logits, 1.3, 500);
+  const auto [all_mean, all_variance] = direct_surprisal_moments(logits, 1.3, logits.size());
+  // The core's probabilities are float32: each −log2 p is off by about 2^-23 / ln 2 at most.
+  constexpr double kTolerance = 1e-5;
+  const auto& kept = result["surprisal"]["kept"];
+  EXPECT_NEAR(kept["mean"].get<double>(), kept_mean, kTolerance);
+  EXPECT_NEAR(kept["variance"].get<double>(), kept_variance, kTolerance);
+  EXPECT_NEAR(kept["meanSquare"].get<double>(), kept_variance + kept_mean * kept_mean, kTolerance);
+  EXPECT_NEAR(kept["standardDeviation"].get<double>(), std::sqrt(kept_variance), kTolerance);
+  EXPECT_NEAR(kept["mean"].get<double>(), result["entropyBits"].get<double>(), kTolerance);
+  const auto& tempered = result["surprisal"]["tempered"];
+  EXPECT_NEAR(tempered["mean"].get<double>(), all_mean, kTolerance);
+  EXPECT_NEAR(tempered["variance"].get<double>(), all_variance, kTolerance);
+  // Cutting the tail lowers both, by far more than the tolerance.
+  EXPECT_LT(kept_mean, all_mean - 0.1);
+  EXPECT_LT(kept_variance, all_variance - 0.1);
 }
 
 TEST(Experiments, BadParametersNameTheArgument) {

@@ -22,6 +22,15 @@ export interface FiltersResult {
   topProb: number;
   /** Tokens needed for 90 % of the tempered distribution's mass. */
   tokensFor90: number;
+  /** E, E[f²], Var and SD of a drawn token's surprisal f = −log2 p, in bits (E is the entropy), after and before the cuts. */
+  surprisal: { kept: Moments; tempered: Moments };
+}
+
+export interface Moments {
+  mean: number;
+  meanSquare: number;
+  variance: number;
+  standardDeviation: number;
 }
 
 export interface TemperatureResult {

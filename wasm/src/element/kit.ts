@@ -82,7 +82,7 @@ export interface WidgetSetup<R> {
   /** Whatever else follows the language. */
   relabel?(): void;
   destroy?(): void;
-  loadLogits?(logits: Float32Array, label: string, tokens?: readonly ModelToken[]): void;
+  loadLogits?(logits: Float32Array, label: string, tokens?: readonly ModelToken[]): Promise<void>;
 }
 
 export interface ExperimentWidgetSpec<R> {

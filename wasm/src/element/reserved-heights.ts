@@ -1,7 +1,7 @@
 // How tall each widget is once drawn in its default state (measured on the demo page at 1280,
 // 700 and 390 px), so that a page can reserve the space and nothing around it moves as it loads.
 export const RESERVED_HEIGHTS: Record<string, [wide: number, medium: number, narrow: number]> = {
-  filters: [1503, 1795, 1800],
+  filters: [1850, 2145, 2325],
   samplers: [1774, 1975, 2092],
   'mc-error': [598, 627, 805],
   'eval-error': [631, 757, 781],

@@ -81,10 +81,10 @@ export class SamplingLabElement extends HTMLElement {
     this.#started ??= this.#start();
     await this.#started;
     if (!this.#widget?.loadLogits) throw new Error(`the ${this.#experiment} widget shows no logits`);
-    // Building the widget and drawing the logits are tasks of their own, each well under 100 ms.
+    // Building the widget and drawing the logits are tasks of their own, each well under 100 ms;
+    // the widget computes what it draws in the page's Worker.
     await this.#drawn.promise;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    this.#widget?.loadLogits?.(logits, label, tokens);
+    await this.#widget?.loadLogits?.(logits, label, tokens);
   }
 
   get #experiment(): string {

@@ -121,6 +121,11 @@ ${reservedHeights()}
 .sl-chart .u-legend .u-series { pointer-events: none; }
 .sl-top-chart { margin-bottom: .75rem; }
 .sl-top-tokens { margin: .75rem 0; }
+.sl-moments { margin: .75rem 0; }
+.sl-moments-title { margin: .25rem 0; font-size: 1.05rem; }
+.sl-moments-table { margin: .5rem 0; }
+.sl-moments-table caption { text-align: left; color: var(--sl-muted); font-size: .85rem; }
+.sl-moments-summary { margin: .25rem 0 0; }
 .sl-top-tokens td { overflow-wrap: anywhere; }
 .sl-top-tokens th:nth-child(2), .sl-top-tokens td:nth-child(2) { text-align: left; }
 /* Play and pause drawn, not glyphs: U+23F8 is missing from many fonts. */
@@ -189,6 +194,8 @@ sampling-lab { container-type: inline-size; }
 .sl-handbook-explained { color: var(--sl-muted); font-size: .85rem; margin: .25rem 0 0; }
 .sl-handbook-note { color: var(--sl-muted); font-size: .85rem; margin: .25rem 0 0; }
 .sl-handbook-table td:last-child { color: var(--sl-muted); }
+/* The verdict column keeps room for a word or two: "一致吗" never stacks one character a line. */
+.sl-handbook-table th:last-child, .sl-handbook-table td:last-child { min-width: 5em; }
 .sl-error { color: var(--sl-bad); margin: 0; }
 .sl-error:empty { display: none; }
 

@@ -1,10 +1,11 @@
-// The page's one Web Worker: runs long experiments and long sample() calls off the main thread
-// with its own WebAssembly instance, reporting progress at most every 50 ms.
+// The page's one Web Worker: runs long experiments, long sample() calls and vocabulary rankings
+// off the main thread with its own WebAssembly instance, reporting progress at most every 50 ms.
 import { loadSamplingLab, SamplingLabError, type ExperimentName, type SampleOptions } from '../experiments-index.js';
 
 export type WorkerJob =
   | { kind: 'experiment'; name: ExperimentName; params: Record<string, unknown> }
-  | { kind: 'sample'; values: Float32Array | Float64Array | number[]; options: SampleOptions };
+  | { kind: 'sample'; values: Float32Array | Float64Array | number[]; options: SampleOptions }
+  | { kind: 'ranking'; values: Float32Array };
 
 export type WorkerRequest = { id: number } & WorkerJob;
 
@@ -28,9 +29,9 @@ addEventListener('message', async (event: MessageEvent<WorkerRequest>) => {
   };
   try {
     const loaded = await lab;
-    const result = request.kind === 'experiment'
-      ? loaded.runExperiment(request.name, request.params as never, { onProgress })
-      : loaded.sample(request.values, { ...request.options, onProgress });
+    const result = request.kind === 'experiment' ? loaded.runExperiment(request.name, request.params as never, { onProgress })
+      : request.kind === 'ranking' ? loaded.ranking(request.values)
+        : loaded.sample(request.values, { ...request.options, onProgress });
     reply({ id: request.id, result });
   } catch (error) {
     const argument = error instanceof SamplingLabError ? error.argument : 'worker';

@@ -5,6 +5,7 @@
 #include "../registry.hpp"
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/filters.hpp"
+#include "sampling_lab/statistics.hpp"
 #include "sampling_lab/synthetic.hpp"
 
 namespace sampling_lab::detail {
@@ -17,6 +18,10 @@ const Json kDecodingExampleLogits = {3, 2.5, 2, 1, 0.5, 0, -1, -2};
 
 ValueSpec logits_spec(Json default_value) {
   return array(number(0, closed(-kFloatMax, kFloatMax)), std::move(default_value), 1, kMaxExperimentArray);
+}
+
+Json moments_json(const Moments& m) {
+  return {{"mean", m.mean}, {"meanSquare", m.mean_square}, {"variance", m.variance}, {"standardDeviation", m.standard_deviation}};
 }
 
 Json filters(Params& params, const Progress&) {
@@ -43,7 +48,9 @@ Json filters(Params& params, const Progress&) {
           {"keptMass", result.kept_mass},
           {"entropyBits", result.entropy_bits},
           {"topProb", result.top_prob},
-          {"tokensFor90", cover_count(tempered, 0.9, cover_workspace)}};
+          {"tokensFor90", cover_count(tempered, 0.9, cover_workspace)},
+          // The surprisal −log2 p of a drawn token, before and after the cuts: E is the entropy.
+          {"surprisal", {{"kept", moments_json(surprisal_moments(probs))}, {"tempered", moments_json(surprisal_moments(tempered))}}}};
 }
 
 Json temperature(Params& params, const Progress&) {
@@ -76,7 +83,8 @@ std::vector<Experiment> distribution_shape_experiments() {
   return {
       {{"filters",
         "The filter chain penalties -> temperature -> top-k -> top-p -> min-p on one distribution: "
-        "the tempered and the kept distribution, kept mass, entropy, tokens for 90 %",
+        "the tempered and the kept distribution, kept mass, entropy, tokens for 90 %, and the "
+        "expectation and variance of a drawn token's surprisal",
         filters_params()},
        filters},
       {{"temperature",

@@ -2,14 +2,16 @@
 // on a 151,936-token synthetic vocabulary, on logits loaded from a .npy file, or on a real model's
 // position (its own tab, with the top tokens by name), with the chapter's real-model readouts (top
 // probability and tokens for 90 % at three temperatures).
-import type { FiltersParams, FiltersResult, SampleTokenOptions, TemperatureResult } from '../../index.js';
+import type { FiltersParams, FiltersResult, TemperatureResult } from '../../index.js';
 import { npyRow, parseNpy, type NpyArray } from '../../npy.js';
 import { SamplingLabError } from '../../errors.js';
+import { STAGE_TABLE } from '../../generated/tables.js';
 import { BarChart } from '../charts/bar-chart.js';
 import { RankChart } from '../charts/rank-chart.js';
 import { element, fillTable } from '../dom.js';
 import { localiseError, strings } from '../i18n.js';
 import { experimentWidget } from '../kit.js';
+import { runInWorker } from '../worker-client.js';
 import type { Widget, WidgetContext } from './types.js';
 
 // The handbook's softmax widget logits (labels come from i18n).
@@ -39,40 +41,32 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
   // The distribution being shaped, with its ranking for the log-rank chart.
   let source: { logits: Float32Array | number[]; ranking?: Uint32Array } = { logits: HANDBOOK_LOGITS };
   let file: (NpyArray & { name: string }) | undefined;
-  // A real model's position (the page's real-model section): its logits, where it is, its top tokens' strings.
-  let model: { logits: Float32Array; label: string; tokens: Map<number, string> } | undefined;
+  // A real model's position (the page's real-model section): its logits and their ranking, where it is, its top tokens' strings.
+  let model: { logits: Float32Array; ranking: Uint32Array; label: string; tokens: Map<number, string> } | undefined;
   let temperatures: TemperatureResult | undefined;
   // Draws so far, shown as they arrive: counts per token and how many.
   let sampled: { counts: number[]; n: number } | undefined;
   let seed = 0;
   let playing = 0;
   let sampling = 0;
-  let temperaturesTimer = 0;
-  // The last vocabulary-sized result and what it was computed from: a new position computes it in
-  // the task that loads it, so the frame that draws it only draws.
+  let chartsFrame = 0;
+  // Counts requests for the temperature readouts: only the latest one's result is shown.
+  let temperaturesAsked = 0;
+  // The last result and what it was computed from.
   let computed: { logits: unknown; options: string; result: FiltersResult } | undefined;
 
-  // The 151,936-token views go through the typed API: the same core functions, no JSON.
-  function computeVocabulary(params: Record<string, unknown>): FiltersResult {
-    const { logits, ...options } = params as unknown as { logits: Float32Array } & SampleTokenOptions & { temperature: number };
-    const key = JSON.stringify(options);
-    if (computed?.logits === logits && computed.options === key) return computed.result;
-    const filtered = lab.distribution(logits, options);
-    const traced = lab.stages(logits, options);
-    const result = {
-      ...filtered,
-      tempered: lab.distribution(logits, { temperature: options.temperature }).probs,
-      stages: traced.stages,
-      cutBy: traced.cutBy,
-      tokensFor90: lab.coverCount(logits, 0.9, { temperature: options.temperature }),
-    };
-    computed = { logits, options: key, result };
+  // One filters run per (logits, options); a model's position arrives with its run done in the Worker.
+  const optionsKey = ({ logits, ...options }: Record<string, unknown>) => JSON.stringify(options);
+  function computeFilters(params: Record<string, unknown>): FiltersResult {
+    if (computed && computed.logits === params.logits && computed.options === optionsKey(params)) return computed.result;
+    const result = lab.runExperiment('filters', params as FiltersParams);
+    computed = { logits: params.logits, options: optionsKey(params), result };
     return result;
   }
 
   return experimentWidget<FiltersResult>(context, {
     experiment: 'filters',
-    compute: (params) => (mode === 'handbook' ? lab.runExperiment('filters', params as FiltersParams) : computeVocabulary(params)),
+    compute: computeFilters,
     setup(kit) {
       const modeSwitch = kit.choice<Mode>('mode', {
         labels: (s) => ({ handbook: s.handbookTokens(HANDBOOK_LOGITS.length), synthetic: s.syntheticTokens(lab.qwen3Vocabulary), file: s.npyFile, model: s.modelPosition }),
@@ -137,8 +131,17 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       const topBars = kit.chart(new BarChart(topBox));
       const topList = element('table', 'sl-table sl-compact sl-top-tokens');
       const numbers = kit.readouts(['entropy', 'kept', 'kept-mass', 'top-prob', 'tokens-for-90', 'cuts']);
+      // E and Var of a drawn token's surprisal, before and after the cuts, with what they mean.
+      const moments = element('section', 'sl-moments');
+      const momentsTitle = element('h3', 'sl-moments-title');
+      const momentsText = element('p', 'sl-note');
+      const momentsTable = element('table', 'sl-table sl-compact sl-moments-table');
+      const momentsSummary = element('p', 'sl-moments-summary');
+      kit.label(momentsTitle, (s) => s.momentsTitle);
+      kit.label(momentsText, (s) => s.momentsText);
+      moments.append(momentsTitle, momentsText, momentsTable, momentsSummary);
       const table = element('table', 'sl-table sl-temperatures');
-      kit.body.append(filePanel, sourceNote, topBox, chartBox, numbers.root, topList, table);
+      kit.body.append(filePanel, sourceNote, topBox, chartBox, numbers.root, moments, topList, table);
 
       // A sweep that scrolls out of view stops: nobody is watching it.
       const visibility = new IntersectionObserver((entries) => {
@@ -156,7 +159,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           const logits = lab.syntheticLogits();
           source = { logits, ranking: lab.ranking(logits) };
         }
-        if (mode === 'model' && model) source = { logits: model.logits, ranking: lab.ranking(model.logits) };
+        if (mode === 'model' && model) source = { logits: model.logits, ranking: model.ranking };
         filePanel.hidden = mode !== 'file';
         sourceNote.textContent = mode === 'model' ? model?.label ?? '' : mode === 'file' ? file?.name ?? '' : '';
         topBox.hidden = mode !== 'model';
@@ -173,6 +176,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         }
         const waiting = mode === 'file' && !file;
         numbers.root.hidden = waiting;
+        moments.hidden = waiting;
         table.hidden = waiting;
         if (waiting) {
           chartBox.textContent = strings().chooseFile;
@@ -183,16 +187,16 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       }
 
       // The chapter's real-model readouts for the current logits, recomputed when they change: three
-      // passes over the vocabulary, in a task of their own after the chart's (no task nears 100 ms).
+      // passes over the vocabulary, in the page's Worker.
       function updateTemperatures(): void {
         kit.update();
-        clearTimeout(temperaturesTimer);
-        const { logits } = source;
-        const synthetic = mode === 'synthetic';
-        temperaturesTimer = window.setTimeout(() => {
-          temperatures = synthetic ? lab.runExperiment('temperature') : lab.runExperiment('temperature', { logits });
+        const asked = ++temperaturesAsked;
+        const params = mode === 'synthetic' ? {} : { logits: source.logits };
+        void runInWorker<TemperatureResult>({ kind: 'experiment', name: 'temperature', params }, () => {}).then((result) => {
+          if (asked !== temperaturesAsked) return;
+          temperatures = result;
           renderTemperatures();
-        }, 0);
+        });
       }
 
       function renderTemperatures(): void {
@@ -244,7 +248,7 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
       // towards the bars; each has its ±2 standard-error whisker.
       function sample(): void {
         stopSampling();
-        const probs = lab.distribution(source.logits, options()).probs;
+        const { probs } = computeFilters({ logits: source.logits, ...options() });
         sampled = { counts: new Array<number>(probs.length).fill(0), n: 0 };
         const batch = () => {
           for (const d of lab.sample(probs, { isProbs: true, n: SAMPLE_BATCH, seed: seed++, method: 'alias' })) sampled!.counts[d]++;
@@ -288,14 +292,15 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         playButton.setAttribute('aria-pressed', String(Boolean(playing)));
       }
 
-      function options() {
+      function options(view = mode) {
         const basic = { temperature: temperature.value(), topK: topK.value(), topP: topP.value(), minP: minP.value() };
-        if (mode === 'handbook') return basic;
-        const version = ({ off: 0, v1: 1, v2: 2 } as const)[mirostat.value()];
+        if (view === 'handbook') return basic;
+        // The filters experiment's flat names; its order is stage indices, empty for the handbook's.
         return {
-          ...basic, typicalP: typicalP.value(), topNSigma: topNSigma.value(), order: order.value(),
-          xtc: { probability: xtcProbability.value(), threshold: xtcThreshold.value() },
-          mirostat: { version, tau: mirostatTau.value() },
+          ...basic, typicalP: typicalP.value(), topNSigma: topNSigma.value(),
+          order: order.value() === 'handbook' ? [] : STAGE_TABLE.presets[order.value()].map((stage) => lab.stageNames.indexOf(stage)),
+          'xtc.probability': xtcProbability.value(), 'xtc.threshold': xtcThreshold.value(),
+          'mirostat.version': ({ off: 0, v1: 1, v2: 2 } as const)[mirostat.value()], 'mirostat.tau': mirostatTau.value(),
         };
       }
 
@@ -324,6 +329,20 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
         });
       }
 
+      function drawMoments({ surprisal }: FiltersResult): void {
+        const s = strings();
+        const bits = (x: number) => x.toFixed(2);
+        fillTable(momentsTable, {
+          caption: s.momentsCaption,
+          head: s.momentsColumns,
+          rowHeaders: true,
+          rows: (['mean', 'meanSquare', 'variance', 'standardDeviation'] as const).map((key) => [
+            s.momentsRows[key], bits(surprisal.tempered[key]), bits(surprisal.kept[key]),
+          ]),
+        });
+        momentsSummary.textContent = s.momentsSummary(bits(surprisal.kept.mean), bits(surprisal.kept.standardDeviation));
+      }
+
       setMode(mode);
       return {
         params: () => (mode === 'file' && !file ? undefined : { logits: source.logits, ...options() }),
@@ -342,11 +361,16 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
               },
             });
           } else {
-            rankChart.draw(source.ranking!, result.tempered, result.cutBy, {
-              rank: s.rank, probability: s.probability, kept: s.keptSeries, summary,
-              cutBy: (code) => `${s.cutSeries}: ${s.cutBy[stageOf(code)!]}`,
+            // The numbers in this frame, the log-rank chart in the next, the named tokens in the one
+            // after: no frame nears 100 ms when a position first arrives (its charts are built then).
+            cancelAnimationFrame(chartsFrame);
+            chartsFrame = requestAnimationFrame(() => {
+              rankChart.draw(source.ranking!, result.tempered, result.cutBy, {
+                rank: s.rank, probability: s.probability, kept: s.keptSeries, summary,
+                cutBy: (code) => `${s.cutSeries}: ${s.cutBy[stageOf(code)!]}`,
+              });
+              if (mode === 'model') chartsFrame = requestAnimationFrame(() => drawTopTokens(result));
             });
-            if (mode === 'model') drawTopTokens(result);
           }
           numbers.set('entropy', s.entropyAfter, `${result.entropyBits.toFixed(2)} ${s.bits}`);
           numbers.set('kept', s.kept, `${result.kept.toLocaleString()} ${s.keptUnit}`.trim());
@@ -356,14 +380,21 @@ export function filtersWidget(context: WidgetContext, initialMode: Mode = 'handb
           // Stages that only reshape (penalties, a temperature) cut nothing and are left out.
           const cuts = result.stages.filter((stage, i) => stage.kept < (i === 0 ? source.logits.length : result.stages[i - 1].kept));
           numbers.set('cuts', s.cutsTitle, cuts.length ? cuts.map((stage) => s.cutAfter(s.cutBy[stage.filter], stage.kept)).join(' → ') : s.noCut);
+          drawMoments(result);
         },
         relabel: () => { labelPlay(); renderTemperatures(); },
-        destroy: () => { stop(); clearTimeout(temperaturesTimer); visibility.disconnect(); },
-        loadLogits(logits, label, tokens = []) {
-          model = { logits, label, tokens: new Map(tokens.map((t) => [t.token, t.text])) };
+        destroy: () => { stop(); temperaturesAsked++; cancelAnimationFrame(chartsFrame); visibility.disconnect(); },
+        // The ranking and the first result come from the Worker: the main thread only draws them.
+        async loadLogits(logits, label, tokens = []) {
+          const params = { logits, ...options('model') };
+          const [ranking, result] = await Promise.all([
+            runInWorker<Uint32Array>({ kind: 'ranking', values: logits }, () => {}),
+            runInWorker<FiltersResult>({ kind: 'experiment', name: 'filters', params }, () => {}),
+          ]);
+          model = { logits, ranking, label, tokens: new Map(tokens.map((t) => [t.token, t.text])) };
+          computed = { logits, options: optionsKey(params), result };
           modelTab.hidden = false;
           modeSwitch.select('model');
-          computeVocabulary({ logits, ...options() });
         },
       };
     },

@@ -29,7 +29,7 @@ export interface Widget {
    * Shows logits from elsewhere (a model's position), where the widget draws a distribution;
    * `tokens` names its most likely tokens for the chart and the list.
    */
-  loadLogits?(logits: Float32Array, label: string, tokens?: readonly ModelToken[]): void;
+  loadLogits?(logits: Float32Array, label: string, tokens?: readonly ModelToken[]): Promise<void>;
 }
 
 export type WidgetFactory = (context: WidgetContext) => Widget;
