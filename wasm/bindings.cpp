@@ -27,15 +27,9 @@ EM_JS(int, sl_report_progress, (double fraction), { return Module["onProgress"](
 
 namespace {
 
+using namespace sampling_lab::bindings;
 using sampling_lab::ArgumentError;
 using sampling_lab::Kind;
-using sampling_lab::bindings::answer;
-using sampling_lab::bindings::done;
-using sampling_lab::bindings::fail;
-using sampling_lab::bindings::kStopped;
-using sampling_lab::bindings::progress_of;
-using sampling_lab::bindings::Reply;
-using sampling_lab::bindings::text;
 
 sampling_lab::Check check_count(double value, const char* name, double max) {
   return sampling_lab::check_scalar(value, Kind::kInteger, sampling_lab::closed(1, max), name);

@@ -11,13 +11,9 @@
 
 namespace {
 
+using namespace sampling_lab::bindings;
 using sampling_lab::ArgumentError;
 using sampling_lab::Json;
-using sampling_lab::bindings::answer;
-using sampling_lab::bindings::done;
-using sampling_lab::bindings::fail;
-using sampling_lab::bindings::progress_of;
-using sampling_lab::bindings::Reply;
 
 // Parameter names echo user input, which need not be valid UTF-8.
 std::string to_text(const Json& json) {
@@ -90,8 +86,6 @@ class Experiments {
 };
 
 }  // namespace
-
-using sampling_lab::bindings::text;
 
 SL_EXPORT Experiments* sl_experiments_new() { return new Experiments(); }
 // The name, parameters and lengths in text slots 0, 1 and 2.
