@@ -7,9 +7,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 const root = new URL('..', import.meta.url);
 const { default: createCore } = await import(new URL('wasm/dist/sampling-lab-experiments.js', root).href);
 const core = await createCore({ wasmBinary: readFileSync(new URL('wasm/dist/sampling-lab-experiments.wasm', root)) });
-const options = JSON.parse(core.optionTable());
-const stageTable = JSON.parse(core.stageTable());
-const experiments = JSON.parse(core.listExperiments());
+// A reply of the module's C ABI (wasm/binding_support.hpp) holding one text: its address and length.
+const jsonOf = (count) => {
+  const [at, length] = new Float64Array(core.HEAPU8.buffer, core._sl_reply(), count);
+  return JSON.parse(new TextDecoder().decode(core.HEAPU8.subarray(at, at + length)));
+};
+const options = jsonOf(core._sl_option_table());
+const stageTable = jsonOf(core._sl_stage_table());
+const experiments = jsonOf(core._sl_list_experiments());
 
 function typeOf(spec) {
   switch (spec.kind) {

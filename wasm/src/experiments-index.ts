@@ -2,6 +2,7 @@
 // experiments (sampling-lab-experiments.wasm, fetched next to this module unless told otherwise).
 import createSamplingLabExperiments from './sampling-lab-experiments.js';
 import { factoryOptions, type LoadOptions } from './common.js';
+import { experimentsModule } from './core-abi.js';
 import { ExperimentLab } from './lab-experiments.js';
 
 export * from './common.js';
@@ -12,5 +13,5 @@ export function defaultWasmUrl(): URL {
 }
 
 export async function loadSamplingLab(options: LoadOptions = {}): Promise<ExperimentLab> {
-  return new ExperimentLab(await createSamplingLabExperiments(factoryOptions(options, defaultWasmUrl())));
+  return new ExperimentLab(experimentsModule(await createSamplingLabExperiments(factoryOptions(options, defaultWasmUrl()))));
 }

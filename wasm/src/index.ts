@@ -2,6 +2,7 @@
 // next to this module unless told otherwise). Nothing here references the experiments module.
 import createSamplingLabCore from './sampling-lab-core.js';
 import { factoryOptions, type LoadOptions } from './common.js';
+import { coreModule } from './core-abi.js';
 import { Lab } from './lab.js';
 
 export * from './common.js';
@@ -11,5 +12,5 @@ export function defaultWasmUrl(): URL {
 }
 
 export async function loadSamplingLab(options: LoadOptions = {}): Promise<Lab> {
-  return new Lab(await createSamplingLabCore(factoryOptions(options, defaultWasmUrl())));
+  return new Lab(coreModule(await createSamplingLabCore(factoryOptions(options, defaultWasmUrl()))));
 }

@@ -1,4 +1,5 @@
-// The sampler module built from wasm/bindings.cpp (no experiments, no JSON).
+// The sampler module built from wasm/bindings.cpp (no experiments, no JSON): its C ABI, and the
+// objects core-abi.ts makes of it for the Lab.
 export interface CoreOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (path: string, prefix: string) => string;
@@ -8,7 +9,7 @@ export interface CoreError {
   error: { argument: string; message: string };
 }
 
-/** An embind enum value. */
+/** An input or id slot. */
 export interface CoreEnum { readonly value: number }
 
 /** The stages `order` arranges (the core's stage table). */
@@ -21,7 +22,7 @@ export interface FilterStage {
   kept: number;
 }
 
-/** A stateful sampler's history in WebAssembly memory (an embind object: delete() frees it). */
+/** A stateful sampler's history in WebAssembly memory (delete() frees it). */
 export interface CoreHistory {
   /** A view of `length` ids to fill with a starting history, which start() then takes. */
   startBuffer(length: number): CoreError | Int32Array;
@@ -35,7 +36,7 @@ export interface CoreHistory {
   delete(): void;
 }
 
-/** A beam search in WebAssembly memory (an embind object: delete() frees it); the engine starts and steps it. */
+/** A beam search in WebAssembly memory (delete() frees it); the engine starts and steps it. */
 export interface CoreBeamSearch {
   /** The best hypotheses, best first; each tokens view is valid until the next finish(). */
   finish(): CoreError | { hypotheses: { tokens: Int32Array; logProb: number; score: number }[] };
@@ -118,5 +119,13 @@ export interface CoreModule {
   numberListOptions: number;
 }
 
-declare const createSamplingLabCore: (options?: CoreOptions) => Promise<CoreModule>;
+/** The module as Emscripten builds it: the exports of wasm/binding_support.hpp's ABI and the memory. */
+export interface AbiModule {
+  HEAPU8: Uint8Array;
+  /** The callback sl_report_progress asks, during a call that reports progress. */
+  onProgress?: (fraction: number) => boolean;
+  [name: `_sl_${string}`]: (...args: number[]) => number;
+}
+
+declare const createSamplingLabCore: (options?: CoreOptions) => Promise<AbiModule>;
 export default createSamplingLabCore;

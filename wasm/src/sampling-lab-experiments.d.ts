@@ -1,11 +1,11 @@
 // The sampler with the chapter's experiments, built from wasm/bindings.cpp and
-// wasm/experiment_bindings.cpp.
-import type { CoreError, CoreModule, CoreOptions } from './sampling-lab-core.js';
+// wasm/experiment_bindings.cpp: the objects core-abi.ts makes of its C ABI.
+import type { AbiModule, CoreError, CoreModule, CoreOptions } from './sampling-lab-core.js';
 
 /** The core's BulkType: 1 = float32, 2 = float64, 3 = uint8. */
 export type BulkType = 1 | 2 | 3;
 
-/** One experiment at a time, prepared, run and released (an embind object). */
+/** One experiment at a time, prepared, run and released. */
 export interface CoreExperiments {
   /**
    * Checks an experiment's JSON parameters (no arrays) and its arrays' lengths (JSON
@@ -28,5 +28,5 @@ export interface ExperimentsCoreModule extends CoreModule {
   stageTable(): string;
 }
 
-declare const createSamplingLabExperiments: (options?: CoreOptions) => Promise<ExperimentsCoreModule>;
+declare const createSamplingLabExperiments: (options?: CoreOptions) => Promise<AbiModule>;
 export default createSamplingLabExperiments;

@@ -21,7 +21,7 @@ Check check_entries(std::size_t size, const std::string& argument) {
 
 Check check_length(double length, const std::string& argument, double max) {
   if (!(length >= 0 && length <= max)) {
-    return ArgumentError{argument, argument + " has " + std::to_string(length) + " entries; at most " +
+    return ArgumentError{argument, argument + " has " + fixed_text(length) + " entries; at most " +
                                        std::to_string(std::uint64_t(max)) + " are supported"};
   }
   return std::nullopt;
@@ -57,7 +57,7 @@ Check check_probabilities(std::span<const float> probs, const std::string& argum
   }
   // float32 storage of a vocabulary-sized distribution rounds its sum by ~1e-6.
   if (std::abs(total - 1.0) > 1e-3) {
-    return ArgumentError{argument, argument + " sums to " + std::to_string(total) +
+    return ArgumentError{argument, argument + " sums to " + fixed_text(total) +
                                        "; probabilities must sum to 1"};
   }
   return std::nullopt;

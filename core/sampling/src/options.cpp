@@ -11,46 +11,42 @@ namespace sampling_lab {
 
 namespace {
 
-// Reads the next raw value of one option into its typed field, checking it first.
+// Reads the next raw value of one option into its typed field, checking it first. After an
+// error the reads only advance: the first error is the one kept, and no call site handles one.
 struct RawReader {
+  explicit RawReader(RawOptions options) : raw(options) {}
+
   RawOptions raw;
   std::size_t scalar = 0;
   std::size_t list = 0;
   std::size_t number_list = 0;
+  Check error;
 
   template <typename Number>
-  Check read(Number& field, Kind kind, const Range& range, std::string_view name) {
+  void read(Number& field, Kind kind, const Range& range, std::string_view name) {
     const double value = raw.scalars[scalar++];
-    if (auto error = check_scalar(value, kind, range, name)) return error;
-    field = Number(value);
-    return std::nullopt;
+    if (error) return;
+    error = check_scalar(value, kind, range, name);
+    if (!error) field = Number(value);
   }
 
   // An unset optional crosses as NaN.
-  Check read(std::optional<double>& field, Kind, const Range& range, std::string_view name) {
+  void read(std::optional<double>& field, Kind, const Range& range, std::string_view name) {
     const double value = raw.scalars[scalar++];
-    if (std::isnan(value)) return std::nullopt;
-    if (auto error = check_scalar(value, Kind::kNumber, range, name)) return error;
-    field = value;
-    return std::nullopt;
+    if (error || std::isnan(value)) return;
+    error = check_scalar(value, Kind::kNumber, range, name);
+    if (!error) field = value;
   }
 
-  Check read(std::span<const std::int32_t>& field, Kind, const Range&, std::string_view) {
-    field = raw.lists[list++];
-    return std::nullopt;
-  }
+  void read(std::span<const std::int32_t>& field, Kind, const Range&, std::string_view) { field = raw.lists[list++]; }
 
   // A bitmask's words cross among the id lists, as int32 bit patterns.
-  Check read(std::span<const std::uint32_t>& field, Kind, const Range&, std::string_view) {
+  void read(std::span<const std::uint32_t>& field, Kind, const Range&, std::string_view) {
     const auto words = raw.lists[list++];
     field = {reinterpret_cast<const std::uint32_t*>(words.data()), words.size()};
-    return std::nullopt;
   }
 
-  Check read(std::span<const float>& field, Kind, const Range&, std::string_view) {
-    field = raw.number_lists[number_list++];
-    return std::nullopt;
-  }
+  void read(std::span<const float>& field, Kind, const Range&, std::string_view) { field = raw.number_lists[number_list++]; }
 };
 
 Check check_field(double value, Kind kind, const Range& range, std::string_view name, std::size_t) {
@@ -154,6 +150,14 @@ Check check_order(const SamplingOptions& options) {
   return std::nullopt;
 }
 
+// check_field's error into `error`, unless it already holds one: the first error is kept, and no
+// call site handles one.
+template <typename Value>
+void check_unless_failed(Check& error, const Value& value, Kind kind, const Range& range, std::string_view name,
+                         std::size_t vocabulary) {
+  if (!error) error = check_field(value, kind, range, name, vocabulary);
+}
+
 // Transformers' bad_words_ids: sequences of ids, none empty.
 Check check_bad_words(const SamplingOptions& options) {
   const auto lengths = options.bad_words_lengths;
@@ -180,19 +184,22 @@ std::variant<SamplingOptions, ArgumentError> options_from_raw(RawOptions raw) {
     return ArgumentError{"options", "expected " + std::to_string(kScalarOptions) + " option values"};
   }
   SamplingOptions options;
-  RawReader reader{raw};
+  RawReader reader(raw);
 #define SAMPLING_LAB_READ(field, name, kind, group, default_value, range, slider, doc) \
-  if (auto error = reader.read(options.field, Kind::kind, range, name)) return *error;
+  reader.read(options.field, Kind::kind, range, name);
   SAMPLING_LAB_OPTIONS(SAMPLING_LAB_READ)
 #undef SAMPLING_LAB_READ
+  if (reader.error) return std::move(*reader.error);
   return options;
 }
 
 Check check_options(const SamplingOptions& options, std::size_t vocabulary) {
+  Check error;
 #define SAMPLING_LAB_CHECK(field, name, kind, group, default_value, range, slider, doc) \
-  if (auto error = check_field(options.field, Kind::kind, range, name, vocabulary)) return error;
+  check_unless_failed(error, options.field, Kind::kind, range, name, vocabulary);
   SAMPLING_LAB_OPTIONS(SAMPLING_LAB_CHECK)
 #undef SAMPLING_LAB_CHECK
+  if (error) return error;
   if (options.logit_bias_values.size() != options.logit_bias_ids.size()) {
     return ArgumentError{"logitBias", "logitBias has " + std::to_string(options.logit_bias_ids.size()) + " ids and " +
                                           std::to_string(options.logit_bias_values.size()) + " values"};

@@ -23,6 +23,11 @@ enum class Kind {
 
 std::string_view kind_name(Kind kind);  // "number", "integer", …
 
+// x as printf's "%.15g" and "%f" write it, from its exact decimal expansion rounded half
+// to even, without printf (whose formatting code would otherwise ship with the sampler).
+std::string general_text(double x);
+std::string fixed_text(double x);
+
 inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 inline constexpr double kMaxSeed = 9007199254740991.0;  // 2^53 − 1
 
