@@ -104,9 +104,9 @@ const fixedLoop = measure((step) => lab.sampleToken(eight, { temperature: 0.7, s
 const fixedFresh = measure((step) => lab.sampleToken(eight, { temperature: 0.7, seed: step, step }), 5000, 15);
 const expPass = measure(() => lab.logSumExp(resident, 1), 200, 15);
 // allowedMask's cost: sampleToken with xgrammar's mask (Qwen3's tokenizer, a JSON schema with a
-// string) against the same chain on the logits it lets through, both through the general chain
-// (forced by an explicit order): inside the string, where the mask allows nearly every token,
-// and after '{', where it allows two.
+// string) against the same options on the logits it lets through, both on the fast path the
+// options take (temperature alone): inside the string, where the mask allows nearly every
+// token, and after '{', where it allows two.
 const { tokenizer } = await loadLocalModel(ensureTinyModel(), { dtype: 'fp32' });
 const grammar = await compileGrammar(tokenizer, { jsonSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }, { vocabSize: logits.length });
 const maskRows = await Promise.all([['inside a string', '{"name":"'], ["after '{'", '{']].map(async ([label, prefix]) => {
@@ -115,13 +115,12 @@ const maskRows = await Promise.all([['inside a string', '{"name":"'], ["after '{
   await matcher.settled();
   const mask = matcher.allowedMask;
   const through = Float32Array.from(logits.filter((_, i) => (mask[i >>> 5] >>> (i & 31)) & 1));
-  const order = lab.stageNames.filter((stage) => stage !== 'mirostat');
   // Interleaved rounds, so that drift in the machine's speed falls on both alike.
   const masked = [];
   const unmasked = [];
   for (let round = 0; round < 9; round++) {
-    masked.push(measure((step) => lab.sampleToken(resident, { allowedMask: mask, order, seed: 1, step }), 30, 1).median);
-    unmasked.push(measure((step) => lab.sampleToken(through, { order, seed: 1, step }), 30, 1).median);
+    masked.push(measure((step) => lab.sampleToken(resident, { allowedMask: mask, seed: 1, step }), 30, 1).median);
+    unmasked.push(measure((step) => lab.sampleToken(through, { seed: 1, step }), 30, 1).median);
   }
   const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
   return { label, allowed: through.length, masked: median(masked), unmasked: median(unmasked), cost: median(masked) - median(unmasked) };
