@@ -27,8 +27,8 @@ struct FastInput {
 // bans left no token (chain.banned_everything then says so; the general chain keeps the top one).
 // With `check` the logits are tested too (the gather tests them as it reads them); the rest is
 // then only meaningful when they are finite. With `fold`, a draw that is greedy or by temperature
-// alone under a mask allowing half the vocabulary or more gets the mask instead of a gather (its
-// first pass reads the bits, draw_untruncated and masked_argmax): `finite` then waits for it.
+// alone under a mask allowing half the vocabulary or more gets the mask instead of a gather, for
+// draw_untruncated and masked_argmax: `finite` then waits for their first pass.
 std::optional<FastInput> fast_input(std::span<const float> logits, const SamplingOptions& options,
                                     FilterWorkspace& workspace, bool check = false, bool fold = false);
 

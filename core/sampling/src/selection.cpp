@@ -298,15 +298,14 @@ bool allowed_by(std::span<const std::uint32_t> mask, std::size_t token) {
 // uniforms. Each token comes out with probability w / W exactly. An attempt succeeds with
 // probability at least 1/51 and costs a few nanoseconds, while the head is seldom more than a
 // few hundred tokens. When it is a quarter of the vocabulary or more (a high temperature), every
-// token is weighed instead. Under a mask the maximum is the allowed tokens', the masked ones
-// leave the head, and a masked token proposed is redrawn: each allowed token comes out with
-// probability w / W over the allowed ones, exactly.
+// token is weighed instead. Under a mask the masked tokens leave the head and a masked token
+// proposed is redrawn, so each allowed token comes out with probability w / W over the allowed
+// ones, exactly; the shift stays the maximum of every logit (an envelope over the allowed ones
+// as well), so the first pass reads no bits. Should the mask leave the head light (it cut the
+// top tokens), the envelope's mass check below weighs every allowed token instead.
 kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const SamplingOptions& options,
                                        FilterWorkspace& workspace, std::span<const std::uint32_t> mask) {
-  const auto range = mask.empty() ? kernels::min_max(logits) : [&] {
-    const auto masked = kernels::masked_max(mask, logits);
-    return kernels::MinMax{masked.max, masked.max, masked.finite};
-  }();
+  const auto range = kernels::min_max(logits);
   if (!range.finite) return {0, false};
   const std::size_t v = logits.size();
   const float scale = inverse_temperature(options.temperature);
@@ -337,7 +336,8 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
   // token is proposed with mass e, as the head tokens' weights are drawn.
   const double tail_bound = double(v) * envelope;
   // The envelope holds at most 50 head masses unless float rounding left the threshold at the
-  // maximum (a temperature near 0), where it says nothing: every token is weighed then.
+  // maximum (a temperature near 0), where it says nothing, or the mask cut the head's heaviest
+  // tokens: every token is weighed then.
   if (tail_bound > 64.0 * head_weight) return {weigh_everything(logits, range.max, scale, u, workspace, mask), true};
   Philox extra(options.seed, options.stream ^ kRejectionStreamBit);
   extra.seek(options.step << kRejectionBlockBits);
@@ -350,17 +350,19 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
     if (logits[j] < threshold && allowed_by(mask, j) && coin * envelope < tail_weight(logits[j])) return {j, true};
     proposal = extra.uniform();
   }
-  // (50/51)^512 ≈ 4e-5 at worst: then every token is weighed, on a uniform of its own, so that
-  // the rejections before cannot bias it.
+  // (50/51)^512 ≈ 4e-5 at worst ((64/65)^512 ≈ 4e-4 under a mask): then every token is
+  // weighed, on a uniform of its own, so that the rejections before cannot bias it.
   return {weigh_everything(logits, range.max, scale, extra.uniform(), workspace, mask), true};
 }
 
 kernels::CheckedIndex masked_argmax(std::span<const float> logits, std::span<const std::uint32_t> mask) {
+  // Mostly the maximum of every logit is allowed: then it is the one (ties go to the lowest id).
+  const auto top = kernels::checked_argmax(logits);
+  if (!top.finite || allowed_by(mask, top.index)) return top;
   const auto range = kernels::masked_max(mask, logits);
-  if (!range.finite) return {0, false};
   std::size_t i = 0;
   while (!(logits[i] == range.max && allowed_by(mask, i))) ++i;  // the mask allows some token
-  return {i, range.finite};
+  return {i, true};
 }
 
 // Adaptive-p's transform gives token i the logit 5 − 10 d²/(1 + d), d = |p_i − t| / 0.3, t =
