@@ -44,6 +44,18 @@ void penalise_gathered(std::span<const std::uint32_t> ids, std::span<float> logi
   }
 }
 
+// The input's logits with the penalties, in a copy that tests them as it is made (the fast paths'
+// first pass tests the logits they are given, where a penalty could have clamped a ±∞).
+void penalise_copy(std::span<const float> logits, const SamplingOptions& options, PenaltyScratch& scratch, bool check,
+                   FastInput& input) {
+  if (!stage_on(Stage::kPenalties, options)) return;
+  auto& copy = scratch.logits;
+  copy.resize(logits.size());
+  input.finite = kernels::checked_copy(logits, copy) || !check;
+  apply_penalties(copy, options, scratch);
+  input.logits = copy;
+}
+
 }  // namespace
 
 std::span<const std::uint32_t> combined_mask(const SamplingOptions& o, std::span<const std::int32_t> bans,
@@ -80,13 +92,7 @@ std::optional<FastInput> fast_input(std::span<const float> logits, const Samplin
     const bool greedy_or_whole = input.options.temperature == 0.0 || !cuts(input.options, logits.size());
     if (fold && greedy_or_whole && !(options.dynatemp_range > 0.0) && 2 * kernels::mask_count(mask, logits.size()) >= logits.size()) {
       input.mask = mask;
-      if (stage_on(Stage::kPenalties, options)) {
-        auto& copy = workspace.penalties.logits;
-        copy.resize(logits.size());
-        input.finite = kernels::checked_copy(logits, copy) || !check;
-        apply_penalties(copy, options, workspace.penalties);
-        input.logits = copy;
-      }
+      penalise_copy(logits, options, workspace.penalties, check, input);
       input.options.generated_ids = {};
       input.options.generated_counts.reset();
       return input;
@@ -104,9 +110,8 @@ std::optional<FastInput> fast_input(std::span<const float> logits, const Samplin
     input.ids = chain.allowed_ids;
     input.logits = chain.allowed_logits;
   } else {
-    input.finite = !check || kernels::first_non_finite(logits) == logits.size();
+    penalise_copy(logits, options, workspace.penalties, check, input);
     if (!input.finite) return input;
-    input.logits = penalised(logits, options, workspace.penalties);
   }
   input.options.generated_ids = {};
   input.options.generated_counts.reset();

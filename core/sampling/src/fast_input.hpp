@@ -25,8 +25,9 @@ struct FastInput {
 
 // None when the options need the general chain or need nothing of this, or when the history's
 // bans left no token (chain.banned_everything then says so; the general chain keeps the top one).
-// With `check` the logits are tested too (the gather tests them as it reads them); the rest is
-// then only meaningful when they are finite. With `fold`, a draw that is greedy or by temperature
+// With `check` the logits are tested where the input copies or gathers them (`finite`; the rest
+// is then only meaningful when they are finite); an input of the vocabulary's logits leaves the
+// test to the fast path's first pass. With `fold`, a draw that is greedy or by temperature
 // alone under a mask allowing half the vocabulary or more gets the mask instead of a gather, for
 // draw_untruncated and masked_argmax: `finite` then waits for their first pass.
 std::optional<FastInput> fast_input(std::span<const float> logits, const SamplingOptions& options,

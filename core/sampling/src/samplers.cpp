@@ -458,6 +458,8 @@ std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float>
       if (!drawn.finite) return bad_logits();
       return TokenDraw{std::int32_t(drawn.index), std::nullopt, std::nullopt};
     }
+    // The vocabulary's logits (penalised, or at T'): the checked fast path, whose first pass tests them.
+    if (input->ids.empty()) return checked_draw_token(input->logits, input->options, workspace, argument);
     const Drawn drawn = draw(input->logits, input->options, workspace, true);
     return TokenDraw{detail::token_at(*input, std::size_t(drawn.token)), std::nullopt, std::nullopt};
   }
