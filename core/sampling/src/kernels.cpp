@@ -61,7 +61,7 @@ MinMax min_max(std::span<const float> values) {
   return {lo, hi, finite};
 }
 
-MaskedMax masked_max(std::span<const std::uint32_t> mask, std::span<const float> values) {
+float masked_max(std::span<const std::uint32_t> mask, std::span<const float> values) {
   using U32 = xsimd::batch<std::uint32_t>;
   const float* data = values.data();
   // Lane l of a register tests bit l of its share of the word.
@@ -69,23 +69,20 @@ MaskedMax masked_max(std::span<const std::uint32_t> mask, std::span<const float>
   for (std::size_t lane = 0; lane < kLanes; ++lane) lane_bits[lane] = 1u << lane;
   const U32 bits = U32::load_aligned(lane_bits.data());
   const Batch none(-std::numeric_limits<float>::infinity());
-  // Two accumulator pairs, as min_max has, so that neither chain waits on the other's latency.
-  std::array<Batch, 2> best{none, none}, poison{Batch(0.0f), Batch(0.0f)};
+  // Two accumulators, as min_max has, so that neither waits on the other's latency.
+  std::array<Batch, 2> best{none, none};
   const std::size_t full_words = values.size() / 32;
   for (std::size_t w = 0; w < full_words; ++w) {
     const std::uint32_t word = mask[w];
     for (std::size_t lane = 0; lane < 32; lane += kLanes) {
-      const std::size_t way = (lane / kLanes) % 2;
-      const Batch x = Batch::load_unaligned(data + 32 * w + lane);
       const auto allowed = xsimd::batch_bool_cast<float>((U32(word >> lane) & bits) != U32(0u));
-      best[way] = xsimd::max(best[way], xsimd::select(allowed, x, none));
-      poison[way] = poisoned(poison[way], x);
+      Batch& way = best[(lane / kLanes) % 2];
+      way = xsimd::max(way, xsimd::select(allowed, Batch::load_unaligned(data + 32 * w + lane), none));
     }
   }
-  MaskedMax result{xsimd::reduce_max(xsimd::max(best[0], best[1])), !std::isnan(xsimd::reduce_add(poison[0] + poison[1]))};
+  float result = xsimd::reduce_max(xsimd::max(best[0], best[1]));
   for (std::size_t i = 32 * full_words; i < values.size(); ++i) {
-    if (mask[i / 32] >> (i % 32) & 1u) result.max = std::max(result.max, data[i]);
-    result.finite = result.finite && std::isfinite(data[i]);
+    if (mask[i / 32] >> (i % 32) & 1u) result = std::max(result, data[i]);
   }
   return result;
 }

@@ -359,9 +359,9 @@ kernels::CheckedIndex masked_argmax(std::span<const float> logits, std::span<con
   // Mostly the maximum of every logit is allowed: then it is the one (ties go to the lowest id).
   const auto top = kernels::checked_argmax(logits);
   if (!top.finite || allowed_by(mask, top.index)) return top;
-  const auto range = kernels::masked_max(mask, logits);
+  const float best = kernels::masked_max(mask, logits);
   std::size_t i = 0;
-  while (!(logits[i] == range.max && allowed_by(mask, i))) ++i;  // the mask allows some token
+  while (!(logits[i] == best && allowed_by(mask, i))) ++i;  // the mask allows some token
   return {i, true};
 }
 

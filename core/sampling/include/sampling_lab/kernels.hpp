@@ -29,13 +29,8 @@ CheckedIndex checked_argmax(std::span<const float> values);
 // Copies `values` into `out` (as long), returning whether every value is finite.
 bool checked_copy(std::span<const float> values, std::span<float> out);
 
-// The largest value a packed bitmask allows (−∞ when none), and whether every value (allowed or
-// not) is finite, in one pass with the bits expanded a register at a time.
-struct MaskedMax {
-  float max;
-  bool finite;
-};
-MaskedMax masked_max(std::span<const std::uint32_t> mask, std::span<const float> values);
+// The largest value a packed bitmask allows (−∞ when none), the bits expanded a register at a time.
+float masked_max(std::span<const std::uint32_t> mask, std::span<const float> values);
 
 // Index of the first value that is NaN or ±∞, or values.size(): one SIMD pass (x − x is 0 only
 // for finite x), then a scan only when it found one.
