@@ -2,6 +2,10 @@
 // allowedTokens on the same set, and its checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -9,6 +13,7 @@
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/kernels.hpp"
 #include "sampling_lab/samplers.hpp"
+#include "sampling_lab/statistics.hpp"
 
 namespace sl = sampling_lab;
 
@@ -108,4 +113,58 @@ TEST(AllowedMask, ChecksNameIt) {
   options.allowed_tokens = {};
   options.banned_tokens = token;
   EXPECT_EQ(argument(options, 100), "bannedTokens");
+}
+
+// A mask allowing most of the vocabulary is read by the draw itself (greedy and temperature alone):
+// its draws are the allowed tokens at their renormalised rates, by χ² in 40 bands of equal mass
+// (tokens by probability), when it keeps the top tokens and when it cuts them (so that every
+// allowed token is weighed), and greedy takes the best allowed one; allowedTokens draws the same.
+TEST(AllowedMask, ADenseMaskReadByTheDrawIsExact) {
+  constexpr std::size_t kVocabulary = 20000;
+  const auto logits = reference::random_logits(kVocabulary, 53, 2.5);
+  std::vector<std::size_t> ranked(kVocabulary);
+  std::iota(ranked.begin(), ranked.end(), std::size_t{0});
+  std::sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) { return logits[a] > logits[b]; });
+  for (const std::size_t cut_top : {std::size_t{0}, std::size_t{40}}) {
+    std::vector<std::uint32_t> mask(sl::mask_words(kVocabulary), ~0u);
+    const auto ban = [&](std::size_t id) { mask[id / 32] &= ~(1u << (id % 32)); };
+    for (std::size_t id = 3; id < kVocabulary; id += 10) ban(id);
+    for (std::size_t r = 0; r < cut_top; ++r) ban(ranked[r]);
+    const auto ids = ids_of(mask, kVocabulary);
+    // The reference: softmax over the allowed logits, in double, at T 1.
+    std::vector<double> expected(kVocabulary, 0.0);
+    double total = 0.0;
+    for (const auto id : ids) total += expected[std::size_t(id)] = std::exp(double(logits[std::size_t(id)]) - logits[ranked[0]]);
+    constexpr std::size_t kBands = 40;
+    std::vector<std::size_t> band_of(kVocabulary, 0);
+    std::vector<float> band_mass(kBands, 0.0f);
+    double below = 0.0;
+    for (const std::size_t id : ranked) {
+      if (expected[id] == 0.0) continue;
+      band_of[id] = std::min(kBands - 1, std::size_t(below / total * kBands));
+      band_mass[band_of[id]] += float(expected[id] / total);
+      below += expected[id];
+    }
+    sl::FilterWorkspace workspace;
+    std::vector<std::uint64_t> counts(kBands, 0);
+    sl::SamplingOptions options;
+    options.seed = 26;
+    options.allowed_mask = mask;
+    sl::SamplingOptions listed = options;
+    listed.allowed_mask = {};
+    listed.allowed_tokens = ids;
+    for (std::uint64_t step = 0; step < 20000; ++step) {
+      options.step = listed.step = step;
+      const auto token = std::size_t(sl::sample_token(logits, options, workspace));
+      ASSERT_GT(expected[token], 0.0) << "a masked token, step " << step;
+      if (step < 200) ASSERT_EQ(token, std::size_t(sl::sample_token(logits, listed, workspace))) << step;
+      ++counts[band_of[token]];
+    }
+    const double p = sl::chi_square(counts, band_mass).p_value;
+    std::cout << "dense mask, top " << cut_top << " tokens cut, 40 bands: chi-square p = " << p << "\n";
+    EXPECT_GT(p, 1e-4);
+    options.temperature = 0.0;
+    const auto best = *std::find_if(ranked.begin(), ranked.end(), [&](std::size_t id) { return expected[id] > 0.0; });
+    EXPECT_EQ(std::size_t(sl::sample_token(logits, options, workspace)), best);
+  }
 }

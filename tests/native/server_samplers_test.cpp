@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <iostream>
+#include <numeric>
 #include <set>
 
 #include "chain_match.hpp"
@@ -14,6 +15,7 @@
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/history.hpp"
 #include "sampling_lab/samplers.hpp"
+#include "sampling_lab/speculative_decoding.hpp"
 #include "sampling_lab/statistics.hpp"
 
 namespace sl = sampling_lab;
@@ -351,4 +353,70 @@ TEST(ServerSamplers, ChecksNameTheArgument) {
   EXPECT_EQ(bad(with([&](auto& o) { o.order = adaptive_first, o.adaptive_p_target = 0.5; })), "order");
   const std::vector<std::int32_t> mirostat_then_adaptive = {std::int32_t(sl::Stage::kMirostat), std::int32_t(sl::Stage::kAdaptiveP)};
   EXPECT_EQ(bad(with([&](auto& o) { o.order = mirostat_then_adaptive, o.mirostat_version = 2; })), "");
+}
+
+// Adaptive-p's draw by rejection on rows where most of the transformed mass is in the tail it does
+// not weigh: the draws in 40 bands of equal reference mass (tokens by probability).
+TEST(ServerSamplers, AdaptivePDrawsItsTailExactly) {
+  const auto logits = reference::random_logits(5000, 51, 2.5);
+  for (const auto& [target, average] : {std::pair{0.5, 0.8}, std::pair{0.05, 0.2}}) {
+    auto options = with([&](auto& o) { o.adaptive_p_target = target, o.adaptive_p_average = average, o.seed = 25; });
+    const auto expected = reference::chain(logits, options, 0.5).probs;
+    std::vector<std::size_t> by_probability(logits.size());
+    std::iota(by_probability.begin(), by_probability.end(), std::size_t{0});
+    std::sort(by_probability.begin(), by_probability.end(), [&](std::size_t a, std::size_t b) { return expected[a] > expected[b]; });
+    constexpr std::size_t kBands = 40;
+    std::vector<std::size_t> band_of(logits.size());
+    std::vector<float> band_mass(kBands, 0.0f);
+    double below = 0.0;
+    for (const std::size_t token : by_probability) {
+      band_of[token] = std::min(kBands - 1, std::size_t(below * kBands));
+      band_mass[band_of[token]] += float(expected[token]);
+      below += expected[token];
+    }
+    sl::FilterWorkspace workspace;
+    std::vector<std::uint64_t> counts(kBands, 0);
+    constexpr std::size_t kDraws = 30000;
+    for (std::size_t n = 0; n < kDraws; ++n) {
+      options.step = n;
+      ++counts[band_of[std::size_t(sl::sample_token(logits, options, workspace))]];
+    }
+    const double p = sl::chi_square(counts, band_mass).p_value;
+    std::cout << "adaptive-p " << target << " / " << average << " on 5,000 tokens, 40 bands: chi-square p = " << p << "\n";
+    EXPECT_GT(p, 1e-4);
+  }
+}
+
+// Bans that leave none of the tokens the masks allow are a typed error naming the option, from the
+// options' check (so every entry point has it), and per position in speculative verification.
+TEST(ServerSamplers, BansLeavingNoAllowedTokenNameTheOption) {
+  constexpr std::size_t kRow = 100;
+  std::vector<std::uint32_t> mask(sl::mask_words(kRow), 0u);
+  mask[0] = (1u << 5) | (1u << 6);
+  const std::vector<std::int32_t> five_six = {5, 6}, five = {5}, one = {1}, lengths = {1, 1};
+  const auto bad = [&](const sl::SamplingOptions& o) {
+    const auto error = sl::check_options(o, kRow);
+    return error ? error->argument : std::string();
+  };
+  EXPECT_EQ(bad(with([&](auto& o) { o.allowed_mask = mask, o.bad_words_ids = five_six, o.bad_words_lengths = lengths; })), "badWords");
+  EXPECT_EQ(bad(with([&](auto& o) { o.allowed_mask = mask, o.bad_words_ids = five, o.bad_words_lengths = one; })), "");
+  EXPECT_EQ(bad(with([&](auto& o) { o.allowed_tokens = five_six, o.no_repeat_ngram_size = 1, o.generated_ids = five_six; })),
+            "noRepeatNgramSize");
+  EXPECT_EQ(bad(with([&](auto& o) { o.allowed_mask = mask, o.no_repeat_ngram_size = 1, o.generated_ids = five; })), "");
+  // Speculative verification: the history [5] leaves 6, and the draft 6 then leaves nothing.
+  const auto row = reference::random_logits(kRow, 52, 1.0);
+  std::vector<float> targets(row.begin(), row.end());
+  targets.insert(targets.end(), row.begin(), row.end());
+  const std::vector<std::int32_t> drafts = {6};
+  const auto options = with([&](auto& o) { o.allowed_mask = mask, o.no_repeat_ngram_size = 1, o.generated_ids = five; });
+  ASSERT_FALSE(sl::check_options(options, kRow));
+  sl::SpeculativeWorkspace workspace;
+  for (const double temperature : {0.0, 1.0}) {
+    auto at = options;
+    at.temperature = temperature;
+    const auto outcome = sl::speculative_verify({targets, row, drafts, sl::draft_stream(0)}, at, workspace);
+    ASSERT_TRUE(std::holds_alternative<sl::ArgumentError>(outcome)) << temperature;
+    EXPECT_EQ(std::get<sl::ArgumentError>(outcome).argument, "noRepeatNgramSize");
+    EXPECT_NE(std::get<sl::ArgumentError>(outcome).message.find("position 1"), std::string::npos);
+  }
 }

@@ -121,4 +121,28 @@ describe('samplers servers have', () => {
     // The module keeps working.
     expect(lab.sampleToken(logits, { pLess: 1, seed: 1 })).toBeGreaterThanOrEqual(0);
   });
+
+  it('bans that leave none of the tokens a mask allows are an error in every entry point, speculative positions included', () => {
+    const mask = new Uint32Array(Math.ceil(logits.length / 32));
+    mask[0] = (1 << 5) | (1 << 6);
+    const bad = { allowedMask: mask, badWords: [[5], [6]] };
+    const repeats = { allowedMask: mask, noRepeatNgramSize: 1, generatedIds: [5, 6] };
+    const cases: [string, () => unknown, string][] = [
+      ['sampleToken', () => lab.sampleToken(logits, bad), 'badWords'],
+      ['logprobs', () => lab.sampleToken(logits, { ...bad, logprobs: 3 }), 'badWords'],
+      ['processed logprobs', () => lab.sampleToken(logits, { ...repeats, logprobs: 3, logprobsMode: 'processed' }), 'noRepeatNgramSize'],
+      ['distribution', () => lab.distribution(logits, repeats), 'noRepeatNgramSize'],
+      ['sampleBatch', () => lab.sampleBatch([logits], [bad]), 'badWords'],
+      ['speculativeVerify', () => lab.speculativeVerify([logits, logits], [logits], [5], bad), 'badWords'],
+    ];
+    for (const [label, call, argument] of cases) expect(errorOf(call).argument, label).toBe(argument);
+    // History [5] leaves 6 at the first position; the draft 6 leaves nothing at the second.
+    const options = { allowedMask: mask, noRepeatNgramSize: 1, generatedIds: [5], seed: 2 };
+    expect(lab.sampleToken(logits, { ...options, logprobs: 2 }).token).toBe(6);
+    for (const temperature of [0, 1]) {
+      const error = errorOf(() => lab.speculativeVerify([logits, logits], [logits], [6], { ...options, temperature }));
+      expect(error.argument).toBe('noRepeatNgramSize');
+      expect(error.message).toMatch(/position 1/);
+    }
+  });
 });

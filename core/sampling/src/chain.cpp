@@ -5,6 +5,7 @@
 #include <limits>
 #include <numbers>
 
+#include "fast_input.hpp"
 #include "prefix_select.hpp"
 #include "ranking.hpp"
 #include "sampling_lab/distribution.hpp"
@@ -348,6 +349,8 @@ void ngram_bans(std::span<const std::int32_t> ids, std::size_t n, ChainScratch& 
   }
 }
 
+}  // namespace
+
 // noRepeatNgramSize's bans (indexed by the history, or searched for) and badWords' (transformers'
 // NoBadWordsLogitsProcessor): a sequence's last id when the history ends with the rest of it.
 const std::vector<std::int32_t>& history_bans(const SamplingOptions& options, ChainScratch& scratch) {
@@ -372,6 +375,8 @@ const std::vector<std::int32_t>& history_bans(const SamplingOptions& options, Ch
   }
   return bans;
 }
+
+namespace {
 
 void logit_bias(Candidates& candidates, const SamplingOptions& options) {
   if (options.logit_bias_ids.empty()) return;
@@ -480,10 +485,7 @@ void temperature(Candidates& candidates, const SamplingOptions& options) {
   double t = options.temperature;
   if (options.dynatemp_range > 0.0) {
     if (candidates.size() <= 1) return;
-    const double low = std::max(0.0, t - options.dynatemp_range);
-    const double high = t + options.dynatemp_range;
-    const double normalised = std::clamp(candidates.entropy_nats() / std::log(double(candidates.size())), 0.0, 1.0);
-    t = low + (high - low) * std::pow(normalised, options.dynatemp_exponent);
+    t = dynamic_temperature(candidates.keys(), options);
   }
   if (t == 0.0) {
     const std::size_t top = candidates.top();
@@ -653,6 +655,10 @@ bool needs_general_chain(const SamplingOptions& o) {
 
 Selection kept_tokens(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
                       bool draw_only) {
+  // A dynamic temperature of 0 leaves the argmax alone, which the chain keeps.
+  if (const auto input = fast_input(logits, options, workspace); input && input->options.temperature > 0.0) {
+    return with_token_ids(kept_tokens(input->logits, input->options, workspace, draw_only), *input, workspace);
+  }
   if (needs_general_chain(options)) return run_chain(logits, options, workspace, nullptr, draw_only);
   return select_kept(penalised(logits, options, workspace.penalties), options, workspace, draw_only);
 }
@@ -661,6 +667,16 @@ double mirostat_mu(const SamplingOptions& options) { return options.mirostat_mu.
 
 double adaptive_p_average(const SamplingOptions& options) {
   return options.adaptive_p_average.value_or(options.adaptive_p_target.value_or(0.0));
+}
+
+double dynamic_temperature(std::span<const float> logits, const SamplingOptions& options) {
+  const double low = std::max(0.0, options.temperature - options.dynatemp_range);
+  const double high = options.temperature + options.dynatemp_range;
+  // H = ln W − Σ w ln w / W at T 1, both sums from one pass; rounding never makes it negative.
+  const auto sums = kernels::entropy_sums(logits, kernels::min_max(logits).max);
+  const double entropy = std::max(0.0, std::log(sums.total) - sums.weighted_exponent / sums.total);
+  const double normalised = std::clamp(entropy / std::log(double(logits.size())), 0.0, 1.0);
+  return low + (high - low) * std::pow(normalised, options.dynatemp_exponent);
 }
 
 Selection run_chain(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,

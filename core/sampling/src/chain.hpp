@@ -43,4 +43,10 @@ double mirostat_mu(const SamplingOptions& options);
 // Adaptive-p's moving average for this token: the option, else its start, the target.
 double adaptive_p_average(const SamplingOptions& options);
 
+// noRepeatNgramSize's and badWords' banned ids for this step (an id may repeat), in scratch.bans.
+const std::vector<std::int32_t>& history_bans(const SamplingOptions& options, ChainScratch& scratch);
+
+// Dynamic temperature's T' for these logits (more than one), from their entropy at T 1.
+double dynamic_temperature(std::span<const float> logits, const SamplingOptions& options);
+
 }  // namespace sampling_lab::detail

@@ -8,6 +8,7 @@
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/kernels.hpp"
 #include "chain.hpp"
+#include "fast_input.hpp"
 #include "selection.hpp"
 
 namespace sampling_lab {
@@ -79,6 +80,11 @@ FilterResult write_kept(const detail::Selection& kept, double kept_mass, std::sp
   return {kept.ids.size(), kept_mass, entropy_nats / std::numbers::ln2, kept.top_weight / kept.kept_weight};
 }
 
+ArgumentError ban_error(const SamplingOptions& options) {
+  const std::string name = options.no_repeat_ngram_size > 0 ? "noRepeatNgramSize" : "badWords";
+  return ArgumentError{name, "noRepeatNgramSize and badWords ban every token the masks leave for this step"};
+}
+
 }  // namespace
 
 FilterResult filter_distribution(std::span<const float> input_logits, const SamplingOptions& options,
@@ -112,12 +118,21 @@ StageTrace filter_stages(std::span<const float> logits, const SamplingOptions& o
   return stages;
 }
 
+Check check_bans_leave_a_token(const SamplingOptions& options, std::size_t vocabulary) {
+  if (options.no_repeat_ngram_size == 0 && options.bad_words_ids.empty()) return std::nullopt;
+  ChainScratch scratch;
+  const auto& bans = detail::history_bans(options, scratch);
+  if (bans.empty()) return std::nullopt;
+  Buffer<std::uint32_t> words;
+  if (kernels::mask_count(detail::combined_mask(options, bans, vocabulary, words), vocabulary) > 0) return std::nullopt;
+  return ban_error(options);
+}
+
 Check check_bans_left_a_token(const SamplingOptions& options, const FilterWorkspace& workspace) {
   // The flag is the last chain's: it speaks for these options only when they ban.
   const bool bans = options.no_repeat_ngram_size > 0 || !options.bad_words_ids.empty();
   if (!bans || !workspace.chain.banned_everything) return std::nullopt;
-  const std::string name = options.no_repeat_ngram_size > 0 ? "noRepeatNgramSize" : "badWords";
-  return ArgumentError{name, "noRepeatNgramSize and badWords ban every token left for this step"};
+  return ban_error(options);
 }
 
 }  // namespace sampling_lab

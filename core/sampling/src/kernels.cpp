@@ -61,6 +61,32 @@ MinMax min_max(std::span<const float> values) {
   return {lo, hi, finite};
 }
 
+float masked_max(std::span<const std::uint32_t> mask, std::span<const float> values) {
+  using U32 = xsimd::batch<std::uint32_t>;
+  const float* data = values.data();
+  // Lane l of a register tests bit l of its share of the word.
+  alignas(64) std::array<std::uint32_t, kLanes> lane_bits;
+  for (std::size_t lane = 0; lane < kLanes; ++lane) lane_bits[lane] = 1u << lane;
+  const U32 bits = U32::load_aligned(lane_bits.data());
+  const Batch none(-std::numeric_limits<float>::infinity());
+  // Two accumulators, as min_max has, so that neither waits on the other's latency.
+  std::array<Batch, 2> best{none, none};
+  const std::size_t full_words = values.size() / 32;
+  for (std::size_t w = 0; w < full_words; ++w) {
+    const std::uint32_t word = mask[w];
+    for (std::size_t lane = 0; lane < 32; lane += kLanes) {
+      const auto allowed = xsimd::batch_bool_cast<float>((U32(word >> lane) & bits) != U32(0u));
+      Batch& way = best[(lane / kLanes) % 2];
+      way = xsimd::max(way, xsimd::select(allowed, Batch::load_unaligned(data + 32 * w + lane), none));
+    }
+  }
+  float result = xsimd::reduce_max(xsimd::max(best[0], best[1]));
+  for (std::size_t i = 32 * full_words; i < values.size(); ++i) {
+    if (mask[i / 32] >> (i % 32) & 1u) result = std::max(result, data[i]);
+  }
+  return result;
+}
+
 std::size_t first_non_finite(std::span<const float> values) {
   const float* data = values.data();
   // Four accumulators: one would wait on the latency of each add.
@@ -308,6 +334,49 @@ double exp_pass(std::span<const float> values, float shift, float scale, float* 
 }
 
 }  // namespace
+
+EntropySums entropy_sums(std::span<const float> values, float shift) {
+  const float* in = values.data();
+  constexpr std::size_t kPairs = 2;  // two independent lanes of each sum hide the add latency
+  const std::size_t stop = values.size() - values.size() % (kPairs * kLanes);
+  const Batch shift_batch(shift);
+  std::array<Batch, kPairs> total, total_error, weighted, weighted_error;
+  for (auto* accumulators : {&total, &total_error, &weighted, &weighted_error}) accumulators->fill(Batch(0.0f));
+  const auto add = [](Batch& sum, Batch& error, Batch term) {
+    const Batch y = term - error;
+    const Batch t = sum + y;
+    error = (t - sum) - y;
+    sum = t;
+  };
+  for (std::size_t i = 0; i < stop; i += kPairs * kLanes) {
+    for (std::size_t w = 0; w < kPairs; ++w) {
+      const Batch y = Batch::load_unaligned(in + i + w * kLanes) - shift_batch;
+      const Batch e = exp_approx(y);
+      add(total[w], total_error[w], e);
+      add(weighted[w], weighted_error[w], e * y);
+    }
+  }
+  const auto read_out = [](Batch sum, Batch error) {
+    alignas(64) std::array<float, kLanes> sums{}, errors{};
+    sum.store_aligned(sums.data());
+    error.store_aligned(errors.data());
+    double out = 0.0;
+    for (std::size_t lane = 0; lane < kLanes; ++lane) out += double(sums[lane]) - double(errors[lane]);
+    return out;
+  };
+  EntropySums sums{0.0, 0.0};
+  for (std::size_t w = 0; w < kPairs; ++w) {
+    sums.total += read_out(total[w], total_error[w]);
+    sums.weighted_exponent += read_out(weighted[w], weighted_error[w]);
+  }
+  for (std::size_t i = stop; i < values.size(); ++i) {
+    const float y = in[i] - shift;
+    const float e = y < -87.33654f ? 0.0f : std::exp(y);
+    sums.total += e;
+    sums.weighted_exponent += double(e) * y;
+  }
+  return sums;
+}
 
 namespace {
 // tail_mass's pass; with kGather, the values at or above the threshold are gathered too.
@@ -559,8 +628,12 @@ std::size_t compress_lanes(const float* values, std::uint32_t base, std::uint32_
 
 }  // namespace
 
-std::size_t gather_allowed(std::span<const std::uint32_t> mask, std::span<const float> values, Buffer<std::uint32_t>& ids,
-                           Buffer<float>& kept) {
+namespace {
+// gather_allowed's sweep; with kCheck, every value of a word is tested as the word is reached (in
+// four accumulators, which one would serialise on its add latency), allowed or not.
+template <bool kCheck>
+CheckedCount gather_allowed_pass(std::span<const std::uint32_t> mask, std::span<const float> values,
+                                 Buffer<std::uint32_t>& ids, Buffer<float>& kept) {
   using U32 = xsimd::batch<std::uint32_t>;
   // Room for a whole register past the last value: the copies store full registers.
   constexpr std::size_t kRoom = std::max(kMaskLanes, kLanes);
@@ -573,11 +646,19 @@ std::size_t gather_allowed(std::span<const std::uint32_t> mask, std::span<const 
   for (std::size_t lane = 0; lane < kLanes; ++lane) lane_numbers[lane] = std::uint32_t(lane);
   const U32 iota = U32::load_aligned(lane_numbers.data());
   std::size_t count = 0;
+  std::array<Batch, 4> poison;
+  poison.fill(Batch(0.0f));
   const std::size_t full_words = values.size() / 32;
   for (std::size_t w = 0; w < full_words; ++w) {
     const std::uint32_t word = mask[w];
-    if (word == 0) continue;
     const std::size_t base = 32 * w;
+    if constexpr (kCheck) {
+      for (std::size_t lane = 0; lane < 32; lane += kLanes) {
+        Batch& sum = poison[(lane / kLanes) % poison.size()];
+        sum = poisoned(sum, Batch::load_unaligned(data + base + lane));
+      }
+    }
+    if (word == 0) continue;
     // A grammar's mask inside a string allows nearly every token: half its words are full and
     // most others miss a few. The runs between the holes are copied a register at a time (the
     // last register of a run may read into the next word and write past it, which the next run
@@ -602,14 +683,27 @@ std::size_t gather_allowed(std::span<const std::uint32_t> mask, std::span<const 
       count += compress_lanes(data + base + lane, std::uint32_t(base + lane), bits, kept_out + count, ids_out + count);
     }
   }
+  bool finite = !std::isnan(xsimd::reduce_add((poison[0] + poison[1]) + (poison[2] + poison[3])));
   for (std::size_t i = 32 * full_words; i < values.size(); ++i) {
     ids_out[count] = std::uint32_t(i);
     kept_out[count] = data[i];
     count += mask[i / 32] >> (i % 32) & 1u;
+    if constexpr (kCheck) finite = finite && std::isfinite(data[i]);
   }
   ids.resize(count);
   kept.resize(count);
-  return count;
+  return {count, finite};
+}
+}  // namespace
+
+std::size_t gather_allowed(std::span<const std::uint32_t> mask, std::span<const float> values, Buffer<std::uint32_t>& ids,
+                           Buffer<float>& kept) {
+  return gather_allowed_pass<false>(mask, values, ids, kept).count;
+}
+
+CheckedCount checked_gather_allowed(std::span<const std::uint32_t> mask, std::span<const float> values,
+                                    Buffer<std::uint32_t>& ids, Buffer<float>& kept) {
+  return gather_allowed_pass<true>(mask, values, ids, kept);
 }
 
 std::size_t next_above(std::span<const float> values, std::size_t start, float threshold) {

@@ -1,5 +1,6 @@
 #include "sampling_lab/options.hpp"
 
+#include "sampling_lab/filters.hpp"
 #include "sampling_lab/kernels.hpp"
 
 #include <algorithm>
@@ -206,6 +207,7 @@ Check check_options(const SamplingOptions& options, std::size_t vocabulary) {
   }
   if (auto error = check_bad_words(options)) return error;
   if (auto error = check_masks(options, vocabulary)) return error;
+  if (auto error = check_bans_leave_a_token(options, vocabulary)) return error;
   if (stage_on(Stage::kMirostat, options) && stage_on(Stage::kAdaptiveP, options)) {
     return ArgumentError{"adaptiveP", "adaptiveP and mirostat both sample the token: use one"};
   }

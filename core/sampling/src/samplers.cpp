@@ -10,6 +10,7 @@
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/values.hpp"
 #include "chain.hpp"
+#include "fast_input.hpp"
 #include "clocks.hpp"
 #include "selection.hpp"
 
@@ -361,11 +362,43 @@ struct Drawn {
   std::int32_t token;
   std::optional<detail::Selection> kept;  // none for greedy on the fast path
   std::size_t position = 0;               // of the token in kept->ids
+  std::optional<double> before_adaptive_p = std::nullopt;  // its probability before adaptive-p's transform, when drawn by rejection
 };
+
+Drawn draw(std::span<const float> input_logits, const SamplingOptions& options, FilterWorkspace& workspace,
+           bool draw_only);
+
+// Greedy or temperature alone under a mask it reads as it goes (fast_input's `fold`). Logprobs
+// then find the token among the allowed ones, gathered.
+Drawn draw_folded(std::span<const float> input_logits, const SamplingOptions& options, const detail::FastInput& input,
+                  FilterWorkspace& workspace, bool draw_only) {
+  const bool greedy = input.options.temperature == 0.0;
+  const auto token = greedy ? detail::masked_argmax(input.logits, input.mask).index
+                            : detail::draw_untruncated(input.logits, input.options, workspace, input.mask).index;
+  if (draw_only || greedy) return {std::int32_t(token), std::nullopt};
+  const auto kept = detail::kept_tokens(input_logits, options, workspace, false);
+  const auto at = std::lower_bound(kept.ids.begin(), kept.ids.end(), std::uint32_t(token));
+  return {std::int32_t(token), kept, std::size_t(at - kept.ids.begin())};
+}
 
 // `draw_only`: the caller reads only the token and its weight, not the kept set.
 Drawn draw(std::span<const float> input_logits, const SamplingOptions& options, FilterWorkspace& workspace,
            bool draw_only) {
+  if (const auto input = detail::fast_input(input_logits, options, workspace, false, true)) {
+    if (!input->mask.empty()) return draw_folded(input_logits, options, *input, workspace, draw_only);
+    Drawn drawn = draw(input->logits, input->options, workspace, draw_only);
+    drawn.token = detail::token_at(*input, std::size_t(drawn.token));
+    if (drawn.kept) drawn.kept = detail::with_token_ids(*drawn.kept, *input, workspace);
+    return drawn;
+  }
+  // Adaptive-p draws from the kept set before its transform (T 0 leaves one token to the chain).
+  if (options.adaptive_p_target && draw_only && (options.temperature > 0.0 || options.dynatemp_range > 0.0)) {
+    SamplingOptions before = options;
+    before.adaptive_p_target.reset();
+    const auto kept = detail::kept_tokens(input_logits, before, workspace, false);
+    const auto drawn = detail::draw_adaptive_p(kept, options, workspace.chain);
+    return {std::int32_t(kept.ids[drawn.position]), kept, drawn.position, drawn.probability};
+  }
   const bool fast = !detail::needs_general_chain(options);
   if (fast && options.temperature == 0.0) {
     return {std::int32_t(argmax(penalised(input_logits, options, workspace.penalties))), std::nullopt};
@@ -395,7 +428,7 @@ std::optional<double> next_mirostat_mu(const SamplingOptions& options, const Dra
 std::optional<double> next_adaptive_p_average(const SamplingOptions& options, const Drawn& drawn,
                                               const FilterWorkspace& workspace) {
   if (!options.adaptive_p_target) return std::nullopt;
-  const double p = workspace.chain.adaptive_probs[drawn.position];
+  const double p = drawn.before_adaptive_p.value_or(workspace.chain.adaptive_probs[drawn.position]);
   return (1.0 - options.adaptive_p_decay) * p + options.adaptive_p_decay * detail::adaptive_p_average(options);
 }
 
@@ -417,6 +450,19 @@ std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float>
                                                           FilterWorkspace& workspace, const std::string& argument) {
   // The message names the first bad index: read again only when the pass found one.
   const auto bad_logits = [&] { return *check_logits(logits, argument); };
+  if (const auto input = detail::fast_input(logits, options, workspace, true, true)) {
+    if (!input->finite) return bad_logits();
+    if (!input->mask.empty()) {
+      const auto drawn = input->options.temperature == 0.0 ? detail::masked_argmax(input->logits, input->mask)
+                                                           : detail::draw_untruncated(input->logits, input->options, workspace, input->mask);
+      if (!drawn.finite) return bad_logits();
+      return TokenDraw{std::int32_t(drawn.index), std::nullopt, std::nullopt};
+    }
+    // The vocabulary's logits (penalised, or at T'): the checked fast path, whose first pass tests them.
+    if (input->ids.empty()) return checked_draw_token(input->logits, input->options, workspace, argument);
+    const Drawn drawn = draw(input->logits, input->options, workspace, true);
+    return TokenDraw{detail::token_at(*input, std::size_t(drawn.token)), std::nullopt, std::nullopt};
+  }
   if (detail::needs_general_chain(options)) {
     // Its stages make several passes; a check of its own is a small part of them.
     if (auto error = check_logits(logits, argument)) return *error;

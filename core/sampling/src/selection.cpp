@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "chain.hpp"
 #include "prefix_select.hpp"
 #include "ranking.hpp"
 #include "sampling_lab/distribution.hpp"
@@ -265,14 +266,26 @@ constexpr int kRejectionBlockBits = 10;
 // step's 2^10 blocks, so that no step reads another's.
 constexpr int kMaxAttempts = 512;
 
-// The inverse-CDF draw over every token's weight, as when a filter needs them all.
-std::size_t weigh_everything(std::span<const float> logits, float max, float scale, double u, FilterWorkspace& workspace) {
-  auto& weights = workspace.candidates.weights;
-  auto& block_sums = workspace.candidates.block_sums;
+// The inverse-CDF draw over every token's weight (every token the mask allows, gathered, when
+// there is one), as when a filter needs them all.
+std::size_t weigh_everything(std::span<const float> logits, float max, float scale, double u, FilterWorkspace& workspace,
+                             std::span<const std::uint32_t> mask) {
+  auto& candidates = workspace.candidates;
+  if (!mask.empty()) {
+    kernels::gather_allowed(mask, logits, candidates.ids, candidates.keys);
+    logits = candidates.keys;
+  }
+  auto& weights = candidates.weights;
+  auto& block_sums = candidates.block_sums;
   weights.resize(logits.size());
   block_sums.resize(kernels::block_count(logits.size()));
   const double total = kernels::exp_shifted(logits, max, scale, weights, block_sums);
-  return kernels::inverse_cdf(weights, block_sums, u * total);
+  const std::size_t at = kernels::inverse_cdf(weights, block_sums, u * total);
+  return mask.empty() ? at : candidates.ids[at];
+}
+
+bool allowed_by(std::span<const std::uint32_t> mask, std::size_t token) {
+  return mask.empty() || (mask[token / 32] >> (token % 32) & 1u) != 0;
 }
 }  // namespace
 
@@ -285,9 +298,13 @@ std::size_t weigh_everything(std::span<const float> logits, float max, float sca
 // uniforms. Each token comes out with probability w / W exactly. An attempt succeeds with
 // probability at least 1/51 and costs a few nanoseconds, while the head is seldom more than a
 // few hundred tokens. When it is a quarter of the vocabulary or more (a high temperature), every
-// token is weighed instead.
+// token is weighed instead. Under a mask the masked tokens leave the head and a masked token
+// proposed is redrawn, so each allowed token comes out with probability w / W over the allowed
+// ones, exactly; the shift stays the maximum of every logit (an envelope over the allowed ones
+// as well), so the first pass reads no bits. Should the mask leave the head light (it cut the
+// top tokens), the envelope's mass check below weighs every allowed token instead.
 kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const SamplingOptions& options,
-                                       FilterWorkspace& workspace) {
+                                       FilterWorkspace& workspace, std::span<const std::uint32_t> mask) {
   const auto range = kernels::min_max(logits);
   if (!range.finite) return {0, false};
   const std::size_t v = logits.size();
@@ -295,8 +312,19 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
   const float threshold = float(double(range.max) - sampling_lab::head_depth(v) / double(scale));
   const double u = token_uniforms(options).token;
   auto& candidates = workspace.candidates;
-  const std::size_t head = kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys);
-  if (head * 4 >= v) return {weigh_everything(logits, range.max, scale, u, workspace), true};
+  std::size_t head = kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys);
+  if (head * 4 >= v) return {weigh_everything(logits, range.max, scale, u, workspace, mask), true};
+  if (!mask.empty()) {
+    std::size_t kept = 0;
+    for (std::size_t j = 0; j < head; ++j) {
+      candidates.ids[kept] = candidates.ids[j];
+      candidates.keys[kept] = candidates.keys[j];
+      kept += allowed_by(mask, candidates.ids[j]);
+    }
+    head = kept;
+    candidates.ids.resize(head);
+    candidates.keys.resize(head);
+  }
   auto& weights = candidates.weights;
   weights.resize(head);
   candidates.block_sums.resize(kernels::block_count(head));
@@ -308,8 +336,9 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
   // token is proposed with mass e, as the head tokens' weights are drawn.
   const double tail_bound = double(v) * envelope;
   // The envelope holds at most 50 head masses unless float rounding left the threshold at the
-  // maximum (a temperature near 0), where it says nothing: every token is weighed then.
-  if (tail_bound > 64.0 * head_weight) return {weigh_everything(logits, range.max, scale, u, workspace), true};
+  // maximum (a temperature near 0), where it says nothing, or the mask cut the head's heaviest
+  // tokens: every token is weighed then.
+  if (tail_bound > 64.0 * head_weight) return {weigh_everything(logits, range.max, scale, u, workspace, mask), true};
   Philox extra(options.seed, options.stream ^ kRejectionStreamBit);
   extra.seek(options.step << kRejectionBlockBits);
   double proposal = u;
@@ -318,12 +347,74 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
     if (x < head_weight) return {candidates.ids[kernels::inverse_cdf(weights, candidates.block_sums, x)], true};
     const std::size_t j = std::min(v - 1, std::size_t(extra.uniform() * double(v)));
     const double coin = extra.uniform();
-    if (logits[j] < threshold && coin * envelope < tail_weight(logits[j])) return {j, true};
+    if (logits[j] < threshold && allowed_by(mask, j) && coin * envelope < tail_weight(logits[j])) return {j, true};
     proposal = extra.uniform();
   }
-  // (50/51)^512 ≈ 4e-5 at worst: then every token is weighed, on a uniform of its own, so that
-  // the rejections before cannot bias it.
-  return {weigh_everything(logits, range.max, scale, extra.uniform(), workspace), true};
+  // (50/51)^512 ≈ 4e-5 at worst ((64/65)^512 ≈ 4e-4 under a mask): then every token is
+  // weighed, on a uniform of its own, so that the rejections before cannot bias it.
+  return {weigh_everything(logits, range.max, scale, extra.uniform(), workspace, mask), true};
+}
+
+kernels::CheckedIndex masked_argmax(std::span<const float> logits, std::span<const std::uint32_t> mask) {
+  // Mostly the maximum of every logit is allowed: then it is the one (ties go to the lowest id).
+  const auto top = kernels::checked_argmax(logits);
+  if (!top.finite || allowed_by(mask, top.index)) return top;
+  const float best = kernels::masked_max(mask, logits);
+  std::size_t i = 0;
+  while (!(logits[i] == best && allowed_by(mask, i))) ++i;  // the mask allows some token
+  return {i, true};
+}
+
+// Adaptive-p's transform gives token i the logit 5 − 10 d²/(1 + d), d = |p_i − t| / 0.3, t =
+// clamp(2·target − average, 0, 1): the weight g(p_i) = exp(−10 d²/(1 + d)) <= 1, drawn here by
+// rejection sampling as in draw_untruncated, so that only the head p_i >= 10^-3 (at most 1,000
+// tokens) is weighed. g rises up to t and falls after it, so every tail token weighs at most the
+// envelope g(min(t, p_tail)), p_tail the tail's bound, and at least e^(−1/30) of it (|dg/dp| <=
+// 10/0.3 · g): an attempt succeeds with probability above 0.96.
+AdaptiveDraw draw_adaptive_p(const Selection& kept, const SamplingOptions& options, ChainScratch& scratch) {
+  constexpr double kHeadProbability = 1e-3;
+  const double adapted = std::clamp(2.0 * *options.adaptive_p_target - adaptive_p_average(options), 0.0, 1.0);
+  const double total = kept.kept_weight;
+  const auto probability = [&](std::size_t j) { return double(kept.weights[j]) / total; };
+  const auto weight = [&](double p) {
+    const double d = std::abs(p - adapted) / 0.3;
+    return std::exp(-10.0 * d * d / (1.0 + d));
+  };
+  const float head_bound = float(kHeadProbability * total);
+  auto& head = scratch.positions;
+  kernels::gather_at_least(kept.weights, head_bound, head, scratch.survivor_keys);
+  auto& cumulative = scratch.adaptive_cumulative;
+  cumulative.resize(head.size());
+  double head_weight = 0.0;
+  for (std::size_t j = 0; j < head.size(); ++j) cumulative[j] = head_weight += weight(probability(head[j]));
+  // A tail token's weight is below head_bound, so its p below p_tail; room for rounding.
+  const double tail_p = double(head_bound) / total;
+  const double envelope = (adapted <= tail_p ? 1.0 : weight(tail_p)) * (1.0 + 1e-12);
+  const std::size_t n = kept.ids.size();
+  const double tail_bound = double(n) * envelope;
+  Philox extra(options.seed, options.stream ^ kRejectionStreamBit);
+  extra.seek(options.step << kRejectionBlockBits);
+  const auto pick = [&](double target) {
+    return std::size_t(std::upper_bound(cumulative.begin(), cumulative.end(), target) - cumulative.begin());
+  };
+  double proposal = token_uniforms(options).token;
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    const double x = proposal * (head_weight + tail_bound);
+    if (x < head_weight) {
+      const std::size_t at = head[std::min(head.size() - 1, pick(x))];
+      return {at, probability(at)};
+    }
+    const std::size_t j = std::min(n - 1, std::size_t(extra.uniform() * double(n)));
+    const double coin = extra.uniform();
+    if (kept.weights[j] < head_bound && coin * envelope < weight(probability(j))) return {j, probability(j)};
+    proposal = extra.uniform();
+  }
+  // As in draw_untruncated: every token weighed, on a uniform of its own.
+  cumulative.resize(n);
+  double mass = 0.0;
+  for (std::size_t j = 0; j < n; ++j) cumulative[j] = mass += weight(probability(j));
+  const std::size_t at = std::min(n - 1, pick(extra.uniform() * mass));
+  return {at, probability(at)};
 }
 
 std::optional<Selection> checked_select_kept(std::span<const float> logits, const SamplingOptions& options,

@@ -44,8 +44,20 @@ bool cuts(const SamplingOptions& options, std::size_t vocabulary);
 // One token of the untempered-by-filters distribution softmax(z / T), T > 0, without weighing the
 // whole vocabulary when it need not: see selection.cpp. Its index, and whether every logit was
 // finite (none is drawn when not). The same (seed, stream, step) gives the same token everywhere.
+// Under a non-empty `mask` (a packed bitmask), only the tokens it allows are drawn.
 kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const SamplingOptions& options,
-                                       FilterWorkspace& workspace);
+                                       FilterWorkspace& workspace, std::span<const std::uint32_t> mask = {});
+
+// The largest logit a mask allows, ties to the lowest id, and whether every logit was finite.
+kernels::CheckedIndex masked_argmax(std::span<const float> logits, std::span<const std::uint32_t> mask);
+
+// Adaptive-p's token (llama.cpp PR 17927) from the kept set before its transform: its position in
+// `kept` and its probability there. See selection.cpp.
+struct AdaptiveDraw {
+  std::size_t position;
+  double probability;
+};
+AdaptiveDraw draw_adaptive_p(const Selection& kept, const SamplingOptions& options, ChainScratch& scratch);
 
 // select_kept on logits not yet checked: none when one is NaN or ±∞, found in its first pass.
 // `draw_only`: the caller draws from the selection and needs neither its total weight nor the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "sampling_lab/filters.hpp"
 #include "sampling_lab/kernels.hpp"
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/samplers.hpp"
@@ -129,11 +130,18 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
     result.tokens.push_back(token);
     return result;
   };
+  // The bans of position i's history (with the drafts before it) may leave no token.
+  const auto bans_leave_none = [&](std::size_t i, const SamplingOptions& position, const FilterWorkspace& side) -> Check {
+    auto error = check_bans_left_a_token(position, side);
+    if (error) error->message = "position " + std::to_string(i) + " (the history and the drafts before it): " + error->message;
+    return error;
+  };
   for (std::size_t i = 0; i < drafts.size(); ++i) {
     const auto target_row = row_of(input.target_rows, i, vocabulary);
     const SamplingOptions target_options = at(i, options.stream);
     if (options.temperature == 0.0) {
       const std::int32_t best = sample_token(target_row, target_options, workspace.target);
+      if (auto error = bans_leave_none(i, target_options, workspace.target)) return *error;
       result.acceptance.push_back(drafts[i] == best ? 1.0 : 0.0);
       if (drafts[i] == best) {
         ++result.accepted;
@@ -143,8 +151,10 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
       return finish(best);
     }
     const auto p = detail::kept_tokens(target_row, target_options, workspace.target, true);
-    const auto q = detail::kept_tokens(row_of(input.draft_rows, i, vocabulary), at(i, input.draft_stream),
-                                       workspace.draft, true);
+    if (auto error = bans_leave_none(i, target_options, workspace.target)) return *error;
+    const SamplingOptions draft_options = at(i, input.draft_stream);
+    const auto q = detail::kept_tokens(row_of(input.draft_rows, i, vocabulary), draft_options, workspace.draft, true);
+    if (auto error = bans_leave_none(i, draft_options, workspace.draft)) return *error;
     const double drafted = probability(q, drafts[i]);
     if (!(drafted > 0.0)) {
       return ArgumentError{"draftTokens", "draftTokens[" + std::to_string(i) + "] = " + std::to_string(drafts[i]) +
@@ -163,8 +173,10 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
     result.from_residual = true;
     return finish(residual_draw(p, q, verifier.uniform()));
   }
-  return finish(sample_token(row_of(input.target_rows, drafts.size(), vocabulary), at(drafts.size(), options.stream),
-                             workspace.target));
+  const SamplingOptions bonus_options = at(drafts.size(), options.stream);
+  const std::int32_t bonus = sample_token(row_of(input.target_rows, drafts.size(), vocabulary), bonus_options, workspace.target);
+  if (auto error = bans_leave_none(drafts.size(), bonus_options, workspace.target)) return *error;
+  return finish(bonus);
 }
 
 }  // namespace sampling_lab

@@ -53,6 +53,10 @@ void tempered_distribution(std::span<const float> logits, const SamplingOptions&
 FilterResult filter_distribution(std::span<const float> logits, const SamplingOptions& options,
                                  std::span<float> probs, FilterWorkspace& workspace);
 
+// The error when noRepeatNgramSize's and badWords' bans for options.generated_ids leave none of
+// the tokens the masks allow (checked with the options).
+Check check_bans_leave_a_token(const SamplingOptions& options, std::size_t vocabulary);
+
 // After a chain ran with these options: the error when noRepeatNgramSize's and badWords' bans
 // left no token (the chain then kept the top one), naming the one that is on.
 Check check_bans_left_a_token(const SamplingOptions& options, const FilterWorkspace& workspace);

@@ -29,6 +29,9 @@ CheckedIndex checked_argmax(std::span<const float> values);
 // Copies `values` into `out` (as long), returning whether every value is finite.
 bool checked_copy(std::span<const float> values, std::span<float> out);
 
+// The largest value a packed bitmask allows (−∞ when none), the bits expanded a register at a time.
+float masked_max(std::span<const std::uint32_t> mask, std::span<const float> values);
+
 // Index of the first value that is NaN or ±∞, or values.size(): one SIMD pass (x − x is 0 only
 // for finite x), then a scan only when it found one.
 std::size_t first_non_finite(std::span<const float> values);
@@ -60,6 +63,14 @@ double block_sum(std::span<const float> values, std::span<double> block_sums);
 // Σ weights[i] · (values[i] − shift) · scale, Kahan-compensated: with the weights exp_shifted
 // wrote, Σ w ln w, from which the entropy follows without a log per token.
 double weighted_exponent_sum(std::span<const float> values, std::span<const float> weights, float shift, float scale);
+
+// Σ w and Σ w·y with w = e^y, y = values[i] − shift (<= 0), Kahan-compensated, in one pass that
+// stores nothing: ln Σ w − Σ w·y / Σ w is the entropy of the softmax at T 1.
+struct EntropySums {
+  double total;
+  double weighted_exponent;
+};
+EntropySums entropy_sums(std::span<const float> values, float shift);
 
 // Σ values[i]², Kahan-compensated: with exp_shifted's weights, W² times the collision probability.
 double sum_of_squares(std::span<const float> values);
@@ -94,6 +105,14 @@ std::size_t mask_count(std::span<const std::uint32_t> mask, std::size_t vocabula
 // compressed a register at a time (the buffers are resized to them).
 std::size_t gather_allowed(std::span<const std::uint32_t> mask, std::span<const float> values, Buffer<std::uint32_t>& ids,
                            Buffer<float>& kept);
+
+// gather_allowed, and whether every value (allowed or not) is finite, from the same sweep.
+struct CheckedCount {
+  std::size_t count;
+  bool finite;
+};
+CheckedCount checked_gather_allowed(std::span<const std::uint32_t> mask, std::span<const float> values,
+                                    Buffer<std::uint32_t>& ids, Buffer<float>& kept);
 
 // First index >= start whose value is > threshold, or values.size().
 std::size_t next_above(std::span<const float> values, std::size_t start, float threshold);

@@ -77,6 +77,10 @@ struct ChainScratch {
   Buffer<float> spare_keys;
   Buffer<float> spare_weights;
   std::vector<std::uint8_t> masked;
+  // The fast paths' input under the masks (fast_input.hpp): the masks as one, the tokens they allow.
+  Buffer<std::uint32_t> allowed_words;
+  Buffer<std::uint32_t> allowed_ids;
+  Buffer<float> allowed_logits;
   std::vector<std::int32_t> reversed;      // DRY's window, newest first
   std::vector<std::int32_t> match_length;  // Z-array of `reversed`
   std::vector<std::pair<std::int32_t, std::int32_t>> repeats;  // (token, repeat length)
@@ -84,6 +88,7 @@ struct ChainScratch {
   std::vector<std::int32_t> bans;          // noRepeatNgramSize's and badWords' banned tokens
   std::vector<std::int32_t> failure;       // the n-gram search's KMP failure function
   std::vector<double> adaptive_probs;      // adaptive-p's candidates' probabilities before its transform
+  std::vector<double> adaptive_cumulative;  // adaptive-p's rejection draw: its head's running weight
   bool banned_everything = false;          // the history's bans left no token (the top one was kept)
 };
 

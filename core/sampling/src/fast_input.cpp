@@ -1,0 +1,141 @@
+#include "fast_input.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "chain.hpp"
+#include "sampling_lab/filters.hpp"
+#include "sampling_lab/kernels.hpp"
+
+namespace sampling_lab::detail {
+
+namespace {
+
+bool masks_on(const SamplingOptions& o) {
+  return !o.allowed_mask.empty() || !o.allowed_tokens.empty() || !o.banned_tokens.empty() || o.no_repeat_ngram_size > 0 ||
+         !o.bad_words_ids.empty();
+}
+
+// The options with the masks and dynatemp off.
+SamplingOptions plain(const SamplingOptions& o) {
+  SamplingOptions p = o;
+  p.allowed_mask = {};
+  p.allowed_tokens = {};
+  p.banned_tokens = {};
+  p.no_repeat_ngram_size = 0;
+  p.ngram_banned.reset();
+  p.bad_words_ids = {};
+  p.bad_words_lengths = {};
+  p.dynatemp_range = 0.0;
+  return p;
+}
+
+void clear_bit(Buffer<std::uint32_t>& words, std::int32_t id) { words[std::size_t(id) / 32] &= ~(1u << (std::size_t(id) % 32)); }
+
+// The three penalties on the gathered logits, each token found by id.
+void penalise_gathered(std::span<const std::uint32_t> ids, std::span<float> logits, const SamplingOptions& options,
+                       PenaltyScratch& scratch) {
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
+  for (const auto [token, count] : penalty_counts(options, scratch)) {
+    const auto at = std::lower_bound(ids.begin(), ids.end(), std::uint32_t(token));
+    if (at == ids.end() || *at != std::uint32_t(token)) continue;
+    float& logit = logits[std::size_t(at - ids.begin())];
+    logit = float(std::clamp(penalised_logit(logit, count, options), -kFloatMax, kFloatMax));
+  }
+}
+
+// The input's logits with the penalties, in a copy that tests them as it is made (the fast paths'
+// first pass tests the logits they are given, where a penalty could have clamped a ±∞).
+void penalise_copy(std::span<const float> logits, const SamplingOptions& options, PenaltyScratch& scratch, bool check,
+                   FastInput& input) {
+  if (!stage_on(Stage::kPenalties, options)) return;
+  auto& copy = scratch.logits;
+  copy.resize(logits.size());
+  input.finite = kernels::checked_copy(logits, copy) || !check;
+  apply_penalties(copy, options, scratch);
+  input.logits = copy;
+}
+
+}  // namespace
+
+std::span<const std::uint32_t> combined_mask(const SamplingOptions& o, std::span<const std::int32_t> bans,
+                                             std::size_t vocabulary, Buffer<std::uint32_t>& words) {
+  if (o.allowed_tokens.empty() && o.banned_tokens.empty() && bans.empty()) return o.allowed_mask;
+  if (!o.allowed_tokens.empty()) {
+    words.assign(mask_words(vocabulary), 0u);
+    for (const auto id : o.allowed_tokens) words[std::size_t(id) / 32] |= 1u << (std::size_t(id) % 32);
+    for (std::size_t w = 0; w < o.allowed_mask.size(); ++w) words[w] &= o.allowed_mask[w];
+  } else if (!o.allowed_mask.empty()) {
+    words.assign(o.allowed_mask.begin(), o.allowed_mask.end());
+  } else {
+    words.assign(mask_words(vocabulary), ~0u);
+  }
+  for (const auto id : o.banned_tokens) clear_bit(words, id);
+  for (const auto id : bans) {
+    if (std::size_t(id) < vocabulary) clear_bit(words, id);  // history ids are checked against the largest vocabulary only
+  }
+  return words;
+}
+
+std::optional<FastInput> fast_input(std::span<const float> logits, const SamplingOptions& options,
+                                    FilterWorkspace& workspace, bool check, bool fold) {
+  const bool masked = masks_on(options);
+  if (!masked && !(options.dynatemp_range > 0.0)) return std::nullopt;
+  FastInput input{{}, {}, logits, plain(options)};
+  if (needs_general_chain(input.options)) return std::nullopt;
+  auto& chain = workspace.chain;
+  // No mask and no bans this step (an empty mask) allow everything.
+  const auto mask = masked ? combined_mask(options, history_bans(options, chain), logits.size(), chain.allowed_words)
+                           : std::span<const std::uint32_t>();
+  chain.banned_everything = false;
+  if (!mask.empty()) {
+    const bool greedy_or_whole = input.options.temperature == 0.0 || !cuts(input.options, logits.size());
+    if (fold && greedy_or_whole && !(options.dynatemp_range > 0.0) && 2 * kernels::mask_count(mask, logits.size()) >= logits.size()) {
+      input.mask = mask;
+      penalise_copy(logits, options, workspace.penalties, check, input);
+      input.options.generated_ids = {};
+      input.options.generated_counts.reset();
+      return input;
+    }
+    const auto gathered = check ? kernels::checked_gather_allowed(mask, logits, chain.allowed_ids, chain.allowed_logits)
+                                : kernels::CheckedCount{kernels::gather_allowed(mask, logits, chain.allowed_ids, chain.allowed_logits), true};
+    input.finite = gathered.finite;
+    if (!input.finite) return input;
+    // The options are checked: only the history's bans can leave no token.
+    chain.banned_everything = gathered.count == 0;
+    if (chain.banned_everything) return std::nullopt;
+    if (stage_on(Stage::kPenalties, options)) {
+      penalise_gathered(chain.allowed_ids, chain.allowed_logits, options, workspace.penalties);
+    }
+    input.ids = chain.allowed_ids;
+    input.logits = chain.allowed_logits;
+  } else {
+    penalise_copy(logits, options, workspace.penalties, check, input);
+    if (!input.finite) return input;
+  }
+  input.options.generated_ids = {};
+  input.options.generated_counts.reset();
+  // One token left has nothing to scale (as the chain leaves it).
+  if (options.dynatemp_range > 0.0) {
+    input.options.temperature = input.logits.size() > 1 ? dynamic_temperature(input.logits, options) : 1.0;
+  }
+  return input;
+}
+
+std::int32_t token_at(const FastInput& input, std::size_t position) {
+  return std::int32_t(input.ids.empty() ? position : input.ids[position]);
+}
+
+Selection with_token_ids(Selection kept, const FastInput& input, FilterWorkspace& workspace) {
+  if (input.ids.empty()) return kept;
+  if (kept.ids.data() == workspace.identity.data()) {
+    kept.ids = input.ids.first(kept.ids.size());
+    return kept;
+  }
+  // Otherwise the selection views the candidates' ids, here positions in the input.
+  auto& positions = workspace.candidates.ids;
+  for (std::size_t j = 0; j < kept.ids.size(); ++j) positions[j] = input.ids[positions[j]];
+  return kept;
+}
+
+}  // namespace sampling_lab::detail
