@@ -19,6 +19,18 @@ using Batch = xsimd::batch<float>;
 constexpr std::size_t kLanes = Batch::size;
 
 std::size_t simd_end(std::size_t size) { return size - size % kLanes; }
+
+// Sparse scans test four batches at a time: one any_true, branch and loop check (and, in V8, one
+// stack check) per 4 · kLanes values instead of per batch.
+constexpr std::size_t kScanStride = 4 * kLanes;
+std::size_t scan_end(std::size_t size) { return size - size % kScanStride; }
+
+// Whether test(batch) holds in some lane of the four batches at `data`.
+template <typename Test>
+bool any_in_four(const float* data, Test test) {
+  return xsimd::any((test(Batch::load_unaligned(data)) || test(Batch::load_unaligned(data + kLanes))) ||
+                    (test(Batch::load_unaligned(data + 2 * kLanes)) || test(Batch::load_unaligned(data + 3 * kLanes))));
+}
 }  // namespace
 
 namespace {
@@ -456,18 +468,25 @@ std::size_t gather_at_least(std::span<const float> values, float threshold, Buff
   const float* data = values.data();
   const std::size_t end = simd_end(values.size());
   const Batch threshold_batch(threshold);
+  const auto at_least = [&](Batch x) { return x >= threshold_batch; };
   const auto take = [&](std::size_t i) {
     ids[count] = std::uint32_t(i);
     kept[count] = data[i];
     count += data[i] >= threshold;
   };
-  for (std::size_t i = 0; i < end; i += kLanes) {
-    // Most batches hold no candidate: one compare skips them.
-    if (xsimd::any(Batch::load_unaligned(data + i) >= threshold_batch)) {
+  // Most batches hold no candidate: one test skips four of them.
+  const auto take_batch = [&](std::size_t i) {
+    if (xsimd::any(at_least(Batch::load_unaligned(data + i)))) {
       for (std::size_t j = i; j < i + kLanes; ++j) take(j);
     }
+  };
+  std::size_t i = 0;
+  for (const std::size_t wide_end = scan_end(values.size()); i < wide_end; i += kScanStride) {
+    if (!any_in_four(data + i, at_least)) continue;
+    for (std::size_t b = i; b < i + kScanStride; b += kLanes) take_batch(b);
   }
-  for (std::size_t i = end; i < values.size(); ++i) take(i);
+  for (; i < end; i += kLanes) take_batch(i);
+  for (; i < values.size(); ++i) take(i);
   ids.resize(count);
   kept.resize(count);
   return count;
@@ -619,8 +638,12 @@ std::size_t next_above(std::span<const float> values, std::size_t start, float t
   for (; i < values.size() && i % kLanes != 0; ++i) {
     if (data[i] > threshold) return i;
   }
+  const auto above = [&](Batch x) { return x > threshold_batch; };
+  for (; i + kScanStride <= values.size(); i += kScanStride) {
+    if (any_in_four(data + i, above)) break;
+  }
   for (const std::size_t end = simd_end(values.size()); i < end; i += kLanes) {
-    if (xsimd::any(Batch::load_unaligned(data + i) > threshold_batch)) break;
+    if (xsimd::any(above(Batch::load_unaligned(data + i)))) break;
   }
   for (; i < values.size(); ++i) {
     if (data[i] > threshold) return i;
