@@ -420,9 +420,11 @@ double block_sum(std::span<const float> values, std::span<double> block_sums) {
 void negative_distance(std::span<const float> values, float shift, float scale, float offset, std::span<float> out) {
   const std::size_t end = simd_end(values.size());
   const Batch shift_batch(shift), scale_batch(scale), offset_batch(offset), lowest(-std::numeric_limits<float>::max());
+  // −|d| is d with its sign bit set: one OR, where V8 spends three instructions each on abs and neg.
+  const Batch sign_bit(-0.0f);
   for (std::size_t i = 0; i < end; i += kLanes) {
-    const Batch distance = xsimd::abs((shift_batch - Batch::load_unaligned(values.data() + i)) * scale_batch + offset_batch);
-    xsimd::max(-distance, lowest).store_unaligned(out.data() + i);
+    const Batch difference = (shift_batch - Batch::load_unaligned(values.data() + i)) * scale_batch + offset_batch;
+    xsimd::max(difference | sign_bit, lowest).store_unaligned(out.data() + i);
   }
   for (std::size_t i = end; i < values.size(); ++i) {
     out[i] = std::max(-std::abs((shift - values[i]) * scale + offset), -std::numeric_limits<float>::max());
