@@ -139,6 +139,21 @@ class Candidates {
     keep_positions(positions);
   }
 
+  // Keeps the candidates `best` names (RankedToken::id holds the position), the first of the
+  // ranking: their positions sorted, with no pass over the others (the trace, which must see
+  // every cut, takes keep_if).
+  void keep_ranked(std::span<const RankedToken> best, std::uint8_t stage) {
+    if (trace_ && !trace_->cut_by.empty()) {
+      const RankedToken last = best.back();
+      return keep_if([&](std::size_t i) { return !ranks_before(last, {keys_[i], std::uint32_t(i), 0.0f}); }, stage);
+    }
+    auto& positions = chain_.positions;
+    positions.clear();
+    for (const RankedToken& token : best) positions.push_back(token.id);
+    std::sort(positions.begin(), positions.end());
+    keep_positions(positions);
+  }
+
   // Keeps the candidates whose logit is >= threshold, and the top one in any case: SIMD skips the
   // batches with none (the trace, which must see every cut, takes keep_if).
   void keep_keys_at_least(float threshold, std::uint8_t stage) {
@@ -503,9 +518,7 @@ void keep_best(Candidates& candidates, std::size_t count, Stage stage, ChainScra
     return;
   }
   best_ranked(candidates.keys(), count, chain.top);
-  const RankedToken last = chain.top.back();  // RankedToken::id holds the position
-  const auto keys = candidates.keys();
-  candidates.keep_if([&](std::size_t i) { return !ranks_before(last, {keys[i], std::uint32_t(i), 0.0f}); }, code(stage));
+  candidates.keep_ranked(chain.top, code(stage));
 }
 
 void top_k(Candidates& candidates, const SamplingOptions& options, ChainScratch& chain, PrefixScratch& scratch) {
