@@ -192,15 +192,18 @@ TEST(TopPByBounds, DrawsFromTheExactKeptSet) {
 // tail's bounds cannot decide (so every token is weighed), temperatures near 0 and very large.
 TEST(TopPByBounds, ItsEdgesDrawAsTheExactKeptSet) {
   sl::FilterWorkspace workspace;
-  const double depth = sl::head_depth(kVocabulary);
+  const double depth = sl::top_p_head_depth(kVocabulary);
   std::vector<std::vector<float>> cases;
   // 2,000 tokens tied exactly at the threshold of T 1, under 100 tokens at the top.
   auto tied = std::vector<float>(kVocabulary, float(-depth - 4.0));
   for (std::size_t i = 0; i < 2000; ++i) tied[(i * 71) % kVocabulary] = float(-depth);
   for (std::size_t r = 0; r < 100; ++r) tied[(r * 1499 + 5) % kVocabulary] = float(-0.05 * double(r));
   cases.push_back(tied);
-  // The tail holds about half the mass: a top-p of 0.5 ends near the head's edge.
-  cases.push_back(tail_under_threshold(1.0, 2.0));
+  // Just under the threshold of T 1, the tail holds about half the mass: a top-p of 0.5 ends near
+  // the head's edge.
+  auto tail = std::vector<float>(kVocabulary, float(-depth - 1e-3));
+  tail[977] = 0.0f;
+  cases.push_back(tail);
   cases.push_back(sl::synthetic_logits(kVocabulary, 7));
   std::size_t differences = 0, draws_made = 0;
   for (const auto& logits : cases) {
@@ -227,7 +230,7 @@ TEST(TopPByBounds, TheTailBoundsHoldTheExactMass) {
     const auto logits = sl::synthetic_logits(kVocabulary, seed);
     const float max = *std::max_element(logits.begin(), logits.end());
     for (const double temperature : {0.3, 1.0, 3.0}) {
-      const float threshold = float(double(max) - sl::head_depth(kVocabulary) * temperature);
+      const float threshold = float(double(max) - sl::top_p_head_depth(kVocabulary) * temperature);
       double exact = 0.0;
       for (const float z : logits) {
         if (z < threshold) exact += std::exp((double(z) - double(max)) / temperature);

@@ -348,6 +348,8 @@ bool sample_logits(std::span<const float> logits, double temperature, SamplingMe
 
 double head_depth(std::size_t vocabulary) { return std::max(1.0, std::log(double(vocabulary) / 50.0)); }
 
+double top_p_head_depth(std::size_t vocabulary) { return 1.5 * head_depth(vocabulary); }
+
 TokenUniforms token_uniforms(const SamplingOptions& options) {
   Philox rng(options.seed, options.stream);
   rng.seek(options.step);

@@ -180,15 +180,15 @@ double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, Candida
   return kept_weight;
 }
 
-// Top-p alone, for a draw, without weighing the tail: the tokens within T·head_depth(V) of the
-// maximum (the head) get their weights; the rest's mass is only bounded (kernels::tail_mass).
+// Top-p alone, for a draw, without weighing the tail: the tokens within T·top_p_head_depth(V) of
+// the maximum (the head) get their weights; the rest's mass is only bounded (kernels::tail_mass).
 // The kept prefix is the shortest reaching p of the total, a total known to lie in
 // [head + low, head + high]: where both ends give the same prefix, inside the head, it is the
 // prefix. Otherwise (the bounds straddle a boundary, a top-p reaching into the tail, or a head of
 // a quarter of the vocabulary), none: the caller weighs everything.
 std::optional<Selection> top_p_by_bounds(std::span<const float> logits, const Chain& chain, FilterWorkspace& workspace) {
   const std::size_t v = logits.size();
-  const float threshold = float(double(chain.max_logit) - sampling_lab::head_depth(v) * chain.temperature);
+  const float threshold = float(double(chain.max_logit) - sampling_lab::top_p_head_depth(v) * chain.temperature);
   auto& candidates = workspace.candidates;
   const auto tail = kernels::split_at(logits, threshold, chain.max_logit, chain.inverse_temperature, candidates.ids,
                                       candidates.keys);

@@ -83,10 +83,15 @@ bool sample_logits(std::span<const float> logits, double temperature, SamplingMe
 std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& options,
                           FilterWorkspace& workspace);
 
-// How far below the largest logit, in units of T, sample_token weighs tokens when no filter cuts
-// (and top-p alone, for a draw): max(1, ln(V / 50)), so that the tail's envelope mass is at most
-// 50 times the head's, which holds the maximum at weight 1, whatever the logits.
+// How far below the largest logit, in units of T, sample_token weighs tokens when no filter cuts:
+// max(1, ln(V / 50)), so that the tail's envelope mass is at most 50 times the head's, which
+// holds the maximum at weight 1, whatever the logits.
 double head_depth(std::size_t vocabulary);
+
+// How far top-p alone weighs tokens for a draw: 1.5 · head_depth, so that the bounds on the rest's
+// mass are close enough to decide the kept prefix (at head_depth, on the synthetic logits, they
+// straddle top-p 0.9's boundary and every token is weighed).
+double top_p_head_depth(std::size_t vocabulary);
 
 // The two uniforms of a token's Philox block `options.step` of (seed, stream): the first draws
 // the token, the second decides whether XTC acts (when it is below xtc.probability).
