@@ -11,6 +11,8 @@ try {
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(server.resolvedUrls.local[0]);
   const widget = page.locator('#shape');
+  // Widgets start when they come into view.
+  await widget.scrollIntoViewIfNeeded();
   await widget.getByRole('button', { name: /151,936/ }).click();
   await widget.locator('.uplot canvas').first().waitFor();
   const samples = await page.evaluate(async () => {

@@ -89,29 +89,4 @@ double sample_std(std::span<const double> values) {
   return std::sqrt(squares / double(values.size() - 1));
 }
 
-Moments surprisal_moments(std::span<const float> probs) {
-  double total = 0.0;
-  for (const float p : probs) total += p;
-  const double log_total = std::log(total);
-  const auto surprisal = [&](float p) { return (log_total - std::log(double(p))) / std::numbers::ln2; };
-  double mean = 0.0;
-  double mean_square = 0.0;
-  for (const float p : probs) {
-    if (p <= 0.0f) continue;
-    const double s = surprisal(p);
-    mean += p * s;
-    mean_square += p * s * s;
-  }
-  mean /= total;
-  mean_square /= total;
-  double variance = 0.0;
-  for (const float p : probs) {
-    if (p <= 0.0f) continue;
-    const double deviation = surprisal(p) - mean;
-    variance += p * deviation * deviation;
-  }
-  variance /= total;
-  return {mean, mean_square, variance, std::sqrt(variance)};
-}
-
 }  // namespace sampling_lab

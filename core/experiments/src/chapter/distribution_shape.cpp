@@ -48,7 +48,9 @@ Json filters(Params& params, const Progress&) {
           {"keptMass", result.kept_mass},
           {"entropyBits", result.entropy_bits},
           {"topProb", result.top_prob},
-          {"tokensFor90", cover_count(tempered, 0.9, cover_workspace)},
+          // Ranked by the penalised logits, which order the tempered distribution: no log per token.
+          {"tokensFor90", cover_count_logits(penalised(logits, options, filter_workspace.penalties), options.temperature, 0.9,
+                                             cover_workspace)},
           // The surprisal −log2 p of a drawn token, before and after the cuts: E is the entropy.
           {"surprisal", {{"kept", moments_json(surprisal_moments(probs))}, {"tempered", moments_json(surprisal_moments(tempered))}}}};
 }
