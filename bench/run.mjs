@@ -5,9 +5,8 @@
 // WebAssembly) on the same logits and paths. Prints the tables and writes them into README.md
 // between the bench markers.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { loadSamplingLab } from 'sampling-lab';
 import { loadSamplingLab as loadExperimentLab } from 'sampling-lab/experiments';
 import { compileGrammar } from 'sampling-lab/grammar';
@@ -48,20 +47,6 @@ function nativeRun(buildDir, arch) {
   return { paths: Object.fromEntries(ENTRIES.map(({ key }) => [key, us(`sample_token/${key}`)])), read: us('read_pass'), expPass: us('exp_pass') };
 }
 
-function packageSize() {
-  const dist = join(root, 'wasm/dist');
-  const files = [];
-  const walk = (dir) => readdirSync(dir).forEach((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path);
-    else if (/\.(js|wasm)$/.test(name) && name !== 'cli.js') files.push(path);
-  });
-  walk(dist);
-  const gz = (list) => list.reduce((sum, f) => sum + gzipSync(readFileSync(f), { level: 9 }).length, 0);
-  // The sampler as `sampling-lab` loads it: everything but the widgets and the experiments module.
-  const core = files.filter((f) => !f.includes('/element/') && !/(element|define|embed|experiments[^/]*)\.(js|wasm)$/.test(f));
-  return { core: gz(core), all: gz(files) };
-}
 
 const lab = await loadSamplingLab();
 const logits = lab.syntheticLogits();
@@ -172,7 +157,6 @@ const historyCosts = [{ temperature: 0.8 }, statefulOptions].map((options) => {
   return { options, short: median(at.short), long: median(at.long) };
 });
 const peers = await measurePeers({ root, lab, logits, paths: PATHS, measure });
-const size = packageSize();
 
 const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const lines = [
@@ -203,7 +187,6 @@ const lines = [
   `Stateful sampler (\`lab.createSampler\`, T 0.8, top-p 0.9, repetition 1.1, DRY, windows of 64 ids, 1,000-token rows): ${stateful.median.toFixed(1)} µs per token against ${stateless.median.toFixed(1)} µs for sampleToken with the same options, +${(stateful.median - stateless.median).toFixed(1)} µs (target < 5 µs).`,
   `Stateful sampler's cost against its history's length (151,936 logits, rounds interleaved; target ≤ 1.2×): ${historyCosts.map(({ options, short, long }) =>
     `${JSON.stringify(options)}: ${f(short)} µs at 10 tokens, ${f(long)} µs at 2^24 (${(long / short).toFixed(2)}×)`).join('; ')}.`,
-  `Package size, gzip: core (WASM + JS) ${(size.core / 1024).toFixed(1)} KB (target ≤ 150 KB); with the widgets ${(size.all / 1024).toFixed(1)} KB.`,
   '',
   ...peerLines(rows, peers, f),
 ];
