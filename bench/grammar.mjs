@@ -3,14 +3,12 @@
 // and its copy out), and what allowedMask adds to Sampling Lab's draw (sampleToken on the step's
 // logits with the mask, against the same call without it). Writes README.md between the
 // grammar-bench markers.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadSamplingLab } from 'sampling-lab';
 import { compileGrammar } from 'sampling-lab/grammar';
 import { loadLocalModel, positionLogits } from 'sampling-lab/transformers';
 import { ensureTinyModel } from '../tests/support/tiny-model.js';
+import { writeReadmeSection } from './readme-section.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
 const lab = await loadSamplingLab();
 const { model, tokenizer } = await loadLocalModel(ensureTinyModel(), { dtype: 'fp32' });
 const V = model.config.vocab_size;
@@ -77,8 +75,4 @@ const part = (steps, what) => steps.length === 0 ? `no step ${what}` :
 const line = `On the tiny model (${V.toLocaleString('en')} tokens, ${process.version}; a JSON schema with a string, an integer range and an enum array, T 0.8, top-p 0.9, 5 runs, each from inside the string): ` +
   `compiling the schema for Qwen3's tokenizer takes ${compileMs.toFixed(0)} ms; per step, medians: ${part(dense, 'inside the string')}; ${part(sparse, 'between JSON tokens')}.`;
 console.log(line);
-const readme = join(root, 'README.md');
-const text = readFileSync(readme, 'utf8');
-const start = '<!-- grammar-bench:start -->';
-const end = '<!-- grammar-bench:end -->';
-writeFileSync(readme, text.slice(0, text.indexOf(start) + start.length) + '\n' + line + '\n' + text.slice(text.indexOf(end)));
+writeReadmeSection('grammar-bench', [line]);

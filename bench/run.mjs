@@ -14,6 +14,7 @@ import { loadLocalModel } from 'sampling-lab/transformers';
 import { referenceSampleToken } from '../tests/support/reference-sampler.js';
 import { ensureTinyModel } from '../tests/support/tiny-model.js';
 import { measurePeers, peerLines } from './peers/index.mjs';
+import { writeReadmeSection } from './readme-section.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 // The paths and the general chain's stages, named once: the native benchmark reads the same file
@@ -192,8 +193,4 @@ const lines = [
 ];
 const table = lines.join('\n');
 console.log(table);
-const readme = join(root, 'README.md');
-const text = readFileSync(readme, 'utf8');
-const start = '<!-- bench:start -->';
-const end = '<!-- bench:end -->';
-writeFileSync(readme, text.slice(0, text.indexOf(start) + start.length) + '\n' + table + '\n' + text.slice(text.indexOf(end)));
+writeReadmeSection('bench', lines);

@@ -4,15 +4,13 @@
 // its own equals greedy decoding (it should always); then speculative decoding on the tiny
 // target/draft pair against plain decoding, beside the chapter's formula. Writes the lines into
 // README.md between the transformers-bench and speculative-bench markers.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { Tensor } from '@huggingface/transformers';
 import { loadSamplingLab } from 'sampling-lab';
 import { createLogitsProcessor, generateTokens, loadLocalModel, logitsRows, speculativeGenerate } from 'sampling-lab/transformers';
 import { ensureSpeculativePair, ensureTinyModel } from '../tests/support/tiny-model.js';
+import { writeReadmeSection } from './readme-section.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
 const STEPS = 64;
 const RUNS = 20;
 const lab = await loadSamplingLab();
@@ -167,12 +165,5 @@ const specLines = [
 ];
 console.log(specLines.join('\n'));
 
-// The README's text between <!-- name:start --> and <!-- name:end --> becomes `block`.
-function writeBetween(name, block) {
-  const readme = join(root, 'README.md');
-  const text = readFileSync(readme, 'utf8');
-  const [start, end] = [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`];
-  writeFileSync(readme, text.slice(0, text.indexOf(start) + start.length) + '\n' + block.join('\n') + '\n' + text.slice(text.indexOf(end)));
-}
-writeBetween('transformers-bench', lines);
-writeBetween('speculative-bench', specLines);
+writeReadmeSection('transformers-bench', lines);
+writeReadmeSection('speculative-bench', specLines);
