@@ -62,7 +62,7 @@ const MC_DRAWS = 1e8;
 const IMPORTANCE_DRAWS = 1.5e7;
 /** sequence: random mode models × (2 · nodes · vocab + Σ min(width · vocab, leaves) · depth); handbook mode
  * samples · depth · (vocab + 8) + leaves · depth + the same beam work. */
-const BEAM_EXPANSIONS = 2e7;
+const BEAM_EXPANSIONS = 1e7;
 /** logitBias as an object: at most this many keys. */
 const OBJECT_BIAS_KEYS = 65536;
 /** Small logits of 4 tokens: token 3 survives the narrow id lists (ids 0, 1, 2). */
@@ -863,17 +863,19 @@ it('runExperiment: mc-error, importance, eval-error and sample-size at their wor
 it('runExperiment: sequence at its largest tree and at its beam budget', () => runGroup('runExperiment (sequence)', function* (fuzz) {
   const experiment = experimentCases(fuzz);
   const run = (label: string, params: Record<string, unknown>, wanted: Outcome) => experiment('sequence', label, params, wanted);
-  // vocab^depth ≤ 10^5: vocab 10, depth 5 is the largest tree (11,111 distributions of 10).
-  const tree = new Float64Array(111110).fill(0.1);
-  // handbook: samples · depth · (vocab + 8) + leaves · depth + Σ min(width · vocab, leaves) · depth ≤ 2·10^7.
-  const leafWork = 1e5 * 5;
+  // Handbook mode lists every leaf: vocab^depth ≤ 4096, so vocab 8, depth 4 is its largest tree
+  // (585 distributions of 8); vocab 10, depth 4 is past it.
+  const tree = new Float64Array(585 * 8).fill(0.125);
+  // samples · depth · (vocab + 8) + leaves · depth + Σ min(width · vocab, leaves) · depth ≤ 10^7.
+  const leafWork = 4096 * 4;
   const widths = [1e5, 1e5, 1e5, 1e5, 1e5, 1e5];
-  const samples = Math.floor((BEAM_EXPANSIONS - leafWork - widths.length * 1e5 * 5) / (5 * 18));
-  yield run(`{ handbook, vocab 10, depth 5, samples ${samples}, draws 64, 6 widths of 10^5 }`, { tree, vocab: 10, depth: 5, samples, draws: 64, widths }, 'accept');
-  yield run(`{ handbook, vocab 10, depth 5, samples ${samples + 1}, … }`, { tree, vocab: 10, depth: 5, samples: samples + 1, draws: 64, widths }, 'reject');
+  const samples = Math.floor((BEAM_EXPANSIONS - leafWork - widths.length * 4096 * 4) / (4 * 16));
+  yield run(`{ handbook, vocab 8, depth 4, samples ${samples}, draws 64, 6 widths of 10^5 }`, { tree, vocab: 8, depth: 4, samples, draws: 64, widths }, 'accept');
+  yield run(`{ handbook, vocab 8, depth 4, samples ${samples + 1}, … }`, { tree, vocab: 8, depth: 4, samples: samples + 1, draws: 64, widths }, 'reject');
   yield run('{ handbook, tree of 131,073 }', { tree: new Float64Array(131073).fill(0.5), vocab: 2, depth: 2 }, 'reject');
-  yield run('{ handbook, vocab 10, depth 6 }', { tree, vocab: 10, depth: 6 }, 'reject');
-  // random: models × (2 · nodes · vocab + Σ min(width · vocab, leaves) · depth) ≤ 2·10^7.
+  yield run('{ handbook, vocab 10, depth 4 }', { tree: new Float64Array(1111 * 10).fill(0.1), vocab: 10, depth: 4 }, 'reject');
+  yield run('{ handbook, vocab 8, depth 5 }', { tree, vocab: 8, depth: 5 }, 'reject');
+  // random: models × (2 · nodes · vocab + Σ min(width · vocab, leaves) · depth) ≤ 10^7.
   const perModel = 2 * 11111 * 10 + 10 * 5;
   const models = Math.floor(BEAM_EXPANSIONS / perModel);
   yield run(`{ random, vocab 10, depth 5, widths [1], models ${models} }`, { mode: 'random', vocab: 10, depth: 5, widths: [1], models }, 'accept');

@@ -258,6 +258,31 @@ export class GrammarMatcher {
 }
 
 /**
+ * xgrammar reports a bad grammar by printing "[FATAL] file:line: why" and "Aborted()" through the
+ * console.error it bound when its module started, then throwing "Aborted()". It binds this
+ * function instead (console.error is swapped only while it starts), which keeps the why for the
+ * error and prints neither line.
+ */
+let lastFatal: string | undefined;
+const originalError = console.error;
+function xgrammarError(...args: unknown[]): void {
+  const text = args.map(String).join(' ');
+  const why = /^\[FATAL\] \S*:\d+: (.*)$/s.exec(text);
+  if (why) lastFatal = why[1].trim();
+  else if (text !== 'Aborted()') (console.error === xgrammarError ? originalError : console.error).apply(console, args);
+}
+
+async function startingXGrammar<T>(start: () => Promise<T>): Promise<T> {
+  const error = console.error;
+  console.error = xgrammarError;
+  try {
+    return await start();
+  } finally {
+    console.error = error;
+  }
+}
+
+/**
  * Compiles a grammar for a transformers.js tokenizer (byte-level BPE such as Qwen3's included):
  * JSON schemas as compact JSON unless `anyWhitespace`, EBNF, a regex, or a structural tag.
  */
@@ -274,8 +299,10 @@ export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarS
     throw new SamplingLabError('stopTokenIds', `stopTokenIds must be token ids in [0, ${vocabSize})`);
   }
   const api = await loadXGrammar();
-  const info = await api.TokenizerInfo.createTokenizerInfo(tokens, vocabType, false, vocabSize, stopTokenIds ? [...stopTokenIds] : undefined);
+  const info = await startingXGrammar(() =>
+    api.TokenizerInfo.createTokenizerInfo(tokens, vocabType, false, vocabSize, stopTokenIds ? [...stopTokenIds] : undefined));
   const compiler = await api.GrammarCompiler.createGrammarCompiler(info);
+  lastFatal = undefined;
   try {
     const grammar = spec.jsonSchema !== undefined
       ? await compiler.compileJSONSchema(typeof spec.jsonSchema === 'string' ? spec.jsonSchema : JSON.stringify(spec.jsonSchema),
@@ -286,7 +313,8 @@ export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarS
     return new CompiledGrammar(api, grammar, vocabSize, stopTokenIds ? [...stopTokenIds] : undefined);
   } catch (error) {
     if (error instanceof SamplingLabError) throw error;
-    throw new SamplingLabError('grammar', `xgrammar could not compile the grammar: ${(error as Error)?.message ?? String(error)}`);
+    const why = lastFatal ?? (error as Error)?.message ?? String(error);
+    throw new SamplingLabError('grammar', `xgrammar could not compile the grammar: ${why}`);
   } finally {
     compiler.dispose();
   }

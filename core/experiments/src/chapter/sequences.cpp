@@ -10,8 +10,9 @@ namespace sampling_lab::detail {
 
 namespace {
 
-// Beam-search node expansions allowed per run: a few seconds in WebAssembly.
-constexpr double kMaxExpansions = 2e7;
+// Node expansions allowed per run: at most about a second in WebAssembly.
+constexpr double kMaxExpansions = 1e7;
+constexpr double kMaxListedLeaves = 4096;
 
 Json path_json(const Path& path) {
   return {{"path", path.tokens}, {"prob", std::exp(path.log_prob)}};
@@ -69,7 +70,7 @@ Json handbook_tree(Params& params, const Progress& progress, std::size_t vocabul
   const double work = beam_work(widths, vocabulary, depth) +
                       double(params.integer("samples")) * double(depth) * double(vocabulary + 8) + leaves * double(depth);
   if (work > kMaxExpansions) {
-    return reject(params, {"samples", "samples × depth + beam work must be at most 2e7 expansions; use fewer samples or widths"});
+    return reject(params, {"samples", "samples × depth + beam work must be at most 1e7 expansions; use fewer samples or widths"});
   }
   const std::vector<double> tree = params.numbers("tree");
   const std::size_t nodes = tree_nodes(vocabulary, depth);
@@ -108,7 +109,7 @@ Json random_models(Params& params, const Progress& progress, std::size_t vocabul
   const double nodes = double(tree_nodes(vocabulary, depth)) * double(vocabulary);
   const double expansions_per_model = 2 * nodes + beam_work(widths, vocabulary, depth);
   if (double(models) * expansions_per_model > kMaxExpansions) {
-    return reject(params, {"models", "models × (beam work per model) must be at most 2e7 expansions; use fewer models, widths or a smaller tree"});
+    return reject(params, {"models", "models × (beam work per model) must be at most 1e7 expansions; use fewer models, widths or a smaller tree"});
   }
   std::size_t greedy_misses = 0;
   std::vector<std::size_t> beam_misses(widths.size(), 0);
@@ -143,8 +144,11 @@ Json sequence(Params& params, const Progress& progress) {
   const bool handbook = params.choice("mode") == "handbook";
   const auto vocabulary = std::size_t(params.given("vocab") ? params.integer("vocab") : handbook ? 2 : 3);
   const auto depth = std::size_t(params.given("depth") ? params.integer("depth") : handbook ? 2 : 4);
-  if (std::pow(double(vocabulary), double(depth)) > 1e5) {
-    return reject(params, {"depth", "vocab^depth must be at most 100000"});
+  const double leaves = std::pow(double(vocabulary), double(depth));
+  if (leaves > 1e5) return reject(params, {"depth", "vocab^depth must be at most 100000"});
+  // Each listed leaf is a JSON object, about 400 times an expansion's cost.
+  if (handbook && leaves > kMaxListedLeaves) {
+    return reject(params, {"depth", "handbook mode lists every leaf: vocab^depth must be at most 4096"});
   }
   const std::vector<double> widths = params.given("widths") ? params.numbers("widths")
       : handbook ? std::vector<double>{1, 2} : default_widths(vocabulary, depth);
@@ -190,7 +194,7 @@ std::vector<Experiment> sequence_experiments() {
          {"tree", array(probability(0), {0.6, 0.4, 0.5, 0.5, 0.9, 0.1}, 2, 131072),
           "Handbook mode: one distribution per tree node, breadth-first"},
          {"vocab", optional(integer(2, closed(2, 16))), "Tokens per step; null = 2 (handbook) or 3 (random)", {2, 5, 1}},
-         {"depth", optional(integer(2, closed(1, 10))), "Sequence length; null = 2 (handbook) or 4 (random)", {2, 5, 1}},
+         {"depth", optional(integer(2, closed(1, 10))), "Sequence length; null = 2 (handbook) or 4 (random); vocab^depth at most 4096 (handbook) or 100000 (random)", {2, 5, 1}},
          {"widths", optional(array(integer(1, closed(1, 100000)), nullptr, 1, 32)),
           "Beam widths; null = 1 and 2 (handbook) or powers of two up to exhaustive (random)"},
          {"samples", integer(10000, closed(0, 1000000)), "Handbook mode: ancestral samples behind each leaf's sampled frequency"},
