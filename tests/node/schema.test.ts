@@ -1,6 +1,6 @@
 // The one schema: the core publishes every option and experiment parameter with its kind,
 // default and range, and the package's checks, the CLI and the widgets read it.
-import type { OptionSpec } from 'sampling-lab';
+import { loadSamplingLab as loadSampler, type OptionSpec } from 'sampling-lab';
 import { beforeAll, expect, it } from 'vitest';
 import { defaultsOf, loadSamplingLab, SamplingLabError, type ExperimentLab as Lab } from 'sampling-lab/experiments';
 
@@ -22,6 +22,17 @@ it('publishes each option with its kind, group, default, range and slot', () => 
   expect(lab.options.filter(kinds.numbers).map((o) => o.name)).toEqual(['logitBias.values']);
   expect(lab.options.find((o) => o.name === 'mirostat.mu')).toMatchObject({ kind: 'optional', default: null });
   expect(lab.options.filter((o) => o.kind === 'bitmask').map((o) => o.name)).toEqual(['allowedMask']);
+});
+
+it('the sampler\'s lab publishes the same options without their docs and sliders, which the experiments lab reads from its module', async () => {
+  const sampler = await loadSampler();
+  expect(sampler.options.length).toBe(lab.options.length);
+  expect(sampler.options).toEqual(lab.options.map(({ doc, slider, ...spec }) => {
+    expect(doc.length).toBeGreaterThan(0);
+    return spec;
+  }));
+  expect(sampler.options.some((o) => 'doc' in o || 'slider' in o)).toBe(false);
+  expect(lab.options.find((o) => o.name === 'topK')!.slider).toEqual({ min: 0, max: 200, step: 1 });
 });
 
 it('publishes each experiment\'s parameters, and running with their defaults equals running with none', () => {

@@ -1,9 +1,9 @@
 // What an app ships: Vite production builds of an app that imports only `sampling-lab` and calls
 // sampleToken (the sampler module and no trace of the experiments module), and of one that shows
 // the widgets (one .wasm: the experiments module, which the widgets and their Worker share). Each
-// prints its gzip total of JavaScript and WebAssembly, which README.md records. Issue 19's budgets
-// (100 KB and 200 KB) are not met yet (README.md says by how much and where the bytes are), so they
-// are not asserted here.
+// prints its gzip total of JavaScript and WebAssembly, which README.md records. Issue 19's budget for
+// the first, 100 KB, is asserted; the second's, 200 KB, is not met yet (README.md says by how much
+// and where the bytes are), so it is printed only.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -60,6 +60,7 @@ it('an app that only samples tokens ships the sampler module, without the experi
   }
   const size = total(files);
   console.log(`sampler app: ${(size / KB).toFixed(1)} KB gzip (WebAssembly ${(total(wasm) / KB).toFixed(1)} KB)`);
+  expect(size).toBeLessThanOrEqual(100 * KB);
   // Neither the experiments nor JSON are linked in: their texts are in the other module only.
   for (const text of ["unknown experiment '", '[json.exception.']) {
     expect(experimentsWasm.includes(text)).toBe(true);

@@ -4,7 +4,7 @@ import { SamplingLabError } from './errors.js';
 import type { ExperimentName, ExperimentTypes } from './experiments.js';
 import { checkKeys, describe, isObject, Lab, unwrap, withProgress, type RunOptions } from './lab.js';
 import type { BulkType, CoreExperiments, ExperimentsCoreModule } from './sampling-lab-experiments.js';
-import type { ExperimentInfo } from './schema.js';
+import type { DocumentedOptionSpec, ExperimentInfo } from './schema.js';
 
 /** Copies an array parameter into its WebAssembly buffer, refusing holes and non-numbers. */
 function fillNumbers(buffer: Float64Array, values: ArrayLike<unknown>, name: string): void {
@@ -43,12 +43,15 @@ function withBulk(value: unknown, copies: readonly ArrayBufferView[]): unknown {
 
 /** A Lab with the chapter's experiments. Methods are synchronous; create one per thread. */
 export class ExperimentLab extends Lab {
+  /** Every sampling option as the sampler's lab has it, with its documentation and slider. */
+  override readonly options: readonly DocumentedOptionSpec[];
   /** Every experiment with its parameter schema. */
   readonly experiments: readonly ExperimentInfo[];
   readonly #experiments: CoreExperiments;
 
   constructor(core: ExperimentsCoreModule) {
     super(core);
+    this.options = Object.freeze(JSON.parse(core.optionTable()) as DocumentedOptionSpec[]);
     this.experiments = Object.freeze(JSON.parse(core.listExperiments()) as ExperimentInfo[]);
     this.#experiments = new core.Experiments();
   }

@@ -304,7 +304,7 @@ function logitBiasLists(value: unknown, maxLength: number): [IntegerArray, Numer
  * chapter's experiments are ExperimentLab's (`sampling-lab/experiments`).
  */
 export class Lab {
-  /** Every sampling option: name, kind, default, range, slider and documentation. */
+  /** Every sampling option: name, kind, default, range, group and slot (the experiments lab's add docs and sliders). */
   readonly options: readonly OptionSpec[];
   readonly maxVocabulary: number;
   /** Rows of one sampleBatch call at most. */
@@ -508,24 +508,25 @@ export class Lab {
       if (typeof width === 'number' && matrix.length * width > this.maxVocabulary) {
         throw new SamplingLabError('logitsRows', `logitsRows holds ${matrix.length} × ${width} logits; at most ${this.maxVocabulary} are supported`);
       }
+      // Before 2^14 option objects are read: a ragged matrix is refused at once.
+      const ragged = matrix.some((row) => typeof (row as NumericArray | undefined)?.length === 'number' && row.length !== width);
+      if (ragged) throw new SamplingLabError('logitsRows', 'logitsRows must all have the same length');
     } else {
       checkLength(logitsRows as ArrayLike<unknown>, 'logitsRows', this.maxVocabulary);
     }
     const perRow = this.#rowsOf(options, matrix?.length);
     const rows = perRow.length;
-    const laid = this.#layOut(perRow);
-    if (matrix) {
-      if (matrix.length !== rows) {
-        throw new SamplingLabError('options', `options describe ${rows} rows for ${matrix.length} rows of logits`);
-      }
-      this.#writeRows(this.#core.InputSlot.primary, matrix, 'logitsRows');
-    } else {
-      const length = (logitsRows as ArrayLike<unknown>)?.length;
-      if (typeof length === 'number' && length % rows !== 0) {
-        throw new SamplingLabError('logitsRows', `logitsRows holds ${length} logits, not a whole number of rows for the ${rows} rows the options describe`);
-      }
-      this.#input(logitsRows as NumericArray, 'logitsRows');
+    // The shapes first: reading 2^14 option objects takes longer than a rejection may.
+    const length = (logitsRows as ArrayLike<unknown>)?.length;
+    if (matrix && matrix.length !== rows) {
+      throw new SamplingLabError('options', `options describe ${rows} rows for ${matrix.length} rows of logits`);
     }
+    if (!matrix && typeof length === 'number' && length % rows !== 0) {
+      throw new SamplingLabError('logitsRows', `logitsRows holds ${length} logits, not a whole number of rows for the ${rows} rows the options describe`);
+    }
+    const laid = this.#layOut(perRow);
+    if (matrix) this.#writeRows(this.#core.InputSlot.primary, matrix, 'logitsRows');
+    else this.#input(logitsRows as NumericArray, 'logitsRows');
     this.#writeOptions(laid);
     return unwrap(this.#engine.sampleBatch(rows)).tokens.slice();
   }

@@ -32,10 +32,20 @@ export interface ParamSpec extends ValueSpec {
   slider?: { min: number; max: number; step: number };
 }
 
-export interface OptionSpec extends ParamSpec {
+export interface OptionSpec extends ValueSpec {
+  name: string;
   group: 'filter' | 'penalty' | 'randomKey';
   /** Index among the scalar options, or among the id lists (kind 'array'). */
   slot: number;
+  /** What it does: in the experiments lab's options (and the option types' comments), not the sampler's. */
+  doc?: string;
+  /** Where a widget's slider for it goes: in the experiments lab's options. */
+  slider?: ParamSpec['slider'];
+}
+
+/** An option as `sampling-lab/experiments` publishes it, with its documentation. */
+export interface DocumentedOptionSpec extends OptionSpec {
+  doc: string;
 }
 
 export interface ExperimentInfo {

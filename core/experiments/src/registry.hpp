@@ -11,8 +11,8 @@ struct Experiment {
   ExperimentInfo info;
   // Returns the result, or calls params.fail(…) and returns null on input it rejects.
   Json (*run)(Params& params, const Progress& progress);
-  // The work the parameters ask for, from the scalars and the arrays' lengths alone (before the
-  // arrays are filled): an error when it exceeds the experiment's budget.
+  // What the scalars and the arrays' lengths alone decide, before the arrays are filled: an error
+  // when the work exceeds the experiment's budget or when lengths that must agree do not.
   Check (*budget)(const Params& params) = nullptr;
 };
 

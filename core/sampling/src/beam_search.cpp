@@ -11,6 +11,7 @@
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/values.hpp"
 #include "clocks.hpp"
+#include "power.hpp"
 #include "selection.hpp"
 
 namespace sampling_lab {
@@ -228,7 +229,7 @@ void BeamSearch::add_perturbed_row(std::size_t row, std::span<const float> logit
 }
 
 double BeamSearch::finished_score(double log_prob, double key, std::size_t length) const {
-  return stochastic_ ? key : log_prob / std::pow(double(length), length_penalty_);
+  return stochastic_ ? key : log_prob / detail::power(double(length), length_penalty_);
 }
 
 std::variant<BeamStep, ArgumentError> BeamSearch::step(std::span<const float> logits_rows) {

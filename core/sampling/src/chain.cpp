@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "fast_input.hpp"
+#include "power.hpp"
 #include "prefix_select.hpp"
 #include "ranking.hpp"
 #include "sampling_lab/distribution.hpp"
@@ -488,7 +489,7 @@ void dry(Candidates& candidates, const SamplingOptions& options, ChainScratch& s
     int exponent = length - int(allowed);
     if (max_exponent > 0) exponent = std::min(exponent, max_exponent);
     if (keys.empty()) keys = candidates.mutable_keys();
-    keys[at] = saturated(double(keys[at]) - options.dry_multiplier * std::pow(base, exponent));
+    keys[at] = saturated(double(keys[at]) - options.dry_multiplier * power(base, exponent));
   }
 }
 
@@ -650,7 +651,7 @@ void mirostat(Candidates& candidates, const SamplingOptions& options, std::size_
   }
   const double s = sum_tb / sum_tt;
   const double e = s - 1.0;
-  const double k = std::pow(e * std::exp2(mu) / (1.0 - std::pow(double(vocabulary), -e)), 1.0 / s);
+  const double k = power(e * std::exp2(mu) / (1.0 - power(double(vocabulary), -e)), 1.0 / s);
   // Flat or degenerate tops give no finite k: keep everything left (llama.cpp leaves this undefined).
   const std::size_t keep = std::isfinite(k) ? std::size_t(std::clamp(k, 1.0, double(candidates.size()))) : candidates.size();
   keep_best(candidates, keep, Stage::kMirostat, chain, scratch);
@@ -689,7 +690,7 @@ double dynamic_temperature(std::span<const float> logits, const SamplingOptions&
   const auto sums = kernels::entropy_sums(logits, kernels::min_max(logits).max);
   const double entropy = std::max(0.0, std::log(sums.total) - sums.weighted_exponent / sums.total);
   const double normalised = std::clamp(entropy / std::log(double(logits.size())), 0.0, 1.0);
-  return low + (high - low) * std::pow(normalised, options.dynatemp_exponent);
+  return low + (high - low) * power(normalised, options.dynatemp_exponent);
 }
 
 Selection run_chain(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,

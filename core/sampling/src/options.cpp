@@ -81,14 +81,21 @@ Check check_field(std::span<const float> values, Kind, const Range& range, std::
   return std::nullopt;
 }
 
+Check check_mask_length(std::size_t words, std::string_view name, std::size_t vocabulary) {
+  if (words == 0 || words == mask_words(vocabulary)) return std::nullopt;
+  return ArgumentError{std::string(name), std::string(name) + " has " + std::to_string(words) + " words; " +
+                                              std::to_string(vocabulary) + " tokens need " + std::to_string(mask_words(vocabulary))};
+}
+
+Check check_bias_lengths(std::size_t ids, std::size_t values) {
+  if (ids == values) return std::nullopt;
+  return ArgumentError{"logitBias", "logitBias has " + std::to_string(ids) + " ids and " + std::to_string(values) + " values"};
+}
+
 // A mask is ceil(V / 32) words (bits past V are not read) and allows some token.
 Check check_field(std::span<const std::uint32_t> mask, Kind, const Range&, std::string_view name, std::size_t vocabulary) {
   if (mask.empty()) return std::nullopt;
-  if (mask.size() != mask_words(vocabulary)) {
-    return ArgumentError{std::string(name), std::string(name) + " has " + std::to_string(mask.size()) + " words; " +
-                                                std::to_string(vocabulary) + " tokens need " +
-                                                std::to_string(mask_words(vocabulary))};
-  }
+  if (auto error = check_mask_length(mask.size(), name, vocabulary)) return error;
   if (kernels::mask_count(mask, vocabulary) == 0) {
     return ArgumentError{std::string(name), std::string(name) + " allows no token (every bit is 0)"};
   }
@@ -201,10 +208,7 @@ Check check_options(const SamplingOptions& options, std::size_t vocabulary) {
   SAMPLING_LAB_OPTIONS(SAMPLING_LAB_CHECK)
 #undef SAMPLING_LAB_CHECK
   if (error) return error;
-  if (options.logit_bias_values.size() != options.logit_bias_ids.size()) {
-    return ArgumentError{"logitBias", "logitBias has " + std::to_string(options.logit_bias_ids.size()) + " ids and " +
-                                          std::to_string(options.logit_bias_values.size()) + " values"};
-  }
+  if (auto error = check_bias_lengths(options.logit_bias_ids.size(), options.logit_bias_values.size())) return error;
   if (auto error = check_bad_words(options)) return error;
   if (auto error = check_masks(options, vocabulary)) return error;
   if (auto error = check_bans_leave_a_token(options, vocabulary)) return error;
@@ -212,6 +216,11 @@ Check check_options(const SamplingOptions& options, std::size_t vocabulary) {
     return ArgumentError{"adaptiveP", "adaptiveP and mirostat both sample the token: use one"};
   }
   return check_order(options);
+}
+
+Check check_option_lengths(std::size_t bias_ids, std::size_t bias_values, std::size_t mask_words, std::size_t vocabulary) {
+  if (auto error = check_bias_lengths(bias_ids, bias_values)) return error;
+  return check_mask_length(mask_words, "allowedMask", vocabulary);
 }
 
 StageOrder stage_order(const SamplingOptions& options) {

@@ -78,7 +78,9 @@ Prefix PrefixSelector::resolve_in_bucket(std::size_t bucket, std::size_t count_b
   for (const std::uint32_t i : scratch_.members) {
     members.push_back({keys_[i], i, weights_.empty() ? 0.0f : weights_[i]});
   }
-  std::sort(members.begin(), members.end(), ranks_before);
+  // Members arrive in id order, so a bucket of tied keys (a flat distribution: the histogram
+  // cannot split it) is already ranked.
+  if (!std::is_sorted(members.begin(), members.end(), ranks_before)) std::sort(members.begin(), members.end(), ranks_before);
   double mass = mass_before;
   std::size_t taken = 0;
   while (taken < members.size()) {

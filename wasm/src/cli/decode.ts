@@ -1,7 +1,8 @@
 // sampling-lab decode: a prompt decoded by a local transformers.js model, plainly, speculatively
 // with a draft (--draft, --gamma) or by beam search (--beams), with its statistics.
 import { SamplingLabError } from '../errors.js';
-import type { Lab, SampleTokenOptions } from '../lab.js';
+import type { ExperimentLab } from '../lab-experiments.js';
+import type { SampleTokenOptions } from '../lab.js';
 import { MODEL_DTYPES } from '../model-dtypes.js';
 import type { ExperimentInfo, ParamSpec } from '../schema.js';
 import { parseValue, readFlags, spellings } from './flags.js';
@@ -23,7 +24,7 @@ const FROM_SEQUENCE = ['step', 'generatedIds'];
 const USAGE = `usage: sampling-lab decode --model DIR --prompt TEXT [--draft DIR [--gamma N] | --beams N] [--max-new-tokens N]
                            [--dtype ${MODEL_DTYPES.join('|')}] [sampling flags] [--json]`;
 
-function decodeInfo(lab: Lab): ExperimentInfo {
+function decodeInfo(lab: ExperimentLab): ExperimentInfo {
   const sampling = lab.options.filter((spec) => !FROM_SEQUENCE.includes(spec.name)).map((spec): ParamSpec =>
     (spec.name === 'order' ? { ...spec, kind: 'choice', choices: ['handbook', 'llama.cpp'], doc: `${spec.doc}; or stage names, comma-separated` } : spec));
   return { name: 'decode', summary: 'decode a prompt with a local transformers.js model', params: [...DECODE_PARAMS, ...sampling] };
@@ -82,7 +83,7 @@ function checkOwn(values: Map<string, unknown>, texts: Map<string, string>): voi
   }
 }
 
-export async function decode(argv: string[], lab: Lab): Promise<void> {
+export async function decode(argv: string[], lab: ExperimentLab): Promise<void> {
   const info = decodeInfo(lab);
   const flags = readFlags(argv, info, SOURCES);
   if (flags.help) {

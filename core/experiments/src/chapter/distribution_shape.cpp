@@ -24,6 +24,11 @@ Json moments_json(const Moments& m) {
   return {{"mean", m.mean}, {"meanSquare", m.mean_square}, {"variance", m.variance}, {"standardDeviation", m.standard_deviation}};
 }
 
+Check filters_lengths(const Params& params) {
+  return check_option_lengths(params.length("logitBias.ids"), params.length("logitBias.values"), params.length("allowedMask"),
+                              params.length("logits"));
+}
+
 Json filters(Params& params, const Progress&) {
   const std::vector<float> logits = params.floats("logits");
   const SamplingOptions options = params.options();
@@ -88,7 +93,7 @@ std::vector<Experiment> distribution_shape_experiments() {
         "the tempered and the kept distribution, kept mass, entropy, tokens for 90 %, and the "
         "expectation and variance of a drawn token's surprisal",
         filters_params()},
-       filters},
+       filters, filters_lengths},
       {{"temperature",
         "Top probability, tokens for a mass and entropy at several temperatures (default logits: "
         "the synthetic 151,936-token vector)",

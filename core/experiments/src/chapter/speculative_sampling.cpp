@@ -28,7 +28,6 @@ Json speculative(Params& params, const Progress& progress) {
   const auto top_k = std::size_t(params.integer("topK"));
   if (auto error = check_probabilities(p_full, "p")) return reject(params, *error);
   if (auto error = check_probabilities(q_given, "q")) return reject(params, *error);
-  if (q_given.size() != p_full.size()) return reject(params, {"q", "q must have as many entries as p"});
   // The draft moved towards the target: (1 − λ) q + λ p, a draft that gets better continuously.
   const auto mix = [&](double lambda) {
     std::vector<float> mixed(p_full.size());
@@ -112,8 +111,14 @@ Json speculative(Params& params, const Progress& progress) {
 
 // Each verification scans the vocabulary at worst, and costs a few tokens' worth on its own.
 Check speculative_budget(const Params& params) {
+  if (params.given("q") && params.length("q") != params.length("p")) return ArgumentError{"q", "q must have as many entries as p"};
   if (double(params.integer("n")) * (double(params.length("p")) + 16) <= kMaxScannedTokens) return std::nullopt;
   return ArgumentError{"n", "n × (len(p) + 16) must be at most 1e8"};
+}
+
+Check acceptance_lengths(const Params& params) {
+  if (params.length("tv") == params.length("accept")) return std::nullopt;
+  return ArgumentError{"tv", "tv must have one value per position, as accept does"};
 }
 
 // The chapter's real-model check, per position of a passage: Σ min(p, q) and 1 − TV between the
@@ -122,7 +127,6 @@ Json acceptance(Params& params, const Progress&) {
   std::vector<double> accept = params.numbers("accept");
   const std::vector<double> tv = params.numbers("tv");
   const auto bins = std::size_t(params.integer("bins"));
-  if (tv.size() != accept.size()) return reject(params, {"tv", "tv must have one value per position, as accept does"});
   double sum = 0.0, sum_one_minus_tv = 0.0, largest_gap = 0.0;
   for (std::size_t i = 0; i < accept.size(); ++i) {
     sum += accept[i];
@@ -170,7 +174,7 @@ std::vector<Experiment> speculative_experiments() {
         {{"accept", array(probability(0), {0.9, 0.7, 0.4, 0.03}, 1, 1e6), "sum min(p, q) at each position"},
          {"tv", array(probability(0), {0.1, 0.3, 0.6, 0.97}, 1, 1e6), "TV(p, q) at the same positions"},
          {"bins", integer(20, closed(1, 200)), "Histogram bins over [0, 1]"}}},
-       acceptance},
+       acceptance, acceptance_lengths},
   };
 }
 
