@@ -509,7 +509,7 @@ export class Lab {
         throw new SamplingLabError('logitsRows', `logitsRows holds ${matrix.length} × ${width} logits; at most ${this.maxVocabulary} are supported`);
       }
       // Before 2^14 option objects are read: a ragged matrix is refused at once.
-      const ragged = matrix.some((row) => typeof (row as NumericArray | undefined)?.length === 'number' && row.length !== width);
+      const ragged = typeof width === 'number' && matrix.some((row) => typeof (row as NumericArray | undefined)?.length === 'number' && row.length !== width);
       if (ragged) throw new SamplingLabError('logitsRows', 'logitsRows must all have the same length');
     } else {
       checkLength(logitsRows as ArrayLike<unknown>, 'logitsRows', this.maxVocabulary);
