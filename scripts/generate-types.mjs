@@ -2,7 +2,8 @@
 // TypeScript types of every sampling option and experiment parameter come from the one C++
 // schema. Also wasm/src/generated/tables.ts, the option and stage tables as data for the sampler
 // module, which has no JSON of its own; its options carry no docs or sliders (6 KB that an app
-// which only samples need not ship: the experiments lab reads them from its module). Run by scripts/build.sh between the WebAssembly build and tsc.
+// which only samples need not ship: the experiments lab reads them from its module). Run by
+// scripts/build.sh between the WebAssembly build and tsc.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);

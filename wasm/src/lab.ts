@@ -304,7 +304,7 @@ function logitBiasLists(value: unknown, maxLength: number): [IntegerArray, Numer
  * chapter's experiments are ExperimentLab's (`sampling-lab/experiments`).
  */
 export class Lab {
-  /** Every sampling option: name, kind, default, range, group and slot (the experiments lab's add docs and sliders). */
+  /** Every sampling option: name, kind, default, range, group and slot (the experiments lab's also have docs and sliders). */
   readonly options: readonly OptionSpec[];
   readonly maxVocabulary: number;
   /** Rows of one sampleBatch call at most. */
