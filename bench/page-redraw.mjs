@@ -14,7 +14,7 @@ try {
   // Widgets start when they come into view.
   await widget.scrollIntoViewIfNeeded();
   await widget.getByRole('button', { name: /151,936/ }).click();
-  await widget.locator('.uplot canvas').first().waitFor();
+  await widget.locator('svg.sl-lines path.line').first().waitFor();
   const samples = await page.evaluate(async () => {
     const input = document.querySelector('#shape input[name="temperature"]');
     const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve(performance.now())));

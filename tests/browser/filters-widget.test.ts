@@ -64,7 +64,7 @@ it('top-k fills only the kept bars over the tempered outlines and updates the ca
 
 it('switches to the 151,936-token synthetic distribution and draws a log-rank chart', async () => {
   await page.getByRole('button', { name: /151,936/ }).click();
-  await page.locator('sampling-lab .uplot canvas').waitFor();
+  await page.locator('sampling-lab svg.sl-lines path.line').first().waitFor();
   await page.getByLabel('top-k（0 = 不限）').fill('0');
   await expect.poll(async () => parseInt((await readout('tokens-for-90')).replace(/,/g, ''), 10)).toBeGreaterThan(12);
   const before = await readout('entropy');
@@ -77,7 +77,7 @@ it('the advanced samplers panel cuts with typical-p and the order, and colours e
   await panel.locator('summary').click();
   await page.getByLabel('typical-p（1 = 关闭）').fill('0.5');
   await expect.poll(() => readout('cuts')).toMatch(/typical 后剩/);
-  const legend = () => page.locator('#shape .u-legend .u-series .u-label').allTextContents();
+  const legend = () => page.locator('#shape svg.sl-lines ~ .sl-legend span').allTextContents();
   await expect.poll(legend).toContain('被截掉: typical');
   const shape = page.locator('#shape');
   await shape.getByLabel('typical-p（1 = 关闭）').fill('1');

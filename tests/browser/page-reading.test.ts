@@ -149,8 +149,8 @@ describe('the Chinese page with the local model', () => {
   it('keeps legend rows out of the tab order', async () => {
     const shape = page.locator('sampling-lab#shape');
     await shape.scrollIntoViewIfNeeded();
-    await expect.poll(() => shape.locator('.u-legend .u-series').count()).toBeGreaterThan(1);
-    const focusable = await page.locator('.u-legend *').evaluateAll((nodes) => nodes.filter((n) => (n as HTMLElement).tabIndex >= 0 || n.getAttribute('role') === 'button').length);
+    await expect.poll(() => shape.locator('svg.sl-lines ~ .sl-legend span').count()).toBeGreaterThan(1);
+    const focusable = await page.locator('.sl-legend *').evaluateAll((nodes) => nodes.filter((n) => (n as HTMLElement).tabIndex >= 0 || n.getAttribute('role') === 'button').length);
     expect(focusable).toBe(0);
   });
 

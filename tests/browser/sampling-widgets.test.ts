@@ -43,7 +43,7 @@ it('mc-error: measured std follows sqrt(p(1-p)/n) within 5 %', async () => {
     const ratio = Number((await row.locator('td').allInnerTexts())[3]);
     expect(Math.abs(ratio - 1)).toBeLessThan(0.1);
   }
-  expect(await mcError().locator('.uplot canvas').count()).toBeGreaterThan(0);
+  expect(await mcError().locator('svg.sl-lines path.line').count()).toBeGreaterThan(0);
 });
 
 it('mc-error: the page stays responsive during a long run, with a progress bar', async () => {

@@ -139,8 +139,9 @@ async function temperatureSection(run: Runner, plan: Plan, passage: string): Pro
     const shape = document.querySelector<SamplingLabElement>('sampling-lab#shape');
     clicked = index + 1;
     await shape?.loadLogits(logits, realModelText().tokenTitle(index + 1, option.textContent ?? ''), top);
-    relabel();
-    shape?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+    note.textContent = realModelText().loadedInto(clicked);
+    // In a task of its own: the scroll lays out the page the widget has just redrawn.
+    requestAnimationFrame(() => shape?.scrollIntoView({ behavior: 'smooth', block: 'start' }));
   });
   passageList.focus(options.find((o) => o.classList.contains('rm-token-chapter')) ?? options[0], false);
 

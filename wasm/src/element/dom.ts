@@ -82,7 +82,7 @@ export function fillLegend(box: HTMLElement, items: readonly LegendItem[]): HTML
  * The drawing size of an SVG chart in CSS pixels: its box's width, and a height that grows on
  * narrow screens. Charts use it as their viewBox, so text sized in px renders at that size.
  */
-export function chartSize(box: HTMLElement, height: number): { width: number; height: number } {
-  const width = Math.max(240, Math.round(box.clientWidth || 600));
+export function chartSize(boxWidth: number, height: number): { width: number; height: number } {
+  const width = Math.max(240, Math.round(boxWidth || 600));
   return { width, height: width < 480 ? Math.round(height * 1.3) : height };
 }

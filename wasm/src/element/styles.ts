@@ -1,6 +1,5 @@
 // The widgets' stylesheet, added to the document once. Colours are custom properties on the
 // element, so a host page can restyle them.
-import { UPLOT_CSS } from '../generated/uplot-css.js';
 import { reservedHeights } from './reserved-heights.js';
 import { LESSON_CSS } from './styles-lesson.js';
 
@@ -116,9 +115,14 @@ ${reservedHeights()}
 .sl-stale { opacity: .45; }
 .sl-bars text { fill: var(--sl-text); font-size: 13px; text-anchor: middle; }
 .sl-bars text.value { fill: var(--sl-muted); font-size: 11px; }
-.sl-chart .uplot { font-family: inherit; color: var(--sl-text); }
-/* The legend names the series; it is no control (clicking would hide a series). */
-.sl-chart .u-legend .u-series { pointer-events: none; }
+.sl-lines { width: 100%; height: auto; display: block; }
+.sl-lines .grid { stroke: var(--sl-grid); stroke-width: 1; }
+.sl-lines .frame { fill: none; stroke: var(--sl-grid); stroke-width: 1; }
+.sl-lines .line { fill: none; stroke-width: 2; stroke-linejoin: round; }
+.sl-lines .marker { stroke-width: 2; stroke-dasharray: 6 4; }
+.sl-lines text { fill: var(--sl-text); font-size: 12px; }
+.sl-lines text.tick.y { text-anchor: end; }
+.sl-lines text.tick.x, .sl-lines text.axis-label { text-anchor: middle; }
 .sl-top-chart { margin-bottom: .75rem; }
 .sl-top-tokens { margin: .75rem 0; }
 .sl-moments { margin: .75rem 0; }
@@ -228,6 +232,6 @@ export function installStyles(): void {
   if (document.getElementById('sampling-lab-styles')) return;
   const style = document.createElement('style');
   style.id = 'sampling-lab-styles';
-  style.textContent = UPLOT_CSS + WIDGET_CSS + LESSON_CSS;
+  style.textContent = WIDGET_CSS + LESSON_CSS;
   document.head.append(style);
 }

@@ -10,10 +10,17 @@ export abstract class SvgChart implements Chart {
   readonly #box: HTMLElement;
   readonly #className: string;
   #svg?: SVGSVGElement;
+  // The box's width as a ResizeObserver last saw it: reading clientWidth in a draw would lay out
+  // the page again after each chart drawn before (the kit redraws when the width changes).
+  #width = 0;
+  readonly #resize = new ResizeObserver(([entry]) => {
+    this.#width = entry.contentRect.width;
+  });
 
   constructor(box: HTMLElement, className: string) {
     this.#box = box;
     this.#className = className;
+    this.#resize.observe(box);
   }
 
   /**
@@ -25,7 +32,7 @@ export abstract class SvgChart implements Chart {
       this.#svg = svg('svg', { class: this.#className, role: 'img' });
       this.#box.replaceChildren(this.#svg, this.legend, this.table);
     }
-    const size = chartSize(this.#box, baseHeight);
+    const size = chartSize(this.#width || this.#box.clientWidth, baseHeight);
     const drawn = { width: size.width, height: height ?? size.height };
     this.#svg.setAttribute('viewBox', `0 0 ${drawn.width} ${drawn.height}`);
     this.#svg.setAttribute('aria-label', summary);
@@ -37,6 +44,7 @@ export abstract class SvgChart implements Chart {
   }
 
   destroy(): void {
+    this.#resize.disconnect();
     this.reset();
   }
 }
