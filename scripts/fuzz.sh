@@ -15,7 +15,7 @@ fi
 cmake --build build/fuzz -j"$(nproc)" >/dev/null
 
 status=0
-for target in fuzz_sampling fuzz_samplers fuzz_distances fuzz_experiments fuzz_decoding; do
+for target in fuzz_sampling fuzz_samplers fuzz_distances fuzz_experiments fuzz_decoding fuzz_json; do
   regressions=tests/fuzz/regressions/$target
   corpus=build/fuzz/corpus/$target
   mkdir -p "$regressions" "$corpus"

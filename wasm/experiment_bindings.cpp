@@ -15,11 +15,6 @@ using namespace sampling_lab::bindings;
 using sampling_lab::ArgumentError;
 using sampling_lab::Json;
 
-// Parameter names echo user input, which need not be valid UTF-8.
-std::string to_text(const Json& json) {
-  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
 // The experiment a run prepares, runs and releases, one at a time.
 class Experiments {
  public:
@@ -32,8 +27,8 @@ class Experiments {
     if (auto error = sampling_lab::check_memory((params_text.size() + lengths_text.size()) * 16, "params")) {
       return fail(*error);
     }
-    const Json params = Json::parse(params_text, nullptr, /*allow_exceptions=*/false);
-    const Json lengths = Json::parse(lengths_text, nullptr, /*allow_exceptions=*/false);
+    const Json params = Json::parse(params_text);
+    const Json lengths = Json::parse(lengths_text);
     if (params.is_discarded() || !lengths.is_object()) return fail({"params", "params is not valid JSON"});
     std::vector<sampling_lab::ArrayParam> arrays;
     for (const auto& [key, length] : lengths.items()) {
@@ -59,7 +54,7 @@ class Experiments {
     if (auto* error = std::get_if<ArgumentError>(&outcome)) return fail(*error);
     Json result = std::move(std::get<Json>(outcome));
     set_aside_bulk(result);
-    Reply& out = answer().text(to_text(result));
+    Reply& out = answer().text(result.dump());
     for (auto& bytes : bulk_) out.number(double(bytes.subtype())).view(bytes);
     return done(out);
   }
@@ -99,7 +94,7 @@ SL_EXPORT int sl_list_experiments() {
   for (const auto& info : sampling_lab::experiments()) {
     list.push_back({{"name", info.name}, {"summary", info.summary}, {"params", sampling_lab::to_json(info.params)}});
   }
-  return done(answer().text(to_text(list)));
+  return done(answer().text(list.dump()));
 }
-SL_EXPORT int sl_option_table() { return done(answer().text(to_text(sampling_lab::option_table_json()))); }
-SL_EXPORT int sl_stage_table() { return done(answer().text(to_text(sampling_lab::stage_table_json()))); }
+SL_EXPORT int sl_option_table() { return done(answer().text(sampling_lab::option_table_json().dump())); }
+SL_EXPORT int sl_stage_table() { return done(answer().text(sampling_lab::stage_table_json().dump())); }

@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <fstream>
-#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "sampling_lab/kernels.hpp"
 #include "sampling_lab/samplers.hpp"
@@ -24,13 +24,13 @@ const std::vector<float>& logits() {
 
 // paths.json writes options as JavaScript gives them (objects for xtc, dry, …; badWords as
 // sequences; logitBias as a map): the table's flat names, as lab.ts lays them out.
-sl::Json flat_options(const nlohmann::json& given) {
+sl::Json flat_options(const sl::Json& given) {
   sl::Json flat = sl::Json::object();
   for (const auto& [key, value] : given.items()) {
     if (key == "badWords") {
       std::vector<int> ids, lengths;
       for (const auto& word : value) {
-        for (const int id : word) ids.push_back(id);
+        for (const auto& id : word) ids.push_back(id.get<int>());
         lengths.push_back(int(word.size()));
       }
       flat["badWords.ids"] = ids;
@@ -53,7 +53,7 @@ sl::Json flat_options(const nlohmann::json& given) {
 // A path's options as the bindings receive them: every option of the table, given or default.
 struct Path {
   sl::JsonOptions given;
-  explicit Path(const nlohmann::json& options) : given(flat_options(options)) {}
+  explicit Path(const sl::Json& options) : given(flat_options(options)) {}
 };
 
 void sample_token(benchmark::State& state, const Path& path) {
@@ -80,9 +80,10 @@ void exp_pass(benchmark::State& state) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::ifstream file(SAMPLING_LAB_BENCH_PATHS);
+  std::stringstream text;
+  text << std::ifstream(SAMPLING_LAB_BENCH_PATHS).rdbuf();
   static std::vector<Path> paths;
-  const auto list = nlohmann::json::parse(file);
+  const auto list = sl::Json::parse(text.str());
   paths.reserve(list.size());
   for (const auto& path : list) {
     paths.emplace_back(path["options"]);

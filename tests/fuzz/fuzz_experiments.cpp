@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto& all = sl::experiments();
   const auto& experiment = all[input.read<std::uint8_t>() % all.size()];
   const auto text = input.rest();
-  const sl::Json params = sl::Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  const sl::Json params = sl::Json::parse({reinterpret_cast<const char*>(text.data()), text.size()});
   if (params.is_discarded()) return 0;
   int reports = 0;
   const sl::Progress stop_soon = [&reports](double fraction) {

@@ -70,7 +70,7 @@ TEST(Sequence, RandomModelsShowGreedyMissingAndBeamsClosingTheGap) {
   const auto result = run("sequence", {{"mode", "random"}, {"models", 200}});
   EXPECT_GT(result["greedyMissRate"].get<double>(), 0.05);
   const auto& beams = result["beams"];
-  EXPECT_EQ(beams.back()["misses"], 0);  // width V^(depth−1) is exhaustive
+  EXPECT_EQ(beams[beams.size() - 1]["misses"], 0);  // width V^(depth−1) is exhaustive
   for (std::size_t i = 1; i < beams.size(); ++i) {
     EXPECT_LE(beams[i]["misses"].get<int>(), beams[i - 1]["misses"].get<int>());
   }

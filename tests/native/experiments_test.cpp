@@ -49,9 +49,9 @@ TEST(Experiments, TemperatureOnTheSyntheticVocabulary) {
   ASSERT_EQ(rows.size(), 3u);
   // Hotter is flatter: top probability falls, tokens for 90% and entropy rise.
   for (int i = 1; i < 3; ++i) {
-    EXPECT_LT(rows[i]["topProb"], rows[i - 1]["topProb"]);
-    EXPECT_GT(rows[i]["tokensForMass"], rows[i - 1]["tokensForMass"]);
-    EXPECT_GT(rows[i]["entropyBits"], rows[i - 1]["entropyBits"]);
+    EXPECT_LT(rows[i]["topProb"].get<double>(), rows[i - 1]["topProb"].get<double>());
+    EXPECT_GT(rows[i]["tokensForMass"].get<double>(), rows[i - 1]["tokensForMass"].get<double>());
+    EXPECT_GT(rows[i]["entropyBits"].get<double>(), rows[i - 1]["entropyBits"].get<double>());
   }
   EXPECT_LE(rows[0]["tokensForMass"].get<int>(), 20);
   EXPECT_GE(rows[2]["tokensForMass"].get<int>(), 1000);

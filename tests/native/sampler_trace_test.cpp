@@ -46,7 +46,7 @@ TEST(SamplerTrace, EachTracedTokenIsTheSamplersTokenForThatKey) {
           // The numbers shown give the token by the chapter's rule.
           switch (method) {
             case sl::SamplingMethod::kInverseCdf: {
-              const double u = draw["u"];
+              const double u = draw["u"].get<double>();
               const auto& cdf = trace["cdf"];
               EXPECT_GT(cdf[token].get<double>(), u - 1e-12);
               if (token > 0) EXPECT_LE(cdf[token - 1].get<double>(), u + 1e-12);
@@ -83,7 +83,7 @@ TEST(SamplerTrace, AliasTableHoldsEachTokensMass) {
   const auto& table = trace["aliasTable"];
   std::vector<double> mass(p.size(), 0.0);
   for (std::size_t i = 0; i < p.size(); ++i) {
-    const double keep = table["threshold"][i];
+    const double keep = table["threshold"][i].get<double>();
     mass[i] += keep / double(p.size());
     mass[table["alias"][i].get<std::size_t>()] += (1 - keep) / double(p.size());
   }
@@ -109,7 +109,7 @@ TEST(LogSpace, ProductsUnderflowToZeroWhileTheLogSumDoesNot) {
   EXPECT_NEAR(result["log10Prob"].get<double>(), -400.0, 1e-9);
   // 10^-324 is below half the smallest subnormal double (4.9·10^-324); 10^-323 is not.
   EXPECT_EQ(result["float64ZeroAt"].get<int>(), 324);
-  const int single_zero = result["float32ZeroAt"];
+  const int single_zero = result["float32ZeroAt"].get<int>();
   EXPECT_LT(single_zero, 50);  // float's smallest subnormal is 1.4·10^-45
   const auto before = run("log-space", {{"tokenProb", 0.1}, {"length", single_zero - 1}});
   EXPECT_GT(before["productFloat32"].get<double>(), 0.0);

@@ -62,7 +62,7 @@ it('an app that only samples tokens ships the sampler module, without the experi
   console.log(`sampler app: ${(size / KB).toFixed(1)} KB gzip (WebAssembly ${(total(wasm) / KB).toFixed(1)} KB)`);
   expect(size).toBeLessThanOrEqual(100 * KB);
   // Neither the experiments nor JSON are linked in: their texts are in the other module only.
-  for (const text of ["unknown experiment '", '[json.exception.']) {
+  for (const text of ["unknown experiment '", 'params is not valid JSON']) {
     expect(experimentsWasm.includes(text)).toBe(true);
     expect(samplerWasm.includes(text)).toBe(false);
   }

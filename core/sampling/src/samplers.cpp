@@ -394,12 +394,17 @@ Drawn draw(std::span<const float> input_logits, const SamplingOptions& options, 
     return drawn;
   }
   // Adaptive-p draws from the kept set before its transform (T 0 leaves one token to the chain).
-  if (options.adaptive_p_target && draw_only && (options.temperature > 0.0 || options.dynatemp_range > 0.0)) {
+  if (options.adaptive_p_target && (options.temperature > 0.0 || options.dynatemp_range > 0.0)) {
     SamplingOptions before = options;
     before.adaptive_p_target.reset();
     const auto kept = detail::kept_tokens(input_logits, before, workspace, false);
     const auto drawn = detail::draw_adaptive_p(kept, options, workspace.chain);
-    return {std::int32_t(kept.ids[drawn.position]), kept, drawn.position, drawn.probability};
+    const auto token = std::int32_t(kept.ids[drawn.position]);
+    if (draw_only) return {token, kept, drawn.position, drawn.probability};
+    // Logprobs read the distribution after the transform, which keeps the same tokens.
+    const auto adapted = detail::kept_tokens(input_logits, options, workspace, false);
+    const auto at = std::find(adapted.ids.begin(), adapted.ids.end(), std::uint32_t(token));
+    return {token, adapted, std::size_t(at - adapted.ids.begin()), drawn.probability};
   }
   const bool fast = !detail::needs_general_chain(options);
   if (fast && options.temperature == 0.0) {

@@ -9,18 +9,16 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "sampling_lab/error.hpp"
+#include "sampling_lab/json.hpp"
 #include "sampling_lab/options.hpp"
 #include "sampling_lab/values.hpp"
 
 namespace sampling_lab {
-
-using Json = nlohmann::ordered_json;  // keeps keys in the order results are written
 
 // The longest array any experiment takes (a vocabulary of up to a million tokens): every run
 // within it, at its work budget, takes about two seconds at most and stays far inside memory.
