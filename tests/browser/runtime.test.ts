@@ -45,27 +45,27 @@ it('the same seed gives the same tokens and draws in Node and in Chromium', asyn
   expect(new Set(node.tokens[0]).size).toBeGreaterThan(3);  // the key varies the draws
 });
 
-it('a long sample() in the Worker reports progress, can be cancelled, and the next job runs', async () => {
+it('a long experiment in the Worker reports progress, can be cancelled, and the next job runs', async () => {
   const outcome: { ended: string; cancelledAfter: number; fractions: number[]; next: number[] } = await page.evaluate(`(async () => {
     const { runInWorker } = await import('/@fs${dist}/element/worker-client.js');
     const fractions = [];
     const controller = new AbortController();
-    const values = Array.from({ length: 151936 }, (_, i) => Math.sin(i));
     const started = performance.now();
-    const long = runInWorker({ kind: 'sample', values, options: { method: 'gumbel-max', n: 800, seed: 1 } },
+    const long = runInWorker({ kind: 'experiment', name: 'mc-error', params: { repeats: 9900, ns: [100, 10000], seed: 1 } },
       (fraction) => { fractions.push(fraction); if (fractions.length === 3) controller.abort(); }, controller.signal)
       .then(() => 'finished', (error) => error.argument);
     const ended = await long;
     const cancelledAfter = performance.now() - started;
-    const next = await runInWorker({ kind: 'sample', values: [0.5, 0.5], options: { isProbs: true, n: 4, seed: 2 } }, () => {});
-    return { ended, cancelledAfter, fractions, next: Array.from(next) };
+    const next = await runInWorker({ kind: 'experiment', name: 'mc-error', params: { repeats: 10, ns: [100, 400] } }, () => {});
+    return { ended, cancelledAfter, fractions, next: next.rows.map((row) => row.n) };
   })()`);
   expect(outcome.ended).toBe('onProgress');
   expect(outcome.fractions.length).toBe(3);
   expect(outcome.fractions.every((f) => f > 0 && f < 1)).toBe(true);
-  // 3000 draws over 151,936 tokens take seconds; cancelling ends the run at once.
+  // The run takes about half a second here (about 10^8 draws, the most mc-error allows); the third
+  // report comes 100 ms after the first, and cancelling ends the run at once.
   expect(outcome.cancelledAfter).toBeLessThan(2000);
-  expect(outcome.next).toHaveLength(4);
+  expect(outcome.next).toEqual([100, 400]);
 });
 
 it('logged no console error and no failed request', () => {

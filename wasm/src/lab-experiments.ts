@@ -63,39 +63,47 @@ export class ExperimentLab extends Lab {
    */
   runExperiment<N extends ExperimentName>(name: N, params?: ExperimentTypes[N]['params'], options?: RunOptions): ExperimentTypes[N]['result'];
   runExperiment(name: ExperimentName, params: object = {}, options: RunOptions = {}): unknown {
-    if (typeof name !== 'string') throw new SamplingLabError('experiment', 'experiment must be a string');
-    checkKeys(options as unknown, ['onProgress']);
-    if (!isObject(params)) throw new SamplingLabError('params', 'params must be an object');
-    const scalars: Record<string, unknown> = {};
-    const arrays: [string, ArrayLike<unknown>][] = [];
-    for (const [key, value] of Object.entries(params)) {
-      if (value === undefined) continue;
-      if (Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView))) {
-        if (value instanceof BigInt64Array || value instanceof BigUint64Array) {
-          throw new SamplingLabError(key, `${key} must hold numbers, not BigInt`);
-        }
-        arrays.push([key, value as ArrayLike<unknown>]);
-      } else if (typeof value === 'number' && !Number.isFinite(value)) {
-        throw new SamplingLabError(key, `${key} is ${value}; it must be a finite number`);
-      } else if (value === null || ['number', 'string', 'boolean'].includes(typeof value)) {
-        scalars[key] = value;
-      } else {
-        throw new SamplingLabError(key, `${key} must be a number, a string, null or an array of numbers, not ${typeof value}`);
+    return runExperimentOn(this.#experiments, name, params, options);
+  }
+}
+
+/**
+ * runExperiment on a module's experiments, without a Lab: the page's Worker runs experiments only
+ * and so does not bundle the sampler's lab.
+ */
+export function runExperimentOn(experiments: CoreExperiments, name: ExperimentName, params: object = {}, options: RunOptions = {}): unknown {
+  if (typeof name !== 'string') throw new SamplingLabError('experiment', 'experiment must be a string');
+  checkKeys(options as unknown, ['onProgress']);
+  if (!isObject(params)) throw new SamplingLabError('params', 'params must be an object');
+  const scalars: Record<string, unknown> = {};
+  const arrays: [string, ArrayLike<unknown>][] = [];
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView))) {
+      if (value instanceof BigInt64Array || value instanceof BigUint64Array) {
+        throw new SamplingLabError(key, `${key} must hold numbers, not BigInt`);
       }
+      arrays.push([key, value as ArrayLike<unknown>]);
+    } else if (typeof value === 'number' && !Number.isFinite(value)) {
+      throw new SamplingLabError(key, `${key} is ${value}; it must be a finite number`);
+    } else if (value === null || ['number', 'string', 'boolean'].includes(typeof value)) {
+      scalars[key] = value;
+    } else {
+      throw new SamplingLabError(key, `${key} must be a number, a string, null or an array of numbers, not ${typeof value}`);
     }
-    const lengths = Object.fromEntries(arrays.map(([key, values]) => [key, values.length]));
-    try {
-      const { arrays: buffers } = unwrap(this.#experiments.prepare(name, JSON.stringify(scalars), JSON.stringify(lengths)));
-      buffers.forEach((buffer, a) => fillNumbers(buffer, arrays[a][1], arrays[a][0]));
-      return withProgress(options.onProgress, (progress) => {
-        const { text, bulk } = unwrap(this.#experiments.run(progress));
-        const result: unknown = JSON.parse(text);
-        if (bulk.length === 0) return result;
-        const copies = bulk.map(({ type, bytes }) => typedArrayOf(type, bytes.slice().buffer));
-        return withBulk(result, copies);
-      });
-    } finally {
-      this.#experiments.release();
-    }
+  }
+  const lengths = Object.fromEntries(arrays.map(([key, values]) => [key, values.length]));
+  try {
+    const { arrays: buffers } = unwrap(experiments.prepare(name, JSON.stringify(scalars), JSON.stringify(lengths)));
+    buffers.forEach((buffer, a) => fillNumbers(buffer, arrays[a][1], arrays[a][0]));
+    return withProgress(options.onProgress, (progress) => {
+      const { text, bulk } = unwrap(experiments.run(progress));
+      const result: unknown = JSON.parse(text);
+      if (bulk.length === 0) return result;
+      const copies = bulk.map(({ type, bytes }) => typedArrayOf(type, bytes.slice().buffer));
+      return withBulk(result, copies);
+    });
+  } finally {
+    experiments.release();
   }
 }

@@ -1,10 +1,17 @@
-// The page's one Web Worker: runs long experiments, long sample() calls and vocabulary rankings
-// off the main thread with its own WebAssembly instance, reporting progress at most every 50 ms.
-import { loadSamplingLab, SamplingLabError, type ExperimentName, type SampleOptions } from '../experiments-index.js';
+// The page's one Web Worker: runs long experiments and vocabulary rankings off the main thread
+// with its own WebAssembly instance, reporting progress at most every 50 ms. It reads the module
+// through its C ABI alone: the sampler's Lab, which the page already has, would be bundled twice.
+import { experimentsModule } from '../core-abi.js';
+import { factoryOptions } from '../common.js';
+import { SamplingLabError } from '../errors.js';
+import { defaultWasmUrl } from '../experiments-index.js';
+import type { ExperimentName } from '../experiments.js';
+import { runExperimentOn } from '../lab-experiments.js';
+import { unwrap } from '../lab.js';
+import createSamplingLabExperiments from '../sampling-lab-experiments.js';
 
 export type WorkerJob =
   | { kind: 'experiment'; name: ExperimentName; params: Record<string, unknown> }
-  | { kind: 'sample'; values: Float32Array | Float64Array | number[]; options: SampleOptions }
   | { kind: 'ranking'; values: Float32Array };
 
 export type WorkerRequest = { id: number } & WorkerJob;
@@ -14,7 +21,10 @@ export type WorkerReply =
   | { id: number; result: unknown }
   | { id: number; error: { argument: string; message: string } };
 
-const lab = loadSamplingLab();
+const loaded = createSamplingLabExperiments(factoryOptions({}, defaultWasmUrl())).then((raw) => {
+  const core = experimentsModule(raw);
+  return { core, engine: new core.Engine(), experiments: new core.Experiments() };
+});
 const reply = (message: WorkerReply) => postMessage(message);
 
 addEventListener('message', async (event: MessageEvent<WorkerRequest>) => {
@@ -28,11 +38,13 @@ addEventListener('message', async (event: MessageEvent<WorkerRequest>) => {
     }
   };
   try {
-    const loaded = await lab;
-    const result = request.kind === 'experiment' ? loaded.runExperiment(request.name, request.params as never, { onProgress })
-      : request.kind === 'ranking' ? loaded.ranking(request.values)
-        : loaded.sample(request.values, { ...request.options, onProgress });
-    reply({ id: request.id, result });
+    const { core, engine, experiments } = await loaded;
+    if (request.kind === 'experiment') {
+      reply({ id: request.id, result: runExperimentOn(experiments, request.name, request.params, { onProgress }) });
+    } else {
+      unwrap(engine.floats(core.InputSlot.primary, request.values.length, 'values')).set(request.values);
+      reply({ id: request.id, result: unwrap(engine.ranking()).order.slice() });
+    }
   } catch (error) {
     const argument = error instanceof SamplingLabError ? error.argument : 'worker';
     reply({ id: request.id, error: { argument, message: (error as Error).message } });
