@@ -47,7 +47,6 @@ fi
 
 # em++ must not see /usr/include (glibc headers); these folders hold only the header-only libraries.
 mkdir -p .deps/wasm-include
-ln -sfn /usr/include/boost .deps/wasm-include/boost
 ln -sfn /usr/include/nlohmann .deps/wasm-include/nlohmann
 
 # npm packages: reinstall only when the lock file changed since the last install.

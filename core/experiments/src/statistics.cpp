@@ -6,13 +6,6 @@
 #include <numbers>
 #include <numeric>
 
-// Errors become NaN results rather than exceptions: the WebAssembly build has none.
-#define BOOST_MATH_DOMAIN_ERROR_POLICY ignore_error
-#define BOOST_MATH_OVERFLOW_ERROR_POLICY ignore_error
-#define BOOST_MATH_EVALUATION_ERROR_POLICY ignore_error
-// Double is exact enough for p-values; WebAssembly's long double is a software float128.
-#define BOOST_MATH_PROMOTE_DOUBLE_POLICY false
-#include <boost/math/distributions/chi_squared.hpp>
 
 namespace sampling_lab {
 
@@ -66,10 +59,30 @@ ChiSquare chi_square(std::span<const std::uint64_t> counts, std::span<const floa
   const std::size_t dof = bins > 1 ? bins - 1 : 1;
   // A draw of a zero-probability token refutes the distribution outright.
   if (impossible_draw) return {std::numeric_limits<double>::infinity(), dof, 0.0};
-  const boost::math::chi_squared distribution{double(dof)};
-  const double p_value =
-      statistic > 0.0 ? boost::math::cdf(boost::math::complement(distribution, statistic)) : 1.0;
-  return {statistic, dof, p_value};
+  return {statistic, dof, chi_square_tail(dof, statistic)};
+}
+
+double chi_square_tail(std::size_t dof, double statistic) {
+  if (!(statistic > 0.0)) return 1.0;
+  const double x = statistic / 2.0;
+  // Q(m, x) = Σ_{i<m} e^(−x) x^i / i!; Q(m + ½, x) = erfc(√x) + Σ_{i<m} e^(−x) x^(i+½) / Γ(i + 3/2).
+  const bool half = dof % 2 == 1;
+  const std::size_t terms = dof / 2;
+  double log_term = half ? -x + 0.5 * std::log(x) - std::log(std::sqrt(std::numbers::pi) / 2.0) : -x;
+  // Σ e^(log_term) accumulated relative to the largest term so far.
+  double largest = -std::numeric_limits<double>::infinity();
+  double sum = 0.0;
+  for (std::size_t i = 0; i < terms; ++i) {
+    if (i > 0) log_term += std::log(x / (double(i) + (half ? 0.5 : 0.0)));
+    if (log_term > largest) {
+      sum = sum * std::exp(largest - log_term) + 1.0;
+      largest = log_term;
+    } else {
+      sum += std::exp(log_term - largest);
+    }
+  }
+  const double finite_sum = terms == 0 ? 0.0 : sum * std::exp(largest);
+  return std::min(1.0, (half ? std::erfc(std::sqrt(x)) : 0.0) + finite_sum);
 }
 
 double standard_error(double p, double n) { return std::sqrt(p * (1.0 - p) / n); }

@@ -14,8 +14,13 @@ double max_deviation(std::span<const double> frequencies, std::span<const float>
 struct ChiSquare {
   double statistic;
   std::size_t dof;
-  double p_value;  // P(χ²_dof >= statistic), from Boost.Math
+  double p_value;  // P(χ²_dof >= statistic)
 };
+
+// P(χ²_dof >= statistic): the regularised upper incomplete gamma Q(dof / 2, statistic / 2) in its
+// closed form for integer and half-integer shapes (Abramowitz & Stegun 26.4.4 and 26.4.5), the
+// terms of the finite sum in log space so that neither e^(−x) nor x^i / i! leaves double.
+double chi_square_tail(std::size_t dof, double statistic);
 
 // Pearson's χ² test of observed counts against probabilities. Categories expecting fewer than 5
 // draws are pooled into one (Cochran's rule), so vocabulary-sized tests keep their validity.
