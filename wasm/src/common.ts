@@ -15,9 +15,3 @@ export interface LoadOptions {
   /** The module's bytes, when the caller already has them (no fetch at all). */
   wasmBinary?: ArrayBuffer | Uint8Array;
 }
-
-/** The Emscripten factory's options for these load options. */
-export function factoryOptions(options: LoadOptions, defaultUrl: URL) {
-  const wasmUrl = String(options.wasmUrl ?? defaultUrl);
-  return options.wasmBinary ? { wasmBinary: options.wasmBinary } : { locateFile: () => wasmUrl };
-}

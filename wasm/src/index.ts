@@ -1,8 +1,8 @@
 // `sampling-lab`, browser and Worker entry: the sampler alone (sampling-lab-core.wasm, fetched
 // next to this module unless told otherwise). Nothing here references the experiments module.
-import createSamplingLabCore from './sampling-lab-core.js';
-import { factoryOptions, type LoadOptions } from './common.js';
+import type { LoadOptions } from './common.js';
 import { coreModule } from './core-abi.js';
+import { instantiate } from './instantiate.js';
 import { Lab } from './lab.js';
 
 export * from './common.js';
@@ -12,5 +12,5 @@ export function defaultWasmUrl(): URL {
 }
 
 export async function loadSamplingLab(options: LoadOptions = {}): Promise<Lab> {
-  return new Lab(coreModule(await createSamplingLabCore(factoryOptions(options, defaultWasmUrl()))));
+  return new Lab(coreModule(await instantiate(options, defaultWasmUrl())));
 }

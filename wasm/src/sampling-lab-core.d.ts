@@ -1,10 +1,5 @@
 // The sampler module built from wasm/bindings.cpp (no experiments, no JSON): its C ABI, and the
 // objects core-abi.ts makes of it for the Lab.
-export interface CoreOptions {
-  wasmBinary?: ArrayBuffer | Uint8Array;
-  locateFile?: (path: string, prefix: string) => string;
-}
-
 export interface CoreError {
   error: { argument: string; message: string };
 }
@@ -119,13 +114,10 @@ export interface CoreModule {
   numberListOptions: number;
 }
 
-/** The module as Emscripten builds it: the exports of wasm/binding_support.hpp's ABI and the memory. */
+/** The module as instantiate.ts hands it over: the exports of wasm/binding_support.hpp's ABI and the memory. */
 export interface AbiModule {
   HEAPU8: Uint8Array;
   /** The callback sl_report_progress asks, during a call that reports progress. */
   onProgress?: (fraction: number) => boolean;
   [name: `_sl_${string}`]: (...args: number[]) => number;
 }
-
-declare const createSamplingLabCore: (options?: CoreOptions) => Promise<AbiModule>;
-export default createSamplingLabCore;

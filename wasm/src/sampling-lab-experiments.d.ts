@@ -1,6 +1,6 @@
 // The sampler with the chapter's experiments, built from wasm/bindings.cpp and
 // wasm/experiment_bindings.cpp: the objects core-abi.ts makes of its C ABI.
-import type { AbiModule, CoreError, CoreModule, CoreOptions } from './sampling-lab-core.js';
+import type { CoreError, CoreModule } from './sampling-lab-core.js';
 
 /** The core's BulkType: 1 = float32, 2 = float64, 3 = uint8. */
 export type BulkType = 1 | 2 | 3;
@@ -27,6 +27,3 @@ export interface ExperimentsCoreModule extends CoreModule {
   /** JSON: { stages: StageName[], presets: { handbook, 'llama.cpp' }, masksCode }. */
   stageTable(): string;
 }
-
-declare const createSamplingLabExperiments: (options?: CoreOptions) => Promise<AbiModule>;
-export default createSamplingLabExperiments;

@@ -2,13 +2,12 @@
 // with its own WebAssembly instance, reporting progress at most every 50 ms. It reads the module
 // through its C ABI alone: the sampler's Lab, which the page already has, would be bundled twice.
 import { experimentsModule } from '../core-abi.js';
-import { factoryOptions } from '../common.js';
 import { SamplingLabError } from '../errors.js';
 import { defaultWasmUrl } from '../experiments-index.js';
 import type { ExperimentName } from '../experiments.js';
 import { runExperimentOn } from '../lab-experiments.js';
 import { unwrap } from '../lab.js';
-import createSamplingLabExperiments from '../sampling-lab-experiments.js';
+import { instantiate } from '../instantiate.js';
 
 export type WorkerJob =
   | { kind: 'experiment'; name: ExperimentName; params: Record<string, unknown> }
@@ -21,7 +20,7 @@ export type WorkerReply =
   | { id: number; result: unknown }
   | { id: number; error: { argument: string; message: string } };
 
-const loaded = createSamplingLabExperiments(factoryOptions({}, defaultWasmUrl())).then((raw) => {
+const loaded = instantiate({}, defaultWasmUrl()).then((raw) => {
   const core = experimentsModule(raw);
   return { core, engine: new core.Engine(), experiments: new core.Experiments() };
 });
