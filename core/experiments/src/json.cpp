@@ -315,26 +315,17 @@ Json Json::binary(std::vector<std::uint8_t> bytes, std::uint8_t subtype) {
 
 Json Json::parse(std::string_view text) { return JsonParser(text).parse(); }
 
-Json::iterator Json::begin() {
-  if (auto* array = std::get_if<Array>(&value_)) return {array->data(), nullptr};
-  if (auto* object = std::get_if<Object>(&value_)) return {nullptr, object->data()};
+template <class Iterator, class Self>
+Iterator Json::position(Self& self, bool past_end) {
+  if (auto* array = std::get_if<Array>(&self.value_)) return {array->data() + (past_end ? array->size() : 0), nullptr};
+  if (auto* object = std::get_if<Object>(&self.value_)) return {nullptr, object->data() + (past_end ? object->size() : 0)};
   return {nullptr, nullptr};
 }
-Json::iterator Json::end() {
-  if (auto* array = std::get_if<Array>(&value_)) return {array->data() + array->size(), nullptr};
-  if (auto* object = std::get_if<Object>(&value_)) return {nullptr, object->data() + object->size()};
-  return {nullptr, nullptr};
-}
-Json::const_iterator Json::begin() const {
-  if (auto* array = std::get_if<Array>(&value_)) return {array->data(), nullptr};
-  if (auto* object = std::get_if<Object>(&value_)) return {nullptr, object->data()};
-  return {nullptr, nullptr};
-}
-Json::const_iterator Json::end() const {
-  if (auto* array = std::get_if<Array>(&value_)) return {array->data() + array->size(), nullptr};
-  if (auto* object = std::get_if<Object>(&value_)) return {nullptr, object->data() + object->size()};
-  return {nullptr, nullptr};
-}
+
+Json::iterator Json::begin() { return position<iterator>(*this, false); }
+Json::iterator Json::end() { return position<iterator>(*this, true); }
+Json::const_iterator Json::begin() const { return position<const_iterator>(*this, false); }
+Json::const_iterator Json::end() const { return position<const_iterator>(*this, true); }
 
 std::size_t Json::size() const {
   if (auto* array = std::get_if<Array>(&value_)) return array->size();
@@ -399,47 +390,33 @@ std::string Json::dump() const {
 }
 
 void Json::write(std::string& out) const {
+  // Items between brackets, comma-separated.
+  const auto list = [&out](char open, char close, const auto& items, const auto& write_item) {
+    out += open;
+    const char* comma = "";
+    for (const auto& item : items) {
+      out += comma;
+      write_item(item);
+      comma = ",";
+    }
+    out += close;
+  };
   switch (value_.index()) {
     case kNull:
     case kDiscarded: out += "null"; break;
     case kBool: out += std::get<bool>(value_) ? "true" : "false"; break;
     case kNumber: write_number(out, std::get<double>(value_)); break;
     case kString: write_string(out, std::get<std::string>(value_)); break;
-    case kArray: {
-      out += '[';
-      const char* comma = "";
-      for (const Json& item : std::get<Array>(value_)) {
-        out += comma;
-        item.write(out);
-        comma = ",";
-      }
-      out += ']';
-      break;
-    }
-    case kObject: {
-      out += '{';
-      const char* comma = "";
-      for (const Member& member : std::get<Object>(value_)) {
-        out += comma;
+    case kArray: list('[', ']', std::get<Array>(value_), [&](const Json& item) { item.write(out); }); break;
+    case kObject:
+      list('{', '}', std::get<Object>(value_), [&](const Member& member) {
         write_string(out, member.first);
         out += ':';
         member.second.write(out);
-        comma = ",";
-      }
-      out += '}';
+      });
       break;
-    }
-    case kBinary: {
-      out += '[';
-      const char* comma = "";
-      for (const std::uint8_t byte : std::get<binary_t>(value_)) {
-        out += comma;
-        write_number(out, byte);
-        comma = ",";
-      }
-      out += ']';
-      break;
-    }
+    // Bulk arrays as plain arrays of their bytes.
+    case kBinary: list('[', ']', std::get<binary_t>(value_), [&](std::uint8_t byte) { write_number(out, byte); }); break;
   }
 }
 

@@ -165,6 +165,9 @@ class Json {
   explicit Json(Object members);
   explicit Json(Discarded discarded);
   void write(std::string& out) const;
+  // begin() or end() of an array or object (both null otherwise), as iterator or const_iterator.
+  template <class Iterator, class Self>
+  static Iterator position(Self& self, bool past_end);
   friend class JsonParser;
 
   std::variant<std::nullptr_t, bool, double, std::string, Array, Object, binary_t, Discarded> value_;
