@@ -41,7 +41,7 @@ interface Axis {
   high: number;
 }
 
-/** Where v falls on the axis, 0 … 1 (log axes in decades), for a length of `span` pixels. */
+/** Pixels from the axis's low end to v, over an axis `span` pixels long (log axes in decades). */
 function scale(axis: Axis, span: number): (v: number) => number {
   const f = axis.log ? Math.log10 : (x: number) => x;
   const low = f(axis.low);
