@@ -6,6 +6,7 @@
 
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/kernels.hpp"
+#include "integer_power.hpp"
 
 namespace sampling_lab {
 
@@ -43,7 +44,7 @@ double acceptance_probability(std::span<const float> p, std::span<const float> q
 
 double expected_tokens(double alpha, std::size_t gamma) {
   if (alpha >= 1.0) return double(gamma + 1);
-  return (1.0 - std::pow(alpha, double(gamma + 1))) / (1.0 - alpha);
+  return (1.0 - detail::integer_power(alpha, gamma + 1)) / (1.0 - alpha);
 }
 
 void truncate_top_k(std::span<const float> p, std::size_t k, std::span<float> out) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../integer_power.hpp"
 #include "../registry.hpp"
 #include "sampling_lab/sequence.hpp"
 
@@ -24,7 +25,7 @@ bool misses(const Path& found, const Path& best) { return found.log_prob < best.
 // Powers of two up to V^(depth−1), the width at which beam search becomes exhaustive.
 std::vector<double> default_widths(std::size_t vocabulary, std::size_t depth) {
   std::vector<double> widths;
-  const double exhaustive = std::pow(double(vocabulary), double(depth - 1));
+  const double exhaustive = integer_power(double(vocabulary), depth - 1);
   for (double w = 1; w < exhaustive; w *= 2) widths.push_back(w);
   widths.push_back(exhaustive);
   return widths;
@@ -36,7 +37,7 @@ std::vector<double> default_widths(std::size_t vocabulary, std::size_t depth) {
 Json leaves_json(const SequenceModel& model, std::int64_t samples, std::int64_t draws, std::uint64_t seed,
                  const Progress& progress) {
   Philox rng{seed, 0};
-  const auto leaf_count = std::size_t(std::pow(double(model.vocabulary()), double(model.depth())));
+  const auto leaf_count = std::size_t(integer_power(double(model.vocabulary()), model.depth()));
   std::vector<std::uint64_t> sampled(leaf_count, 0);
   for (std::int64_t i = 0; i < samples; ++i) {
     ++sampled[ancestral_leaf(model, rng)];
@@ -57,7 +58,7 @@ Json leaves_json(const SequenceModel& model, std::int64_t samples, std::int64_t 
 
 // Expansions of beam search at each width over `depth` steps: the expansions budget counts these.
 double beam_work(const std::vector<double>& widths, std::size_t vocabulary, std::size_t depth) {
-  const double leaves = std::pow(double(vocabulary), double(depth));
+  const double leaves = integer_power(double(vocabulary), depth);
   double work = 0.0;
   for (const double w : widths) work += std::min(w * double(vocabulary), leaves) * double(depth);
   return work;
@@ -65,7 +66,7 @@ double beam_work(const std::vector<double>& widths, std::size_t vocabulary, std:
 
 Json handbook_tree(Params& params, const Progress& progress, std::size_t vocabulary, std::size_t depth,
                    const std::vector<double>& widths) {
-  const double leaves = std::pow(double(vocabulary), double(depth));
+  const double leaves = integer_power(double(vocabulary), depth);
   // An ancestral sample walks `depth` distributions of `vocabulary` probabilities.
   const double work = beam_work(widths, vocabulary, depth) +
                       double(params.integer("samples")) * double(depth) * double(vocabulary + 8) + leaves * double(depth);
@@ -144,7 +145,7 @@ Json sequence(Params& params, const Progress& progress) {
   const bool handbook = params.choice("mode") == "handbook";
   const auto vocabulary = std::size_t(params.given("vocab") ? params.integer("vocab") : handbook ? 2 : 3);
   const auto depth = std::size_t(params.given("depth") ? params.integer("depth") : handbook ? 2 : 4);
-  const double leaves = std::pow(double(vocabulary), double(depth));
+  const double leaves = integer_power(double(vocabulary), depth);
   if (leaves > 1e5) return reject(params, {"depth", "vocab^depth must be at most 100000"});
   // Each listed leaf is a JSON object, about 400 times an expansion's cost.
   if (handbook && leaves > kMaxListedLeaves) {
