@@ -496,7 +496,10 @@ class Engine {
     release(inputs_[kSecondary]);
     bool options_released = release(number_lists_) | release(option_values_);
     for (auto& ids : int_inputs_) options_released |= release(ids);
-    if (options_released) ++epoch_;
+    if (options_released) {
+      ++epoch_;
+      step_options_.reset();  // its lists viewed the buffers
+    }
     release(cut_by_);
     release(output_);
     release(tokens_);

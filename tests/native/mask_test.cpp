@@ -168,3 +168,48 @@ TEST(AllowedMask, ADenseMaskReadByTheDrawIsExact) {
     EXPECT_EQ(std::size_t(sl::sample_token(logits, options, workspace)), best);
   }
 }
+
+// The fast paths keep the bans' mask between calls and set the last call's bits again (fast_input.cpp):
+// one workspace through changing bans, duplicates and vocabularies draws what a fresh one draws.
+TEST(BanMask, AReusedWorkspaceDrawsWhatAFreshOneDraws) {
+  struct Call {
+    std::size_t vocabulary;
+    std::vector<std::int32_t> banned, generated, bad_words, bad_word_lengths;
+  };
+  const auto top_of = [](const std::vector<float>& logits) {
+    return std::int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  };
+  const auto big = reference::random_logits(151936, 8, 2.0), small = reference::random_logits(1000, 9, 2.0);
+  const std::int32_t big_top = top_of(big), small_top = top_of(small);
+  const std::vector<Call> calls = {
+      {151936, {big_top}, {}, {}, {}},
+      {151936, {5}, {}, {}, {}},                         // the top is allowed again
+      {151936, {5, 5, big_top}, {7}, {7, big_top}, {2}},  // banned twice, by the list and the history
+      {151936, {}, {7}, {7, big_top}, {2}},
+      {151936, {}, {8}, {7, big_top}, {2}},               // no ban this step
+      {1000, {small_top}, {}, {}, {}},                    // another vocabulary
+      {151936, {}, {}, {}, {}},
+      {151936, {9}, {}, {}, {}},
+  };
+  sl::FilterWorkspace reused;
+  for (const double temperature : {0.0, 1.0}) {
+    for (std::size_t c = 0; c < calls.size(); ++c) {
+      const auto& call = calls[c];
+      sl::SamplingOptions options;
+      options.temperature = temperature;
+      options.seed = 3;
+      options.banned_tokens = call.banned;
+      options.generated_ids = call.generated;
+      options.bad_words_ids = call.bad_words;
+      options.bad_words_lengths = call.bad_word_lengths;
+      const auto& logits = call.vocabulary == big.size() ? big : small;
+      for (std::uint64_t step = 0; step < 50; ++step) {
+        options.step = step;
+        sl::FilterWorkspace fresh;
+        const auto token = sl::sample_token(logits, options, reused);
+        ASSERT_EQ(token, sl::sample_token(logits, options, fresh)) << "T " << temperature << ", call " << c << ", step " << step;
+        ASSERT_EQ(std::count(call.banned.begin(), call.banned.end(), token), 0);
+      }
+    }
+  }
+}

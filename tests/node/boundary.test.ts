@@ -147,6 +147,55 @@ describe('inputs the README allows work', () => {
     expect(argumentOf(() => lab.sampleToken([1, NaN], { temperature: 0.8, topP: 0.5, seed: 4, step: 3 }))).toBe('logits');
   });
 
+  it('lists and objects changed in place between the calls of a generation loop are seen', async () => {
+    const fresh = await loadSamplingLab();
+    const logits = lab.syntheticLogits(5000, 9);
+    const top = lab.sampleToken(logits, { temperature: 0 });
+    const bannedTokens = [top];
+    const badWords = [[7, top]];
+    const generatedIds = [1, 2, 7];
+    const allowedMask = new Uint32Array(Math.ceil(5000 / 32)).fill(0xffffffff);
+    const xtc = { probability: 1, threshold: 0.5 };
+    const options = { temperature: 0, bannedTokens, badWords, generatedIds, allowedMask, xtc, seed: 4, step: 0 };
+    const changes: (() => void)[] = [
+      () => { bannedTokens[0] = 3; },                          // the top is allowed again
+      () => { bannedTokens.push(top); },
+      () => { bannedTokens.length = 0; },
+      () => { generatedIds.push(9); },                         // badWords no longer applies
+      () => { badWords[0][0] = 9; },                           // and now again
+      () => { allowedMask[top >> 5] &= ~(1 << (top & 31)); },
+      () => { allowedMask.fill(0xffffffff); },
+      () => { options.temperature = 0.8; xtc.threshold = 0.01; },
+      () => { xtc.threshold = 0.2; },
+      () => { badWords.push([5]); },
+    ];
+    for (const change of [() => {}, ...changes]) {
+      change();
+      for (let step = 0; step < 3; step++) {
+        options.step = step;
+        fresh.distribution([1, 2, 3], { topK: 1 });  // the fresh lab reads every option again
+        const expected = fresh.sampleToken(logits, structuredClone(options));
+        expect(lab.sampleToken(logits, options)).toBe(expected);
+        expect(lab.sampleToken(logits, { ...options })).toBe(expected);
+      }
+    }
+  });
+
+  it('a generation loop whose kept lists lose their buffers to a large call\'s release lays them out again', async () => {
+    const fresh = await loadSamplingLab();
+    const resident = lab.logitsBuffer(5000);
+    resident.set(lab.syntheticLogits(5000, 9));
+    const other = lab.syntheticLogits(1000, 3);
+    // Option buffers larger than the module keeps: the next new input hands them back.
+    lab.sampleToken(resident, { bannedTokens: new Int32Array(2 ** 21), seed: 1 });
+    const options = { temperature: 0, bannedTokens: [fresh.sampleToken(other, { temperature: 0 })], seed: 4, step: 0 };
+    for (const logits of [resident, resident, other, other]) {
+      options.step++;
+      fresh.distribution([1, 2, 3], { topK: 1 });
+      expect(lab.sampleToken(logits, options)).toBe(fresh.sampleToken(logits, structuredClone(options)));
+    }
+  });
+
   it('a column of shared options spreads over every row of logits', () => {
     const tokens = lab.sampleBatch([[0, 9], [9, 0], [1, 0]], { temperature: 0 });
     expect(Array.from(tokens)).toEqual([1, 0, 0]);

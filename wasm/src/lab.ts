@@ -219,11 +219,68 @@ const KEPT_VIEW = 1 << 16;
 
 const isPrimitive = (value: unknown) => value === null || (typeof value !== 'object' && typeof value !== 'function');
 
+/** Marks an option value that cannot be kept for comparison. */
+const UNKEPT = Symbol('unkept');
+
+/** The most list entries and object keys kept for comparison: longer lists are laid out again on every call. */
+const KEPT_ENTRIES = 4096;
+
+// The options as they are now, for a later call's to be compared with: primitives as they are;
+// arrays, typed arrays and plain objects copied, as deep as badWords' lists of lists go, up to
+// KEPT_ENTRIES in all; UNKEPT for anything else. A list or an object may change inside while
+// staying the same object, hence the copy.
+function snapshot(options: Record<string, unknown>): unknown {
+  let left = KEPT_ENTRIES;
+  const copy = (value: unknown, depth: number): unknown => {
+    if (isPrimitive(value)) return value;
+    if (depth === 3) return UNKEPT;
+    if (value instanceof Int32Array || value instanceof Uint32Array || value instanceof Float32Array || value instanceof Float64Array) {
+      return (left -= value.length) < 0 ? UNKEPT : value.slice();
+    }
+    if (Array.isArray(value)) {
+      if ((left -= value.length) < 0) return UNKEPT;
+      const items = new Array(value.length);
+      for (let i = 0; i < value.length; i++) {
+        if (!(i in value) || (items[i] = copy(value[i], depth + 1)) === UNKEPT) return UNKEPT;
+      }
+      return items;
+    }
+    if (Object.getPrototypeOf(value) !== Object.prototype) return UNKEPT;
+    const fields: Record<string, unknown> = {};
+    for (const key in value as object) {
+      if (!Object.hasOwn(value as object, key) || --left < 0) return UNKEPT;
+      if ((fields[key] = copy((value as Record<string, unknown>)[key], depth + 1)) === UNKEPT) return UNKEPT;
+    }
+    return fields;
+  };
+  return copy(options, 0);
+}
+
+/** Whether `value` equals `kept`, a snapshot, entry by entry (Object.is: −0 and NaN are values). */
+function unchanged(kept: unknown, value: unknown): boolean {
+  if (isPrimitive(kept)) return Object.is(kept, value);
+  if (ArrayBuffer.isView(kept)) {
+    const list = kept as unknown as ArrayLike<number>;
+    if (!(value instanceof (kept.constructor as typeof Float32Array)) || (value as ArrayLike<number>).length !== list.length) return false;
+    for (let i = 0; i < list.length; i++) if (!Object.is(list[i], (value as ArrayLike<number>)[i])) return false;
+    return true;
+  }
+  if (Array.isArray(kept)) {
+    if (!Array.isArray(value) || value.length !== kept.length) return false;
+    for (let i = 0; i < kept.length; i++) if (!(i in value) || !unchanged(kept[i], value[i])) return false;
+    return true;
+  }
+  if (!isObject(value) || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const keys = Object.keys(kept as object);
+  if (Object.keys(value).length !== keys.length) return false;
+  return keys.every((key) => Object.hasOwn(value, key) && unchanged((kept as Record<string, unknown>)[key], value[key]));
+}
+
 /** Whether `options` has the cached options' keys and values, `step` aside. */
 function sameButStep(cached: { options: Record<string, unknown>; keys: number }, options: Record<string, unknown>): boolean {
   let keys = 0;
   for (const key in options) {
-    if (key !== 'step' && (!(key in cached.options) || cached.options[key] !== options[key])) return false;
+    if (key !== 'step' && (!(key in cached.options) || !unchanged(cached.options[key], options[key]))) return false;
     keys++;
   }
   return keys === cached.keys;
@@ -426,21 +483,23 @@ export class Lab {
 
   // The per-token path with nothing built per call: the core returns the token as a number, and
   // options that differ from the last call's only in `step` (a generation loop's) are neither
-  // laid out nor read again. Only options of numbers and strings are reused: a list or an object
-  // may have changed inside while staying the same object.
+  // laid out nor read again: the same values, lists and objects compared entry by entry with a
+  // copy of the last call's.
   #sampleTokenNumber(logits: NumericArray, options: Record<string, unknown>): number {
     const cached = this.#stepOptions;
     if (cached && sameButStep(cached, options)) {
       const step = options.step === undefined ? 0 : options.step;
       if (typeof step !== 'number') throw new SamplingLabError('step', 'step must be a number');
       this.#input(logits, 'logits');
-      return this.#token(this.#engine.sampleTokenAtStep(step));
+      // Taking the logits may have handed back the option buffers, which the kept options' lists view.
+      if (this.#buffers && this.#epoch?.[0] === this.#buffers.epoch) return this.#token(this.#engine.sampleTokenAtStep(step));
     }
     const laid = this.#layOut([options]);
     this.#input(logits, 'logits');
     this.#writeOptions(laid);
     const token = this.#token(this.#engine.sampleTokenNumber());
-    if (Object.values(options).every(isPrimitive)) this.#stepOptions = { options: { ...options }, keys: Object.keys(options).length };
+    const kept = snapshot(options);
+    if (kept !== UNKEPT) this.#stepOptions = { options: kept as Record<string, unknown>, keys: Object.keys(options).length };
     return token;
   }
 

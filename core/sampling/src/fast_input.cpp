@@ -56,6 +56,34 @@ void penalise_copy(std::span<const float> logits, const SamplingOptions& options
   input.logits = copy;
 }
 
+// bannedTokens and `bans` as a mask (empty when they ban nothing), and the tokens it allows.
+std::span<const std::uint32_t> ban_mask(std::span<const std::int32_t> banned, std::span<const std::int32_t> bans,
+                                        std::size_t vocabulary, ChainScratch& chain, std::size_t& allowed) {
+  allowed = vocabulary;
+  if (banned.empty() && bans.empty()) return {};
+  auto& words = chain.ban_words;
+  if (chain.ban_vocabulary != vocabulary || words.size() != mask_words(vocabulary)) {
+    words.assign(mask_words(vocabulary), ~0u);
+    chain.ban_vocabulary = vocabulary;
+  } else {
+    for (const auto id : chain.cleared) words[std::size_t(id) / 32] |= 1u << (std::size_t(id) % 32);
+  }
+  chain.cleared.clear();
+  const auto ban = [&](std::int32_t id) {
+    std::uint32_t& word = words[std::size_t(id) / 32];
+    const std::uint32_t bit = 1u << (std::size_t(id) % 32);
+    if ((word & bit) == 0) return;  // banned twice
+    word &= ~bit;
+    chain.cleared.push_back(id);
+    --allowed;
+  };
+  for (const auto id : banned) ban(id);
+  for (const auto id : bans) {
+    if (std::size_t(id) < vocabulary) ban(id);  // history ids are checked against the largest vocabulary only
+  }
+  return words;
+}
+
 }  // namespace
 
 std::span<const std::uint32_t> combined_mask(const SamplingOptions& o, std::span<const std::int32_t> bans,
@@ -85,12 +113,21 @@ std::optional<FastInput> fast_input(std::span<const float> logits, const Samplin
   if (needs_general_chain(input.options)) return std::nullopt;
   auto& chain = workspace.chain;
   // No mask and no bans this step (an empty mask) allow everything.
-  const auto mask = masked ? combined_mask(options, history_bans(options, chain), logits.size(), chain.allowed_words)
-                           : std::span<const std::uint32_t>();
+  std::span<const std::uint32_t> mask;
+  std::optional<std::size_t> allowed;  // counted only if asked for, unless the mask is bans alone
+  if (masked) {
+    const auto& bans = history_bans(options, chain);
+    if (options.allowed_mask.empty() && options.allowed_tokens.empty()) {
+      mask = ban_mask(options.banned_tokens, bans, logits.size(), chain, allowed.emplace());
+    } else {
+      mask = combined_mask(options, bans, logits.size(), chain.allowed_words);
+    }
+  }
   chain.banned_everything = false;
   if (!mask.empty()) {
     const bool greedy_or_whole = input.options.temperature == 0.0 || !cuts(input.options, logits.size());
-    if (fold && greedy_or_whole && !(options.dynatemp_range > 0.0) && 2 * kernels::mask_count(mask, logits.size()) >= logits.size()) {
+    const auto allowed_count = [&] { return allowed ? *allowed : kernels::mask_count(mask, logits.size()); };
+    if (fold && greedy_or_whole && !(options.dynatemp_range > 0.0) && 2 * allowed_count() >= logits.size()) {
       input.mask = mask;
       penalise_copy(logits, options, workspace.penalties, check, input);
       input.options.generated_ids = {};

@@ -120,6 +120,12 @@ StageTrace filter_stages(std::span<const float> logits, const SamplingOptions& o
 
 Check check_bans_leave_a_token(const SamplingOptions& options, std::size_t vocabulary) {
   if (options.no_repeat_ngram_size == 0 && options.bad_words_ids.empty()) return std::nullopt;
+  // Without an allowed set, fewer bans than tokens leave one: no mask to build on every call.
+  const std::size_t ngram_bans = options.no_repeat_ngram_size == 0 ? 0
+                                 : options.ngram_banned ? options.ngram_banned->size()
+                                                        : options.generated_ids.size();
+  const std::size_t most_bans = options.banned_tokens.size() + options.bad_words_lengths.size() + ngram_bans;
+  if (options.allowed_mask.empty() && options.allowed_tokens.empty() && most_bans < vocabulary) return std::nullopt;
   ChainScratch scratch;
   const auto& bans = detail::history_bans(options, scratch);
   if (bans.empty()) return std::nullopt;
