@@ -37,17 +37,22 @@ function measure(run, calls, rounds) {
   return { median: at(0.5), spread: at(0.75) - at(0.25) };
 }
 
-function nativeRun(buildDir, arch) {
+// Builds the native benchmark for `arch`; returns a run of it: every entry's median (µs), the read
+// pass and the exp pass.
+function nativeBench(buildDir, arch) {
   execFileSync('cmake', ['-S', root, '-B', join(root, buildDir), '-DCMAKE_BUILD_TYPE=Release', `-DSAMPLING_LAB_ARCH=${arch}`], { stdio: 'ignore' });
   execFileSync('cmake', ['--build', join(root, buildDir), '--target', 'sampling_lab_bench', '-j2'], { stdio: 'ignore' });
-  const out = execFileSync(join(root, buildDir, 'sampling_lab_bench'), [
-    '--benchmark_format=json', '--benchmark_repetitions=9', '--benchmark_report_aggregates_only=true', '--benchmark_min_time=0.1',
-  ]).toString();
-  const rows = JSON.parse(out).benchmarks.filter((b) => b.aggregate_name === 'median');
-  const us = (name) => rows.find((b) => b.run_name === name).real_time;
-  return { paths: Object.fromEntries(ENTRIES.map(({ key }) => [key, us(`sample_token/${key}`)])), read: us('read_pass'), expPass: us('exp_pass') };
+  return () => {
+    const out = execFileSync(join(root, buildDir, 'sampling_lab_bench'), [
+      '--benchmark_format=json', '--benchmark_repetitions=3', '--benchmark_report_aggregates_only=true', '--benchmark_min_time=0.05',
+    ]).toString();
+    const rows = JSON.parse(out).benchmarks.filter((b) => b.aggregate_name === 'median');
+    const us = (name) => rows.find((b) => b.run_name === name).real_time;
+    return { paths: Object.fromEntries(ENTRIES.map(({ key }) => [key, us(`sample_token/${key}`)])), read: us('read_pass'), expPass: us('exp_pass') };
+  };
 }
 
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 const lab = await loadSamplingLab();
 const logits = lab.syntheticLogits();
@@ -67,21 +72,43 @@ const samplersFirst = samplersRuns[0];
 const warmRuns = samplersRuns.slice(1).sort((a, b) => a - b);
 const samplersMs = warmRuns[Math.floor(warmRuns.length / 2)];
 
-const native = nativeRun('build/native', 'native');
-const sse4 = nativeRun('build/native-sse4', 'x86-64-v2');
+const runNative = nativeBench('build/native', 'native');
+const runSse4 = nativeBench('build/native-sse4', 'x86-64-v2');
 // Every path once before any is timed, so none pays for the optimising compiler's tier-up.
 for (const { options } of ENTRIES) for (let step = 0; step < 300; step++) lab.sampleToken(resident, { ...options, seed: 1, step });
 lab.range(resident);
+// Rounds that alternate the native builds with WebAssembly, so that drift in the machine's speed
+// falls on all three alike; each ratio is the median of the rounds' ratios.
+// Each step's options are made before the timing, which then holds only the call, as natively.
+const ROUNDS = 5;
+const stepOptions = Object.fromEntries(ENTRIES.map(({ key, options }) =>
+  [key, Array.from({ length: 200 }, (_, step) => ({ ...options, seed: 1, step }))]));
+const rounds = [];
+for (let round = 0; round < ROUNDS; round++) {
+  const native = runNative();
+  const sse4 = runSse4();
+  const wasm = Object.fromEntries(ENTRIES.map(({ key }) =>
+    [key, measure((step) => lab.sampleToken(resident, stepOptions[key][step]), stepOptions[key].length, 3)]));
+  rounds.push({ native, sse4, wasm });
+}
+const interleaved = (key) => {
+  const wasm = rounds.map((r) => r.wasm[key].median);
+  return {
+    wasm: { median: median(wasm), spread: median(rounds.map((r) => r.wasm[key].spread)) },
+    native: median(rounds.map((r) => r.native.paths[key])),
+    sse4: median(rounds.map((r) => r.sse4.paths[key])),
+    perSse4: median(rounds.map((r, i) => wasm[i] / r.sse4.paths[key])),
+  };
+};
+const native = { read: median(rounds.map((r) => r.native.read)), expPass: median(rounds.map((r) => r.native.expPass)) };
+const sse4 = { read: median(rounds.map((r) => r.sse4.read)), expPass: median(rounds.map((r) => r.sse4.expPass)) };
 const rows = PATHS.map(({ key, label, options }) => {
-  const wasm = measure((step) => lab.sampleToken(resident, { ...options, seed: 1, step }), 200, 15);
   const copied = measure((step) => lab.sampleToken(logits, { ...options, seed: 1, step }), 100, 9);
   const js = measure((step) => referenceSampleToken(logits, options, ((step * 0.618) % 1)), 2, 5);
-  return { key, label, wasm, copied, js, native: native.paths[key], sse4: sse4.paths[key] };
+  return { key, label, ...interleaved(key), copied, js };
 });
 // Each stage of the general chain alone, against the same builds.
-const stageRows = STAGES.map(({ key, label, options }) => ({
-  key, label, wasm: measure((step) => lab.sampleToken(resident, { ...options, seed: 1, step }), 100, 9), native: native.paths[key], sse4: sse4.paths[key],
-}));
+const stageRows = STAGES.map(({ key, label }) => ({ key, label, ...interleaved(key) }));
 const byKey = (key) => rows.find((r) => r.key === key);
 // The fixed cost of a call: sampleToken on 8 logits, as a generation loop calls it (only the
 // step changes), and with options that change every call.
@@ -117,7 +144,6 @@ const maskRows = await Promise.all([['inside a string', '{"name":"'], ["after '{
     masked.push(measure((step) => lab.sampleToken(resident, { allowedMask: mask, seed: 1, step }), 30, 1).median);
     unmasked.push(measure((step) => throughLab.sampleToken(through, { seed: 1, step }), 30, 1).median);
   }
-  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
   return { label, allowed: through.length, masked: median(masked), unmasked: median(unmasked), cost: median(masked) - median(unmasked) };
 }));
 // One read of the logits, the floor of any path: a min/max pass (lab.range), as natively.
@@ -154,7 +180,6 @@ const historyCosts = [{ temperature: 0.8 }, statefulOptions].map((options) => {
     at.short.push(measure(() => short.sample(buffer), 20, 1).median);
     at.long.push(measure(() => long.sample(buffer), 20, 1).median);
   }
-  const median = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
   return { options, short: median(at.short), long: median(at.long) };
 });
 const peers = await measurePeers({ root, lab, logits, paths: PATHS, measure });
@@ -163,11 +188,11 @@ const f = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 const lines = [
   `Sampling one token from 151,936 synthetic logits (\`lab.sampleToken\`), µs per call, median (interquartile spread); ${new Date().toISOString().slice(0, 10)}, ${process.version}, ${execFileSync('nproc').toString().trim()} cores.`,
   '',
-  'Every column times the same checked entry the bindings call (options read and checked, the logits tested for NaN and ±∞), natively and in WebAssembly, on the same logits.',
+  `Every column times the same checked entry the bindings call (options read and checked, the logits tested for NaN and ±∞), natively and in WebAssembly, on the same logits, in ${ROUNDS} rounds that alternate the three builds; each ratio to SSE4 is the median of the rounds' ratios.`,
   '',
   '| path | WASM | WASM incl. copy-in | native (this CPU) | native SSE4 | JS baseline | WASM / SSE4 | WASM / one read | WASM / one exp pass | JS / WASM |',
   '|---|---|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| (${r.key}) ${r.label} | ${f(r.wasm.median)} (±${f(r.wasm.spread)}) | ${f(r.copied.median)} | ${f(r.native)} | ${f(r.sse4)} | ${f(r.js.median)} (±${f(r.js.spread)}) | ${(r.wasm.median / r.sse4).toFixed(2)} | ${(r.wasm.median / maxPass.median).toFixed(1)} | ${(r.wasm.median / expPass.median).toFixed(2)} | ${f(r.js.median / r.wasm.median)} |`),
+  ...rows.map((r) => `| (${r.key}) ${r.label} | ${f(r.wasm.median)} (±${f(r.wasm.spread)}) | ${f(r.copied.median)} | ${f(r.native)} | ${f(r.sse4)} | ${f(r.js.median)} (±${f(r.js.spread)}) | ${r.perSse4.toFixed(2)} | ${(r.wasm.median / maxPass.median).toFixed(1)} | ${(r.wasm.median / expPass.median).toFixed(2)} | ${f(r.js.median / r.wasm.median)} |`),
   '',
   `Fixed cost of a call (\`sampleToken\` on 8 logits): ${fixedLoop.median.toFixed(2)} µs in a generation loop (only \`step\` changes; target ≤ 3 µs), ${fixedFresh.median.toFixed(2)} µs when the options change every call.`,
   `One read of the logits (a min/max pass, \`lab.range\`): WASM ${f(maxPass.median)} µs, native ${f(native.read)} µs, SSE4 ${f(sse4.read)} µs. The figures are also in build/bench.json.`,
@@ -183,7 +208,7 @@ const lines = [
   '',
   '| stage | WASM | native (this CPU) | native SSE4 | WASM / SSE4 | WASM / one exp pass |',
   '|---|---|---|---|---|---|',
-  ...stageRows.map((r) => `| ${r.label} | ${f(r.wasm.median)} (±${f(r.wasm.spread)}) | ${f(r.native)} | ${f(r.sse4)} | ${(r.wasm.median / r.sse4).toFixed(2)} | ${(r.wasm.median / expPass.median).toFixed(2)} |`),
+  ...stageRows.map((r) => `| ${r.label} | ${f(r.wasm.median)} (±${f(r.wasm.spread)}) | ${f(r.native)} | ${f(r.sse4)} | ${r.perSse4.toFixed(2)} | ${(r.wasm.median / expPass.median).toFixed(2)} |`),
   '',
   `Stateful sampler (\`lab.createSampler\`, T 0.8, top-p 0.9, repetition 1.1, DRY, windows of 64 ids, 1,000-token rows): ${stateful.median.toFixed(1)} µs per token against ${stateless.median.toFixed(1)} µs for sampleToken with the same options, +${(stateful.median - stateless.median).toFixed(1)} µs (target < 5 µs).`,
   `Stateful sampler's cost against its history's length (151,936 logits, rounds interleaved; target ≤ 1.2×): ${historyCosts.map(({ options, short, long }) =>

@@ -62,6 +62,28 @@ TEST(MaskKernel, GathersExactlyTheSetBitsInOrder) {
   }
 }
 
+TEST(MaskKernel, GathersTheAllowedValuesAtOrAboveAThreshold) {
+  for (const std::size_t vocabulary : {1u, 5u, 31u, 32u, 33u, 100u, 1000u, 151936u, 151937u}) {
+    for (const double density : {0.0, 0.5, 0.97, 1.0}) {
+      const auto logits = reference::random_logits(vocabulary, vocabulary + 11, 2.0);
+      auto mask = random_mask(vocabulary, density, vocabulary * 17 + std::uint64_t(density * 100));
+      mask.back() |= 0xffff0000u;  // bits past the vocabulary are not read
+      for (const float threshold : {-1e30f, 0.0f, 3.0f, 1e30f}) {
+        sl::Buffer<std::uint32_t> ids;
+        sl::Buffer<float> kept;
+        const std::size_t count = sl::kernels::gather_allowed_at_least(mask, logits, threshold, ids, kept);
+        std::vector<std::uint32_t> expected;
+        for (const auto id : ids_of(mask, vocabulary)) {
+          if (logits[std::size_t(id)] >= threshold) expected.push_back(std::uint32_t(id));
+        }
+        ASSERT_EQ(std::vector<std::uint32_t>(ids.begin(), ids.end()), expected) << vocabulary << " " << density << " " << threshold;
+        ASSERT_EQ(count, expected.size());
+        for (std::size_t j = 0; j < count; ++j) ASSERT_EQ(kept[j], logits[ids[j]]);
+      }
+    }
+  }
+}
+
 TEST(AllowedMask, DrawsWhatAllowedTokensDrawsOnTheSameSet) {
   constexpr std::size_t kVocabulary = 151936;
   const auto logits = reference::random_logits(kVocabulary, 5, 3.0);

@@ -267,7 +267,11 @@ function unchanged(kept: unknown, value: unknown): boolean {
   }
   if (Array.isArray(kept)) {
     if (!Array.isArray(value) || value.length !== kept.length) return false;
-    for (let i = 0; i < kept.length; i++) if (!(i in value) || !unchanged(kept[i], value[i])) return false;
+    for (let i = 0; i < kept.length; i++) {
+      const entry = value[i];
+      if (entry === undefined && !(i in value)) return false;  // a hole
+      if (isPrimitive(kept[i]) ? !Object.is(kept[i], entry) : !unchanged(kept[i], entry)) return false;
+    }
     return true;
   }
   if (!isObject(value) || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;

@@ -549,8 +549,14 @@ double exp_sum(std::span<const float> values, float shift, float scale) {
   return exp_pass<false>(values, shift, scale, nullptr, {});
 }
 
-std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
-                            Buffer<float>& kept) {
+namespace {
+
+// The mask is read only in the few batches that hold a value at or above the threshold, one word
+// a batch (a batch's lanes never straddle two words: kLanes divides 32).
+template <bool kMasked>
+std::size_t gather_at_least_in(std::span<const std::uint32_t> mask, std::span<const float> values, float threshold,
+                               Buffer<std::uint32_t>& ids, Buffer<float>& kept) {
+  static_assert(32 % kLanes == 0);
   // Sized for the worst case (uninitialised) and trimmed after: no branch per kept value.
   ids.resize(values.size());
   kept.resize(values.size());
@@ -559,15 +565,17 @@ std::size_t gather_at_least(std::span<const float> values, float threshold, Buff
   const std::size_t end = simd_end(values.size());
   const Batch threshold_batch(threshold);
   const auto at_least = [&](Batch x) { return x >= threshold_batch; };
-  const auto take = [&](std::size_t i) {
+  const auto bits_from = [&](std::size_t i) { return kMasked ? mask[i / 32] >> (i % 32) : ~0u; };
+  const auto take = [&](std::size_t i, std::uint32_t allowed) {
     ids[count] = std::uint32_t(i);
     kept[count] = data[i];
-    count += data[i] >= threshold;
+    count += std::size_t(data[i] >= threshold) & allowed;
   };
   // Most batches hold no candidate: one test skips four of them.
   const auto take_batch = [&](std::size_t i) {
     if (xsimd::any(at_least(Batch::load_unaligned(data + i)))) {
-      for (std::size_t j = i; j < i + kLanes; ++j) take(j);
+      const std::uint32_t bits = bits_from(i);
+      for (std::size_t lane = 0; lane < kLanes; ++lane) take(i + lane, bits >> lane & 1u);
     }
   };
   std::size_t i = 0;
@@ -576,10 +584,22 @@ std::size_t gather_at_least(std::span<const float> values, float threshold, Buff
     for (std::size_t b = i; b < i + kScanStride; b += kLanes) take_batch(b);
   }
   for (; i < end; i += kLanes) take_batch(i);
-  for (; i < values.size(); ++i) take(i);
+  for (; i < values.size(); ++i) take(i, bits_from(i) & 1u);
   ids.resize(count);
   kept.resize(count);
   return count;
+}
+
+}  // namespace
+
+std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
+                            Buffer<float>& kept) {
+  return gather_at_least_in<false>({}, values, threshold, ids, kept);
+}
+
+std::size_t gather_allowed_at_least(std::span<const std::uint32_t> mask, std::span<const float> values, float threshold,
+                                    Buffer<std::uint32_t>& ids, Buffer<float>& kept) {
+  return gather_at_least_in<true>(mask, values, threshold, ids, kept);
 }
 
 std::size_t mask_count(std::span<const std::uint32_t> mask, std::size_t vocabulary) {

@@ -312,19 +312,10 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
   const float threshold = float(double(range.max) - sampling_lab::head_depth(v) / double(scale));
   const double u = token_uniforms(options).token;
   auto& candidates = workspace.candidates;
-  std::size_t head = kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys);
+  const std::size_t head = mask.empty()
+      ? kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys)
+      : kernels::gather_allowed_at_least(mask, logits, threshold, candidates.ids, candidates.keys);
   if (head * 4 >= v) return {weigh_everything(logits, range.max, scale, u, workspace, mask), true};
-  if (!mask.empty()) {
-    std::size_t kept = 0;
-    for (std::size_t j = 0; j < head; ++j) {
-      candidates.ids[kept] = candidates.ids[j];
-      candidates.keys[kept] = candidates.keys[j];
-      kept += allowed_by(mask, candidates.ids[j]);
-    }
-    head = kept;
-    candidates.ids.resize(head);
-    candidates.keys.resize(head);
-  }
   auto& weights = candidates.weights;
   weights.resize(head);
   candidates.block_sums.resize(kernels::block_count(head));

@@ -95,6 +95,9 @@ MassBounds split_at(std::span<const float> values, float threshold, float shift,
 // Ids and values of every value >= threshold, in id order (the buffers are resized to them).
 std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
                             Buffer<float>& kept);
+// gather_at_least of the values `mask` allows (bit i of word i / 32 = token i).
+std::size_t gather_allowed_at_least(std::span<const std::uint32_t> mask, std::span<const float> values, float threshold,
+                                    Buffer<std::uint32_t>& ids, Buffer<float>& kept);
 
 // Tokens a packed bitmask allows among the first `vocabulary` (bit i of word i / 32 = token i,
 // xgrammar's layout; bits past the vocabulary are not read).
