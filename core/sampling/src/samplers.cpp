@@ -69,25 +69,30 @@ std::size_t first_arrival(const float* arrivals, std::size_t v) {
 
 // Many draws from one distribution: kernels::inverse_cdf's rule (the first index whose running
 // sum exceeds u · total) on prefix sums computed once, found through a guide table (Chen & Asau
-// 1974): guide[j] is that index for the target j·total/V, where the search for any target in
-// [j·total/V, (j+1)·total/V) starts, so a draw reads about two entries instead of a binary
-// search's log2 V, each likely a cache miss on a large vocabulary. The same index either way.
+// 1974): guide[j] is that index for the target j·total/m (m buckets, at least V), where the
+// search for any target in [j·total/m, (j+1)·total/m) starts, so a draw reads about two entries
+// instead of a binary search's log2 V, each likely a cache miss on a large vocabulary. The same
+// index either way.
 bool inverse_cdf(std::span<const float> probs, Philox& rng, std::span<std::int32_t> out,
                  SamplerWorkspace& workspace, const Progress& progress) {
   auto& cdf = workspace.cumulative;
   const std::size_t v = probs.size();
   const double total = cumulative_sums(probs, cdf);
+  // At least 1,024 buckets: on a small vocabulary nearly every bucket then lies within one token's
+  // share, where settle does not walk (each walk a mispredicted branch).
+  const std::size_t buckets = std::max<std::size_t>(v, 1024);
   auto& guide = workspace.alias;
-  guide.resize(v);
-  const double per_bucket = total / double(v);
-  for (std::size_t j = 0, i = 0; j < v; ++j) {
+  guide.resize(buckets);
+  const double per_bucket = total / double(buckets);
+  for (std::size_t j = 0, i = 0; j < buckets; ++j) {
     while (i + 1 < v && cdf[i] <= double(j) * per_bucket) ++i;
     guide[j] = std::uint32_t(i);
   }
+  const double buckets_per_total = double(buckets) / total;
   return with_two_words(rng, out, workspace, progress, [&](std::uint32_t a, std::uint32_t b) {
     const double target = to_open_unit(a, b) * total;
-    // The division may round up to the next bucket: settle walks back as well as forward.
-    return std::ptrdiff_t(settle(cdf, target, guide[std::min(v - 1, std::size_t(target / per_bucket))]));
+    // The product may round into a neighbouring bucket: settle walks back as well as forward.
+    return std::ptrdiff_t(settle(cdf, target, guide[std::min(buckets - 1, std::size_t(target * buckets_per_total))]));
   });
 }
 
