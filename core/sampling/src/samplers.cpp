@@ -78,9 +78,10 @@ bool inverse_cdf(std::span<const float> probs, Philox& rng, std::span<std::int32
   auto& cdf = workspace.cumulative;
   const std::size_t v = probs.size();
   const double total = cumulative_sums(probs, cdf);
-  // At least 1,024 buckets: on a small vocabulary nearly every bucket then lies within one token's
-  // share, where settle does not walk (each walk a mispredicted branch).
-  const std::size_t buckets = std::max<std::size_t>(v, 1024);
+  // Up to 1,024 buckets on a small vocabulary, as many draws allow paying for: nearly every bucket
+  // then lies within one token's share, where settle does not walk (each walk a mispredicted
+  // branch). A few draws (a speculative chain's) keep V buckets, the table's cost theirs.
+  const std::size_t buckets = std::max<std::size_t>(v, std::min<std::size_t>(1024, out.size()));
   auto& guide = workspace.alias;
   guide.resize(buckets);
   const double per_bucket = total / double(buckets);
