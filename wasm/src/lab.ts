@@ -496,7 +496,7 @@ export class Lab {
       if (typeof step !== 'number') throw new SamplingLabError('step', 'step must be a number');
       this.#input(logits, 'logits');
       // Taking the logits may have handed back the option buffers, which the kept options' lists view.
-      if (this.#buffers && this.#epoch?.[0] === this.#buffers.epoch) return this.#token(this.#engine.sampleTokenAtStep(step));
+      if (this.#currentBuffers()) return this.#token(this.#engine.sampleTokenAtStep(step));
     }
     const laid = this.#layOut([options]);
     this.#input(logits, 'logits');
@@ -958,16 +958,21 @@ export class Lab {
   #currentSlot?: CoreEnum;
   #epoch?: Uint32Array;
 
+  // The kept views of the option buffers while valid: the core owns the buffers, so they are valid
+  // while its epoch is the one they were taken at (it changes when the core hands buffers back)
+  // and memory has not grown (a detached view, the epoch's included, reads as empty).
+  #currentBuffers() {
+    const cached = this.#buffers;
+    return cached && this.#epoch?.[0] === cached.epoch ? cached : undefined;
+  }
+
   // Views of the option buffers, kept across calls of the same shape: a generation loop then
   // crosses into WebAssembly only to sample. Memory growth detaches them (byteLength 0).
   #optionBuffers(rows: number, ids: number, offsets: number, numbers: number, numberOffsets: number) {
     const fits = (b: OptionBuffers) => b.values.length === rows * this.#scalarCount && b.ids.length === ids &&
       b.offsets.length === offsets && b.numbers.length === numbers && b.numberOffsets.length === numberOffsets;
-    // The core owns the buffers: kept views are valid while its epoch is the one they were taken
-    // at (it changes when the core hands buffers back) and memory has not grown (a detached view,
-    // the epoch's included, reads as empty).
-    const cached = this.#buffers;
-    if (cached && this.#epoch?.[0] === cached.epoch && fits(cached)) return cached;
+    const cached = this.#currentBuffers();
+    if (cached && fits(cached)) return cached;
     // Sizing resizes the core's buffers: until it has succeeded, no view is valid.
     this.#buffers = undefined;
     const { IdSlot } = this.#core;

@@ -62,9 +62,10 @@ std::span<const std::uint32_t> ban_mask(std::span<const std::int32_t> banned, st
   allowed = vocabulary;
   if (banned.empty() && bans.empty()) return {};
   auto& words = chain.ban_words;
-  if (chain.ban_vocabulary != vocabulary || words.size() != mask_words(vocabulary)) {
+  // Another vocabulary's words are made anew (a vocabulary of the same word count reuses them:
+  // bits past the vocabulary are all ones either way).
+  if (words.size() != mask_words(vocabulary)) {
     words.assign(mask_words(vocabulary), ~0u);
-    chain.ban_vocabulary = vocabulary;
   } else {
     for (const auto id : chain.cleared) words[std::size_t(id) / 32] |= 1u << (std::size_t(id) % 32);
   }

@@ -79,11 +79,10 @@ struct ChainScratch {
   std::vector<std::uint8_t> masked;
   // The fast paths' input under the masks (fast_input.hpp): the masks as one, the tokens they allow.
   Buffer<std::uint32_t> allowed_words;
-  // Bans alone (bannedTokens, the history's): all ones but the bits in `cleared`, for a vocabulary
-  // of `ban_vocabulary` tokens; each call sets the last one's bits again, so that it costs O(bans).
+  // Bans alone (bannedTokens, the history's): all ones but the bits in `cleared`; each call sets the
+  // last one's bits again, so that it costs O(bans).
   Buffer<std::uint32_t> ban_words;
   std::vector<std::int32_t> cleared;
-  std::size_t ban_vocabulary = 0;
   Buffer<std::uint32_t> allowed_ids;
   Buffer<float> allowed_logits;
   std::vector<std::int32_t> reversed;      // DRY's window, newest first
