@@ -79,15 +79,30 @@ it('the advanced samplers panel cuts with typical-p and the order, and colours e
   await expect.poll(() => readout('cuts')).toMatch(/typical 后剩/);
   const legend = () => page.locator('#shape svg.sl-lines ~ .sl-legend span').allTextContents();
   await expect.poll(legend).toContain('被截掉: typical');
+  // Each result the widget shows arrives with the options it was computed for (its change event):
+  // wait for the one of these options rather than for any number, which may still be the last one's.
+  await page.evaluate(() => {
+    document.querySelector('#shape')!.addEventListener('change', (event) => {
+      const { params, result } = (event as CustomEvent).detail ?? {};
+      if (params) (window as unknown as { shown: unknown }).shown = { temperature: params.temperature, typicalP: params.typicalP, reordered: params.order.length > 0, kept: result.kept };
+    });
+  });
+  type Shown = { temperature: number; typicalP: number; reordered: boolean; kept: number };
+  const shown = () => page.evaluate(() => (window as unknown as { shown?: Shown }).shown);
+  const keptReadout = async () => parseInt((await readout('kept')).replace(/,/g, ''), 10);
   const shape = page.locator('#shape');
   await shape.getByLabel('typical-p（1 = 关闭）').fill('1');
   await shape.getByLabel('top-p', { exact: true }).fill('0.9');
   await shape.getByLabel('温度 T').fill('0.5');
-  await expect.poll(() => readout('kept')).toMatch(/^\d/);
-  const handbook = parseInt((await readout('kept')).replace(/,/g, ''), 10);
+  await expect.poll(shown).toMatchObject({ temperature: 0.5, typicalP: 1, reordered: false });
+  const handbook = (await shown())!.kept;
+  expect(await keptReadout()).toBe(handbook);
   await panel.getByRole('button', { name: /llama\.cpp/ }).click();
+  await expect.poll(shown).toMatchObject({ temperature: 0.5, reordered: true });
   // Top-p before the temperature keeps far more of the tail.
-  await expect.poll(async () => parseInt((await readout('kept')).replace(/,/g, ''), 10)).toBeGreaterThan(5 * handbook);
+  const llama = (await shown())!.kept;
+  expect(llama).toBeGreaterThan(5 * handbook);
+  expect(await keptReadout()).toBe(llama);
   await panel.getByRole('button', { name: /手册/ }).click();
 });
 
