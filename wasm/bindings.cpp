@@ -17,6 +17,7 @@
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/history.hpp"
 #include "sampling_lab/kernels.hpp"
+#include "sampling_lab/masked_logits.hpp"
 #include "sampling_lab/options.hpp"
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/samplers.hpp"
@@ -171,18 +172,23 @@ class Engine {
     current_ = &inputs_[slot];
   }
 
+  // −∞ entries add nothing.
   int log_sum_exp(double temperature) {
-    if (auto error = sampling_lab::check_logits(*current_, "logits")) return fail(*error);
+    if (auto error = sampling_lab::check_maskable_logits(*current_, "logits")) return fail(*error);
     if (auto error = sampling_lab::check_scalar(temperature, Kind::kNumber, sampling_lab::above(0), "temperature")) {
       return fail(*error);
     }
     return done(answer().number(sampling_lab::log_sum_exp(*current_, temperature)));
   }
 
-  // The current logits checked, and the options written for them as a batch of one row.
-  std::variant<sampling_lab::SamplingOptions, ArgumentError> single_row_options() {
-    if (auto error = sampling_lab::check_logits(*current_, "logits")) return *error;
-    return row_options(0, 1, current_->size());
+  // The current logits and the options written for them as a batch of one row, with the −∞
+  // logits masked (valid until the next call).
+  std::variant<sampling_lab::MaskedLogits, ArgumentError> single_row_input() {
+    if (auto error = sampling_lab::check_entries(current_->size(), "logits")) return *error;
+    auto options = row_options(0, 1, current_->size());
+    if (auto* error = std::get_if<ArgumentError>(&options)) return *error;
+    return sampling_lab::mask_negative_infinity(*current_, std::get<sampling_lab::SamplingOptions>(options),
+                                                filter_workspace_.masked, "logits");
   }
 
   // The options of one row for a draw that tests the logits' finiteness itself (checked_draw_token).
@@ -209,26 +215,23 @@ class Engine {
 
   // probs view, kept, keptMass, entropyBits, topProb.
   int distribution() {
-    const std::vector<float>& logits = *current_;
-    auto options = single_row_options();
-    if (auto* error = std::get_if<ArgumentError>(&options)) return fail(*error);
+    const auto input = single_row_input();
+    if (auto* error = std::get_if<ArgumentError>(&input)) return fail(*error);
+    const auto& [logits, options] = std::get<sampling_lab::MaskedLogits>(input);
     output_.resize(logits.size());
-    const auto result = sampling_lab::filter_distribution(
-        logits, std::get<sampling_lab::SamplingOptions>(options), output_, filter_workspace_);
-    if (auto error = sampling_lab::check_bans_left_a_token(std::get<sampling_lab::SamplingOptions>(options), filter_workspace_)) {
-      return fail(*error);
-    }
+    const auto result = sampling_lab::filter_distribution(logits, options, output_, filter_workspace_);
+    if (auto error = sampling_lab::check_bans_left_a_token(options, filter_workspace_)) return fail(*error);
     return done(answer().view(output_).number(double(result.kept)).number(result.kept_mass).number(result.entropy_bits).number(result.top_prob));
   }
 
   // The cutBy view, then each stage that is on as (filter text, kept); cutBy[i] names the stage
   // that cut token i (0 = kept, else 1 + its index in stageTable().stages; masks = masksCode).
   int stages() {
-    const std::vector<float>& logits = *current_;
-    auto options = single_row_options();
-    if (auto* error = std::get_if<ArgumentError>(&options)) return fail(*error);
+    const auto input = single_row_input();
+    if (auto* error = std::get_if<ArgumentError>(&input)) return fail(*error);
+    const auto& [logits, options] = std::get<sampling_lab::MaskedLogits>(input);
     cut_by_.resize(logits.size());
-    const auto trace = sampling_lab::filter_stages(logits, std::get<sampling_lab::SamplingOptions>(options), filter_workspace_, cut_by_);
+    const auto trace = sampling_lab::filter_stages(logits, options, filter_workspace_, cut_by_);
     Reply& out = answer().view(cut_by_);
     for (const auto& stage : trace) out.text(std::string(stage.filter)).number(double(stage.kept));
     return done(out);
@@ -284,11 +287,12 @@ class Engine {
     if (auto error = sampling_lab::check_scalar(count, Kind::kInteger, sampling_lab::closed(0, double(sampling_lab::kMaxLogprobs)), "logprobs")) {
       return fail(*error);
     }
-    auto options = single_row_options();
-    if (auto* error = std::get_if<ArgumentError>(&options)) return fail(*error);
+    const auto input = single_row_input();
+    if (auto* error = std::get_if<ArgumentError>(&input)) return fail(*error);
+    const auto& masked = std::get<sampling_lab::MaskedLogits>(input);
     const auto mode = processed ? sampling_lab::LogprobsMode::kProcessed : sampling_lab::LogprobsMode::kRaw;
-    const auto drawn = sampling_lab::sample_token_logprobs(logits, std::get<sampling_lab::SamplingOptions>(options),
-                                                           std::size_t(count), mode, filter_workspace_);
+    const auto drawn = sampling_lab::sample_token_logprobs(masked.logits, masked.options, std::size_t(count), mode,
+                                                           filter_workspace_, logits);
     Reply& out = answer().number(drawn.token).number(drawn.logprob).number(double(drawn.rank));
     optional_number(optional_number(out, drawn.mirostat_mu), drawn.adaptive_p_average);
     for (const auto& entry : drawn.top) out.number(entry.token).number(entry.logprob);

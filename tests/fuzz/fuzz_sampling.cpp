@@ -2,6 +2,7 @@
 // through the checks; whatever passes must give a finite distribution summing to 1 and a token
 // the filters kept, the same with the penalties' counts and n-grams kept by a TokenHistory.
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "fuzz_input.hpp"
@@ -9,6 +10,7 @@
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/history.hpp"
+#include "sampling_lab/masked_logits.hpp"
 #include "sampling_lab/samplers.hpp"
 
 namespace sl = sampling_lab;
@@ -17,13 +19,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FuzzInput input(data, size);
   const std::size_t vocabulary = 1 + input.read<std::uint16_t>() % 4096;
   const FuzzOptions fuzzed(input, vocabulary);
-  std::vector<float> logits(vocabulary);
-  for (float& z : logits) z = input.remaining() >= 4 ? input.read<float>() : float(input.read<std::uint8_t>()) - 128.0f;
+  std::vector<float> raw_logits(vocabulary);
+  for (float& z : raw_logits) z = input.remaining() >= 4 ? input.read<float>() : float(input.read<std::uint8_t>()) - 128.0f;
 
   auto parsed = sl::options_from_raw(fuzzed.raw());
   if (std::holds_alternative<sl::ArgumentError>(parsed)) return 0;
-  const auto& options = std::get<sl::SamplingOptions>(parsed);
-  if (sl::check_options(options, vocabulary) || sl::check_logits(logits, "logits")) return 0;
+  if (sl::check_options(std::get<sl::SamplingOptions>(parsed), vocabulary)) return 0;
+  // −∞ logits and biases become masked tokens, as every entry of the bindings masks them.
+  sl::MaskScratch scratch;
+  const auto masked = sl::mask_negative_infinity(raw_logits, std::get<sl::SamplingOptions>(parsed), scratch);
+  if (std::holds_alternative<sl::ArgumentError>(masked)) return 0;
+  const auto& [logits, options] = std::get<sl::MaskedLogits>(masked);
 
   sl::FilterWorkspace workspace;
   std::vector<float> probs(vocabulary);
@@ -35,6 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   FUZZ_EXPECT(std::abs(total - 1.0) < 1e-3);
   FUZZ_EXPECT(result.kept >= 1 && result.kept <= vocabulary);
+  for (std::size_t i = 0; i < vocabulary; ++i) FUZZ_EXPECT(raw_logits[i] != -std::numeric_limits<float>::infinity() || probs[i] == 0.0f);
   const std::int32_t token = sl::sample_token(logits, options, workspace);
   FUZZ_EXPECT(token >= 0 && std::size_t(token) < vocabulary && probs[std::size_t(token)] > 0.0f);
   std::vector<std::uint8_t> cut_by(vocabulary);

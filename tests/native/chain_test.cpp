@@ -206,7 +206,7 @@ TEST(Dry, MatchesTheDirectSearchOnRandomSequences) {
     const std::vector<std::int32_t> breakers = {trial % 3 == 0 ? 5 : 4};
     auto options = with([&](auto& o) {
       o.dry_multiplier = 0.5, o.dry_base = 1.1 + (trial % 5) * 0.3, o.dry_allowed_length = trial % 4;
-      o.dry_penalty_last_n = trial % 7 == 0 ? 50 : 0, o.generated_ids = history, o.dry_sequence_breakers = breakers;
+      o.dry_penalty_last_n = trial % 7 == 0 ? 50 : -1, o.generated_ids = history, o.dry_sequence_breakers = breakers;
     });
     sl::filter_distribution(logits, options, probs, workspace);
     const auto penalties = reference::dry_penalties(options);

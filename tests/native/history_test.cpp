@@ -13,9 +13,10 @@
 namespace sl = sampling_lab;
 
 namespace {
-std::map<std::int32_t, std::uint32_t> recount(std::span<const std::int32_t> tokens, std::size_t window) {
+// window −1: every token (penaltyLastN's "all").
+std::map<std::int32_t, std::uint32_t> recount(std::span<const std::int32_t> tokens, std::int64_t window) {
   std::map<std::int32_t, std::uint32_t> counts;
-  const std::size_t start = window > 0 && tokens.size() > window ? tokens.size() - window : 0;
+  const std::size_t start = window >= 0 && tokens.size() > std::size_t(window) ? tokens.size() - std::size_t(window) : 0;
   for (std::size_t i = start; i < tokens.size(); ++i) ++counts[tokens[i]];
   return counts;
 }
@@ -31,9 +32,9 @@ std::map<std::int32_t, std::uint32_t> as_map(std::span<const sl::TokenCount> cou
 }  // namespace
 
 TEST(TokenHistory, CountsEqualARecountOfTheWindowAfterEveryToken) {
-  for (const std::size_t window : {0, 1, 7, 64}) {
-    sl::TokenHistory history{std::int64_t(window)};
-    sl::Philox rng{9, window};
+  for (const std::int64_t window : {-1, 1, 7, 64}) {
+    sl::TokenHistory history{window};
+    sl::Philox rng{9, std::uint64_t(window + 1)};
     for (int i = 0; i < 2000; ++i) {
       ASSERT_FALSE(history.accept(std::int32_t(rng.next_u32() % 20)));  // few distinct ids: many repeats
       ASSERT_EQ(as_map(history.counts()), recount(history.tokens(), window)) << "window " << window << ", token " << i;

@@ -438,7 +438,7 @@ TEST(SpeculativeVerify, FindsANonFiniteLogitAnywhereInARow) {
   const auto row = sl::synthetic_logits(kV, 8);
   sl::SpeculativeWorkspace workspace;
   for (const std::size_t at : {std::size_t{0}, std::size_t{77}, std::size_t{100'003}, kV - 1}) {
-    for (const float bad : {NAN, INFINITY, -INFINITY}) {
+    for (const float bad : {NAN, INFINITY}) {
       std::vector<float> target(row), draft(row);
       target.insert(target.end(), row.begin(), row.end());
       target[kV + at] = bad;

@@ -12,7 +12,7 @@ describe('options', () => {
     const plain = lab.distribution(logits).probs;
     const off = lab.distribution(logits, {
       typicalP: 1, topNSigma: 0, etaCutoff: 0, xtc: { probability: 0 }, mirostat: { version: 0 }, dry: { multiplier: 0 },
-      logitBias: {}, allowedTokens: [], bannedTokens: [], penaltyLastN: 0, order: 'handbook',
+      logitBias: {}, bannedTokens: [], penaltyLastN: -1, order: 'handbook',
     }).probs;
     expect(off).toEqual(plain);
   });

@@ -10,7 +10,7 @@ beforeAll(async () => { lab = await loadSamplingLab(); });
 const cases: [string, () => unknown, string][] = [
   ['NaN logit', () => lab.distribution([1, NaN, 2]), 'logits'],
   ['+Inf logit', () => lab.distribution(new Float32Array([1, Infinity])), 'logits'],
-  ['-Inf logit', () => lab.distribution(new Float64Array([-Infinity, 1])), 'logits'],
+  ['no finite logit', () => lab.distribution(new Float64Array([-Infinity, -Infinity])), 'logits'],
   ['logit beyond float32', () => lab.distribution([1e300, 0]), 'logits'],
   ['empty logits', () => lab.distribution([]), 'logits'],
   ['not an array', () => lab.distribution('1,2,3' as never), 'logits'],

@@ -64,7 +64,7 @@ export interface RunOptions {
 
 type Group = OptionSpec['group'];
 // The distribution takes the random key too: XTC's draw comes from it, as in sampleToken.
-const TOKEN_GROUPS: readonly Group[] = ['filter', 'penalty', 'randomKey'];
+const TOKEN_GROUPS: readonly Group[] = ['filter', 'mask', 'history', 'randomKey'];
 
 /** Log-probabilities of one drawn token, as vLLM returns them. */
 export interface TokenLogprobs {
@@ -115,6 +115,19 @@ export interface Sampler {
   /** An independent copy with the same state. */
   clone(): Sampler;
   readonly state: SamplerState;
+}
+
+// An allow-list or mask that is given allows some token: empty, it would allow none (vLLM and
+// transformers refuse an empty allow-list too); to allow every token, leave it out.
+function allowingSome<T extends ArrayLike<number>>(list: T, name: string): T {
+  if (list.length === 0) throw new SamplingLabError(name, `${name} is empty, so it allows no token; leave it out to allow every token`);
+  return list;
+}
+
+// 53 random bits: seeds cross as doubles (integers up to 2^53 − 1).
+function freshSeed(): number {
+  const words = crypto.getRandomValues(new Uint32Array(2));
+  return (words[0] & 0x1fffff) * 2 ** 32 + words[1];
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {
@@ -399,6 +412,10 @@ export class Lab {
   /** stages().cutBy's code of a token removed by allowedTokens or bannedTokens. */
   readonly masksCode: number;
   #resident?: Float32Array;
+  // Draws without a seed use this lab's random seed and a step no other call of the lab uses.
+  readonly #unseeded = { seed: freshSeed(), step: 0 };
+  // Seeded draws without a step take the next step of their (seed, stream), as a generator would.
+  readonly #nextSteps = new Map<number, Map<number, number>>();
   // Every view logitsBuffer handed out, to tell a detached one from an empty array.
   readonly #residents = new WeakSet<Float32Array>();
 
@@ -474,7 +491,7 @@ export class Lab {
       if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs');
       return this.#sampleTokenNumber(logits, rest);
     }
-    const laid = this.#layOut([rest]);
+    const laid = this.#layOut([this.#keyed(rest, this.#step(rest))]);
     if (typeof logprobs !== 'number') throw new SamplingLabError('logprobs', 'logprobs must be a number');
     if (logprobsMode !== undefined && logprobsMode !== 'raw' && logprobsMode !== 'processed') {
       throw new SamplingLabError('logprobsMode', "logprobsMode must be 'raw' or 'processed'");
@@ -490,21 +507,48 @@ export class Lab {
   // laid out nor read again: the same values, lists and objects compared entry by entry with a
   // copy of the last call's.
   #sampleTokenNumber(logits: NumericArray, options: Record<string, unknown>): number {
+    const step = this.#step(options);
     const cached = this.#stepOptions;
     if (cached && sameButStep(cached, options)) {
-      const step = options.step === undefined ? 0 : options.step;
       if (typeof step !== 'number') throw new SamplingLabError('step', 'step must be a number');
       this.#input(logits, 'logits');
       // Taking the logits may have handed back the option buffers, which the kept options' lists view.
       if (this.#currentBuffers()) return this.#token(this.#engine.sampleTokenAtStep(step));
     }
-    const laid = this.#layOut([options]);
+    const laid = this.#layOut([this.#keyed(options, step)]);
     this.#input(logits, 'logits');
     this.#writeOptions(laid);
     const token = this.#token(this.#engine.sampleTokenNumber());
     const kept = snapshot(options);
     if (kept !== UNKEPT) this.#stepOptions = { options: kept as Record<string, unknown>, keys: Object.keys(options).length };
     return token;
+  }
+
+  // The step of a draw: the given one with a seed, else the next of (seed, stream), or of the
+  // lab's own random seed when there is no seed.
+  #step(options: Record<string, unknown>): unknown {
+    const { seed, stream = 0, step } = options;
+    if (seed === undefined) return this.#unseeded.step++;
+    if (step !== undefined || typeof seed !== 'number' || typeof stream !== 'number') return step;
+    let streams = this.#nextSteps.get(seed);
+    if (!streams) this.#nextSteps.set(seed, streams = new Map());
+    const next = streams.get(stream) ?? 0;
+    streams.set(stream, next + 1);
+    return next;
+  }
+
+  // The options with the random key that #step chose.
+  #keyed(options: Record<string, unknown>, step: unknown): Record<string, unknown> {
+    if (options.seed === undefined) return { ...options, seed: this.#unseeded.seed, step };
+    return options.step === undefined ? { ...options, step } : options;
+  }
+
+  /**
+   * A random seed (53 bits from crypto.getRandomValues): what a decoder uses for a run given no
+   * seed, so that its draws are fresh from run to run and consistent within it.
+   */
+  freshSeed(): number {
+    return freshSeed();
   }
 
   #token(token: number): number {
@@ -524,13 +568,15 @@ export class Lab {
     if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
     // Checked once here, so that a bad option fails at creation rather than at the first token.
     this.checkOptions(options);
-    const { generatedIds = [], step = 0, mirostat, adaptiveP, ...fixed } = options as SampleTokenOptions;
+    const { generatedIds = [], step = 0, mirostat, adaptiveP, ...given } = options as SampleTokenOptions;
+    // Without a seed the sampler draws on a fresh one, as every unseeded draw does.
+    const fixed = given.seed === undefined ? { ...given, seed: freshSeed() } : given;
     const start: StartState = {
       history: Int32Array.from(generatedIds), step, mirostatMu: mirostat?.mu ?? null, adaptivePAverage: adaptiveP?.average ?? null,
     };
     if (state !== undefined) this.#checkSamplerState(state);
     const port: SamplerPort = {
-      createHistory: () => new this.#core.History(fixed.penaltyLastN ?? 0, fixed.noRepeatNgramSize ?? 0),
+      createHistory: () => new this.#core.History(fixed.penaltyLastN ?? -1, fixed.noRepeatNgramSize ?? 0),
       draw: (logits, stepOptions, history) => {
         const laid = this.#layOut([stepOptions]);
         this.#input(logits, 'logits');
@@ -587,7 +633,7 @@ export class Lab {
     if (!matrix && typeof length === 'number' && length % rows !== 0) {
       throw new SamplingLabError('logitsRows', `logitsRows holds ${length} logits, not a whole number of rows for the ${rows} rows the options describe`);
     }
-    const laid = this.#layOut(perRow);
+    const laid = this.#layOut(perRow.map((row) => this.#keyed(row as Record<string, unknown>, this.#step(row as Record<string, unknown>))));
     if (matrix) this.#writeRows(this.#core.InputSlot.primary, matrix, 'logitsRows');
     else this.#input(logitsRows as NumericArray, 'logitsRows');
     this.#writeOptions(laid);
@@ -608,7 +654,8 @@ export class Lab {
     checkNumbers(probsOrLogits, name, this.maxVocabulary);
     // n and n × V are checked before the values are copied.
     unwrap(this.#engine.checkDraws(method, n, probsOrLogits.length));
-    const laid = this.#layOut([key]);
+    // A seed alone is a whole key here (draw i is Philox block i of (seed, stream)); none is a fresh one.
+    const laid = this.#layOut([key.seed === undefined ? { ...key, seed: freshSeed() } : key]);
     this.#input(probsOrLogits, name);
     this.#writeOptions(laid);
     return withProgress(onProgress as RunOptions['onProgress'], (progress) => unwrap(this.#engine.sample(method, n, isProbs, progress)).draws.slice());
@@ -634,7 +681,7 @@ export class Lab {
       throw new SamplingLabError('draftStream', 'draftStream must be a number');
     }
     const tokens = idList(draftTokens, 'draftTokens', this.maxDraftTokens);
-    const laid = this.#layOut([rest]);
+    const laid = this.#layOut([rest.seed === undefined ? { ...rest, seed: freshSeed() } : rest]);
     const { InputSlot, IdSlot } = this.#core;
     const gamma = tokens.length;
     this.#writeRows(InputSlot.primary, targetRows, 'targetRows', { rows: gamma + 1, why: `γ = ${gamma} draft tokens` });
@@ -660,7 +707,7 @@ export class Lab {
     checkKeys(options, ['numBeams', 'maxNewTokens', 'lengthPenalty', 'eosTokenIds', 'numReturnSequences', 'earlyStopping',
       'stochastic', 'seed', 'stream']);
     const { numBeams, maxNewTokens, lengthPenalty, eosTokenIds = NO_ITEMS, numReturnSequences = 1, earlyStopping = false,
-      stochastic = false, seed = 0, stream = 0 } = options;
+      stochastic = false, seed = freshSeed(), stream = 0 } = options;
     checkScalars({ numBeams, maxNewTokens, numReturnSequences, seed, stream });
     if (lengthPenalty !== undefined && (typeof lengthPenalty !== 'number' || Number.isNaN(lengthPenalty))) {
       throw new SamplingLabError('lengthPenalty', 'lengthPenalty must be a number');
@@ -871,13 +918,14 @@ export class Lab {
         const spec = byName.get(name)!;
         if (value === undefined) continue;
         if (spec.kind === 'bitmask') {
-          ids += (rowLists[spec.slot] = maskWords(value, spec.name, spec.maxLength!)).length;
+          ids += (rowLists[spec.slot] = allowingSome(maskWords(value, spec.name, spec.maxLength!), spec.name)).length;
         } else if (spec.kind !== 'array') {
           rowScalars.push([r, spec.slot, value]);
         } else if (spec.items?.kind === 'number') {
           numbers += (rowNumbers[spec.slot] = numberList(value, spec.name, spec.maxLength!)).length;
         } else {
-          ids += (rowLists[spec.slot] = idList(value, spec.name, spec.maxLength!)).length;
+          const list = idList(value, spec.name, spec.maxLength!);
+          ids += (rowLists[spec.slot] = name === 'allowedTokens' ? allowingSome(list, name) : list).length;
         }
       }
       if (ids > most || numbers > most) {

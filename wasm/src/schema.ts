@@ -34,7 +34,7 @@ export interface ParamSpec extends ValueSpec {
 
 export interface OptionSpec extends ValueSpec {
   name: string;
-  group: 'filter' | 'penalty' | 'randomKey';
+  group: 'filter' | 'mask' | 'history' | 'randomKey';
   /** Index among the scalar options, or among the id lists (kind 'array'). */
   slot: number;
   /** What it does: in the experiments lab's options (and the option types' comments), not the sampler's. */

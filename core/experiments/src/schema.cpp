@@ -155,7 +155,7 @@ Json to_json(const Schema& schema) {
 }
 
 Json option_table_json() {
-  constexpr const char* kGroups[] = {"filter", "penalty", "randomKey"};
+  constexpr const char* kGroups[] = {"filter", "mask", "history", "randomKey"};
   Json table = Json::array();
   std::size_t scalar = 0;
   std::size_t list = 0;

@@ -8,6 +8,7 @@
 
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/kernels.hpp"
+#include "sampling_lab/masked_logits.hpp"
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/values.hpp"
 #include "clocks.hpp"
@@ -127,7 +128,7 @@ Check BeamSearch::check_rows(std::span<const float> logits_rows) const {
                                            std::to_string(logits_rows.size()) + " logits"};
   }
   for (std::size_t r = 0; r < rows; ++r) {
-    if (auto error = check_logits(logits_rows.subspan(r * vocabulary, vocabulary), "logitsRows")) {
+    if (auto error = check_maskable_logits(logits_rows.subspan(r * vocabulary, vocabulary), "logitsRows")) {
       return ArgumentError{"logitsRows", "row " + std::to_string(r) + ": " + error->message};
     }
   }
@@ -139,17 +140,19 @@ Check BeamSearch::check_rows(std::span<const float> logits_rows) const {
 void BeamSearch::add_row(std::size_t row, std::span<const float> logits) {
   const double log_total = log_sum_exp(logits, 1.0);
   const double base = beams_[row].log_prob;
+  // A −∞ logit is a masked token: never a candidate.
   const auto add = [&](std::int32_t token, bool eos) {
+    if (logits[std::size_t(token)] == -kInfinity) return false;
     const double log_prob = base + (double(logits[std::size_t(token)]) - log_total);
     candidates_.push_back({log_prob, log_prob, std::uint32_t(row), token, eos});
+    return true;
   };
   detail::best_ranked(logits, std::min(logits.size(), num_beams_ + eos_.size()), top_);
   std::size_t taken = 0;
   for (const auto& token : top_) {
     if (taken == num_beams_) break;
     if (is_eos(token.id)) continue;
-    add(std::int32_t(token.id), false);
-    ++taken;
+    taken += add(std::int32_t(token.id), false);
   }
   for (const auto eos : eos_) add(eos, true);
 }
@@ -208,7 +211,7 @@ void BeamSearch::add_perturbed_row(std::size_t row, std::span<const float> logit
       const auto e = clocks.of(gathered, first_word + first, positions);
       for (std::size_t c = 0; c < positions.size(); ++c) {
         const auto token = std::uint32_t(first + positions[c]);
-        if (!is_eos(token)) row_candidates_.push_back(perturbed(token, e[c]));
+        if (!is_eos(token) && logits[token] != -kInfinity) row_candidates_.push_back(perturbed(token, e[c]));
       }
     }
   };
@@ -216,10 +219,13 @@ void BeamSearch::add_perturbed_row(std::size_t row, std::span<const float> logit
   // Weights that underflowed to 0 (logits more than 87 below the largest) can leave fewer
   // candidates than beams: then every token's clock decides.
   if (row_candidates_.size() < num_beams_) gather(true);
-  const auto keep = std::ptrdiff_t(num_beams_);  // the first row has numBeams tokens that do not end a sequence
-  std::partial_sort(row_candidates_.begin(), row_candidates_.begin() + keep, row_candidates_.end(), better);
-  row_candidates_.resize(num_beams_);
-  for (const auto eos : eos_) row_candidates_.push_back(perturbed(std::uint32_t(eos), clock(std::uint32_t(eos))));
+  // Fewer than numBeams when the row masks most tokens with −∞.
+  const std::size_t keep = std::min(num_beams_, row_candidates_.size());
+  std::partial_sort(row_candidates_.begin(), row_candidates_.begin() + std::ptrdiff_t(keep), row_candidates_.end(), better);
+  row_candidates_.resize(keep);
+  for (const auto eos : eos_) {
+    if (logits[std::size_t(eos)] != -kInfinity) row_candidates_.push_back(perturbed(std::uint32_t(eos), clock(std::uint32_t(eos))));
+  }
   double max_child = -kInfinity;
   for (const auto& candidate : row_candidates_) max_child = std::max(max_child, candidate.key);
   for (auto& candidate : row_candidates_) {
@@ -268,7 +274,8 @@ std::variant<BeamStep, ArgumentError> BeamSearch::step(std::span<const float> lo
   ++steps_;
   // transformers' BeamHypotheses.is_done with the best candidate of this step.
   const double best = finished_score(candidates_.front().log_prob, candidates_.front().key, steps_);
-  complete_ = finished_.entries.size() >= num_beams_ && (early_stopping_ || finished_.worst >= best);
+  // No beam left (the rows' −∞ masks left only end-of-sequence tokens) ends the search too.
+  complete_ = beams_.empty() || (finished_.entries.size() >= num_beams_ && (early_stopping_ || finished_.worst >= best));
   done_ = complete_ || steps_ == max_new_tokens_;
   return BeamStep{beam_indices_, tokens_, done_};
 }

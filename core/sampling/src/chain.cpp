@@ -116,6 +116,23 @@ class Candidates {
     fresh_ = false;
   }
 
+  // The candidates as they are, which restore() brings back: minKeep's way back when a stage
+  // cut too many.
+  void save() {
+    chain_.saved_ids.assign(ids_.begin(), ids_.end());
+    chain_.saved_keys.assign(keys_.begin(), keys_.end());
+  }
+  void restore() {
+    if (trace_ && !trace_->cut_by.empty()) {
+      for (const std::uint32_t id : chain_.saved_ids) trace_->cut_by[id] = 0;
+    }
+    scratch_.ids.assign(chain_.saved_ids.begin(), chain_.saved_ids.end());
+    scratch_.keys.assign(chain_.saved_keys.begin(), chain_.saved_keys.end());
+    ids_ = scratch_.ids;
+    keys_ = scratch_.keys;
+    fresh_ = false;
+  }
+
   // Keeps the candidates at the positions where keep(position) holds, in order; the others are
   // cut by `stage`. A scalar pass: the hot stages gather with SIMD instead.
   template <typename Keep>
@@ -547,9 +564,12 @@ void typical_p(Candidates& candidates, const SamplingOptions& options, ChainScra
   // A token with p < q = min(e^(−2H), (1 − τ) / V) ranks after every token with p >= q (its
   // surprise −ln p exceeds −ln q >= 2H, so it lies further from H), and those have mass
   // > 1 − V q > τ: the kept set lies within p >= q. Half of q leaves room for rounding.
-  const double q = 0.5 * std::min(std::exp(-2.0 * entropy), (1.0 - options.typical_p) / double(candidates.size()));
-  const double log_bound = std::log(q * total) / inverse_temperature(candidates.temperature());
-  candidates.keep_keys_at_least(float_at_least(candidates.max_key() + log_bound), code(Stage::kTypicalP));
+  // minKeep may reach past that set, so it skips the bound.
+  if (options.min_keep == 1) {
+    const double q = 0.5 * std::min(std::exp(-2.0 * entropy), (1.0 - options.typical_p) / double(candidates.size()));
+    const double log_bound = std::log(q * total) / inverse_temperature(candidates.temperature());
+    candidates.keep_keys_at_least(float_at_least(candidates.max_key() + log_bound), code(Stage::kTypicalP));
+  }
   const auto keys = candidates.keys();
   auto& closeness = chain.ranking_keys;
   closeness.resize(keys.size());
@@ -557,7 +577,10 @@ void typical_p(Candidates& candidates, const SamplingOptions& options, ChainScra
                              closeness);
   const auto range = kernels::min_max(closeness);
   PrefixSelector selector(closeness, candidates.weights(), range.max, range.min, scratch);
-  const Prefix prefix = selector.reaching_mass(options.typical_p * total);
+  // HF's min_tokens_to_keep: the first minKeep of the closeness ranking stay.
+  const auto min_keep = std::size_t(options.min_keep);
+  Prefix prefix = selector.reaching_mass(options.typical_p * total);
+  if (prefix.count < min_keep) prefix = selector.first(std::min(min_keep, candidates.size()));
   if (prefix.count < candidates.size()) candidates.keep_prefix(closeness, prefix, code(Stage::kTypicalP));
 }
 
@@ -617,7 +640,8 @@ void xtc(Candidates& candidates, const SamplingOptions& options, double uniform,
   const float bound = float_at_least(candidates.max_key() + log_bound / inverse_temperature(candidates.temperature()));
   auto& qualifying = chain.positions;
   kernels::gather_at_least(candidates.keys(), bound, qualifying, chain.survivor_keys);
-  if (qualifying.size() < 2) return;
+  // llama.cpp's min_keep: XTC does not act when it would leave fewer tokens.
+  if (qualifying.size() < 2 || candidates.size() - (qualifying.size() - 1) < std::size_t(options.min_keep)) return;
   // The least probable of them stays: lowest logit, ties to the highest position (last in ranking).
   std::size_t last = 0;
   for (std::size_t j = 1; j < qualifying.size(); ++j) {
@@ -660,7 +684,7 @@ void mirostat(Candidates& candidates, const SamplingOptions& options, std::size_
 }  // namespace
 
 bool needs_general_chain(const SamplingOptions& o) {
-  return !o.order.empty() || !o.logit_bias_ids.empty() || !o.allowed_tokens.empty() || !o.allowed_mask.empty() ||
+  return !o.order.empty() || o.min_keep > 1 || !o.logit_bias_ids.empty() || !o.allowed_tokens.empty() || !o.allowed_mask.empty() ||
          !o.banned_tokens.empty() ||
          stage_on(Stage::kDry, o) || o.typical_p < 1.0 || o.top_n_sigma > 0.0 || o.eta_cutoff > 0.0 ||
          o.xtc_probability > 0.0 || o.mirostat_version > 0 || o.dynatemp_range > 0.0 || o.p_less > 0 ||
@@ -712,12 +736,19 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
   const StageOrder order = stage_order(options);
   const auto active = order.view();
   const auto last_on = std::find_if(active.rbegin(), active.rend(), [&](Stage s) { return stage_on(s, options); });
+  const auto min_keep = std::size_t(options.min_keep);
   for (const Stage stage : active) {
     if (!stage_on(stage, options)) continue;
     if (trace && !truncated && truncates(stage, options)) {
       chain.before_truncation.assign(candidates.keys().begin(), candidates.keys().end());
       truncated = true;
     }
+    // minKeep: a stage that cut below it is undone and the first minKeep of the ranking kept
+    // instead (typical and XTC keep it themselves; greedy keeps one token).
+    const bool guarded = min_keep > 1 && truncates(stage, options) && candidates.size() > 1 && stage != Stage::kTypicalP &&
+                         stage != Stage::kXtc && stage != Stage::kTemperature;
+    const std::size_t before = candidates.size();
+    if (guarded) candidates.save();
     switch (stage) {
       case Stage::kPenalties: penalties(candidates, options, workspace.penalties); break;
       case Stage::kDry: dry(candidates, options, chain); break;
@@ -739,6 +770,10 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
       case Stage::kMirostat: mirostat(candidates, options, logits.size(), chain, prefix); break;
       case Stage::kPLess: p_less(candidates); break;
       case Stage::kAdaptiveP: adaptive_p(candidates, options, chain); break;
+    }
+    if (guarded && candidates.size() < std::min(min_keep, before)) {
+      candidates.restore();
+      keep_best(candidates, min_keep, stage, chain, prefix);
     }
     record(kStageNames[std::size_t(stage)]);
   }

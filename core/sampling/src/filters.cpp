@@ -14,30 +14,49 @@
 namespace sampling_lab {
 
 std::span<const std::int32_t> penalty_window(std::span<const std::int32_t> ids, std::int64_t last_n) {
-  return last_n > 0 && std::size_t(last_n) < ids.size() ? ids.last(std::size_t(last_n)) : ids;
+  return last_n >= 0 && std::size_t(last_n) < ids.size() ? ids.last(std::size_t(last_n)) : ids;
 }
 
 double penalised_logit(double logit, std::size_t count, const SamplingOptions& options) {
   if (options.repetition_penalty != 1.0) {
     logit = logit > 0.0 ? logit / options.repetition_penalty : logit * options.repetition_penalty;
   }
+  if (count == 0) return logit;  // a prompt token: the repetition penalty alone (vLLM's scopes)
   return logit - (options.presence_penalty + options.frequency_penalty * double(count));
 }
 
 std::span<const TokenCount> penalty_counts(const SamplingOptions& options, PenaltyScratch& scratch) {
-  if (options.generated_counts) return *options.generated_counts;
-  auto& ids = scratch.sorted_ids;
-  const auto window = penalty_window(options.generated_ids, options.penalty_last_n);
-  ids.assign(window.begin(), window.end());
-  std::sort(ids.begin(), ids.end());
-  scratch.counts.clear();
-  for (std::size_t start = 0; start < ids.size();) {
-    std::size_t end = start;
-    while (end < ids.size() && ids[end] == ids[start]) ++end;
-    scratch.counts.push_back({ids[start], std::uint32_t(end - start)});
-    start = end;
+  const bool prompt = !options.prompt_ids.empty() && options.repetition_penalty != 1.0;
+  if (options.generated_counts && !prompt) return *options.generated_counts;
+  auto& counts = scratch.counts;
+  counts.clear();
+  if (options.generated_counts) {
+    counts.assign(options.generated_counts->begin(), options.generated_counts->end());
+    std::sort(counts.begin(), counts.end(), [](TokenCount a, TokenCount b) { return a.token < b.token; });
+  } else {
+    auto& ids = scratch.sorted_ids;
+    const auto window = penalty_window(options.generated_ids, options.penalty_last_n);
+    ids.assign(window.begin(), window.end());
+    std::sort(ids.begin(), ids.end());
+    for (std::size_t start = 0; start < ids.size();) {
+      std::size_t end = start;
+      while (end < ids.size() && ids[end] == ids[start]) ++end;
+      counts.push_back({ids[start], std::uint32_t(end - start)});
+      start = end;
+    }
   }
-  return scratch.counts;
+  if (!prompt) return counts;
+  // The prompt's tokens that the window does not hold, with count 0: repetition only.
+  auto& ids = scratch.sorted_ids;
+  ids.assign(options.prompt_ids.begin(), options.prompt_ids.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  const std::size_t generated = counts.size();
+  for (std::size_t i = 0, j = 0; i < ids.size(); ++i) {
+    while (j < generated && counts[j].token < ids[i]) ++j;
+    if (j == generated || counts[j].token != ids[i]) counts.push_back({ids[i], 0});
+  }
+  return counts;
 }
 
 void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch) {

@@ -1,11 +1,12 @@
 #include "sampling_lab/history.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace sampling_lab {
 
 TokenHistory::TokenHistory(std::int64_t penalty_last_n, std::int64_t ngram_size)
-    : ngram_size_(std::size_t(ngram_size)), window_(std::size_t(penalty_last_n)) {}
+    : ngram_size_(std::size_t(ngram_size)), window_(penalty_last_n < 0 ? SIZE_MAX : std::size_t(penalty_last_n)) {}
 
 Check TokenHistory::accept(std::int32_t token) {
   if (tokens_.size() >= kMaxHistory) {
@@ -21,7 +22,7 @@ Check TokenHistory::accept(std::int32_t token) {
   add(token);
   index_ngram();
   // The token that left the window is no longer counted.
-  if (window_ > 0 && tokens_.size() > window_) remove(tokens_[tokens_.size() - 1 - window_]);
+  if (tokens_.size() > window_) remove(tokens_[tokens_.size() - 1 - window_]);
   return std::nullopt;
 }
 
@@ -30,7 +31,7 @@ void TokenHistory::assign(std::span<const std::int32_t> tokens) {
   counts_.clear();
   tokens_.assign(tokens.begin(), tokens.end());
   largest_ = tokens.empty() ? -1 : *std::max_element(tokens.begin(), tokens.end());
-  const std::size_t start = window_ > 0 && tokens.size() > window_ ? tokens.size() - window_ : 0;
+  const std::size_t start = tokens.size() > window_ ? tokens.size() - window_ : 0;
   for (std::size_t i = start; i < tokens.size(); ++i) add(tokens[i]);
   prefixes_.clear();
   prefixes_by_hash_.clear();

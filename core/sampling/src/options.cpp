@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -72,9 +73,10 @@ Check check_field(std::span<const std::int32_t> ids, Kind, const Range& range, s
   return std::nullopt;
 }
 
+// The number lists are logitBias' values, where −∞ masks the token (masked_logits.hpp).
 Check check_field(std::span<const float> values, Kind, const Range& range, std::string_view name, std::size_t) {
   for (const float value : values) {
-    if (accepts(value, Kind::kNumber, range)) continue;
+    if (accepts(value, Kind::kNumber, range) || value == -std::numeric_limits<float>::infinity()) continue;
     const auto error = check_scalar(value, Kind::kNumber, range, std::string(name) + " entry");
     return ArgumentError{std::string(name), error->message};
   }
@@ -237,8 +239,10 @@ StageOrder stage_order(const SamplingOptions& options) {
 bool stage_on(Stage stage, const SamplingOptions& o) {
   switch (stage) {
     case Stage::kPenalties:
-      return !o.generated_ids.empty() && (o.repetition_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0);
-    case Stage::kDry: return o.dry_multiplier > 0.0 && !o.generated_ids.empty();
+      return o.penalty_last_n != 0 &&
+             ((!o.generated_ids.empty() && (o.repetition_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0)) ||
+              (!o.prompt_ids.empty() && o.repetition_penalty != 1.0));
+    case Stage::kDry: return o.dry_multiplier > 0.0 && o.dry_penalty_last_n != 0 && !o.generated_ids.empty();
     case Stage::kTemperature: return o.temperature != 1.0 || o.dynatemp_range > 0.0;
     case Stage::kTopK: return o.top_k > 0;
     case Stage::kTopP: return o.top_p < 1.0;

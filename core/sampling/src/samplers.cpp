@@ -1,5 +1,7 @@
 #include "sampling_lab/samplers.hpp"
 
+#include "sampling_lab/masked_logits.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -7,6 +9,7 @@
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/kernels.hpp"
+#include "sampling_lab/masked_logits.hpp"
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/values.hpp"
 #include "chain.hpp"
@@ -459,26 +462,29 @@ TokenDraw draw_token(std::span<const float> logits, const SamplingOptions& optio
   return {drawn.token, next_mirostat_mu(options, drawn), next_adaptive_p_average(options, drawn, workspace)};
 }
 
-std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float> logits, const SamplingOptions& options,
-                                                          FilterWorkspace& workspace, const std::string& argument) {
-  // The message names the first bad index: read again only when the pass found one.
-  const auto bad_logits = [&] { return *check_logits(logits, argument); };
+namespace {
+
+// checked_draw_token on logits that may not be finite: none when they are not (the fast paths
+// test them in their first pass).
+std::optional<std::variant<TokenDraw, ArgumentError>> draw_if_finite(std::span<const float> logits, const SamplingOptions& options,
+                                                                     FilterWorkspace& workspace) {
+  const std::nullopt_t bad_logits = std::nullopt;
   if (const auto input = detail::fast_input(logits, options, workspace, true, true)) {
-    if (!input->finite) return bad_logits();
+    if (!input->finite) return bad_logits;
     if (!input->mask.empty()) {
       const auto drawn = input->options.temperature == 0.0 ? detail::masked_argmax(input->logits, input->mask)
                                                            : detail::draw_untruncated(input->logits, input->options, workspace, input->mask);
-      if (!drawn.finite) return bad_logits();
+      if (!drawn.finite) return bad_logits;
       return TokenDraw{std::int32_t(drawn.index), std::nullopt, std::nullopt};
     }
     // The vocabulary's logits (penalised, or at T'): the checked fast path, whose first pass tests them.
-    if (input->ids.empty()) return checked_draw_token(input->logits, input->options, workspace, argument);
+    if (input->ids.empty()) return draw_if_finite(input->logits, input->options, workspace);
     const Drawn drawn = draw(input->logits, input->options, workspace, true);
     return TokenDraw{detail::token_at(*input, std::size_t(drawn.token)), std::nullopt, std::nullopt};
   }
   if (detail::needs_general_chain(options)) {
     // Its stages make several passes; a check of its own is a small part of them.
-    if (auto error = check_logits(logits, argument)) return *error;
+    if (kernels::first_non_finite(logits) < logits.size()) return bad_logits;
     const TokenDraw drawn = draw_token(logits, options, workspace);
     if (auto error = check_bans_left_a_token(options, workspace)) return *error;
     return drawn;
@@ -487,24 +493,38 @@ std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float>
   if (stage_on(Stage::kPenalties, options)) {
     auto& copy = workspace.penalties.logits;
     copy.resize(logits.size());
-    if (!kernels::checked_copy(logits, copy)) return bad_logits();
+    if (!kernels::checked_copy(logits, copy)) return bad_logits;
     apply_penalties(copy, options, workspace.penalties);
     input = copy;
   }
   if (options.temperature == 0.0) {
     const auto top = kernels::checked_argmax(input);
-    if (!top.finite) return bad_logits();
+    if (!top.finite) return bad_logits;
     return TokenDraw{std::int32_t(top.index), std::nullopt, std::nullopt};
   }
   if (!detail::cuts(options, input.size())) {
     const auto drawn = detail::draw_untruncated(input, options, workspace);
-    if (!drawn.finite) return bad_logits();
+    if (!drawn.finite) return bad_logits;
     return TokenDraw{std::int32_t(drawn.index), std::nullopt, std::nullopt};
   }
   const auto kept = detail::checked_select_kept(input, options, workspace, true);
-  if (!kept) return bad_logits();
+  if (!kept) return bad_logits;
   const double target = token_uniforms(options).token * kept->kept_weight;
   return TokenDraw{std::int32_t(kept->ids[kernels::inverse_cdf(kept->weights, kept->block_sums, target)]), std::nullopt, std::nullopt};
+}
+
+}  // namespace
+
+std::variant<TokenDraw, ArgumentError> checked_draw_token(std::span<const float> logits, const SamplingOptions& options,
+                                                          FilterWorkspace& workspace, const std::string& argument) {
+  if (!bias_masks(options)) {
+    if (auto drawn = draw_if_finite(logits, options, workspace)) return *drawn;
+  }
+  // Some logit is not finite (or a bias is −∞): −∞ tokens are masked, NaN and +∞ refused.
+  const auto masked = mask_negative_infinity(logits, options, workspace.masked, argument);
+  if (const auto* error = std::get_if<ArgumentError>(&masked)) return *error;
+  const auto& input = std::get<MaskedLogits>(masked);
+  return *draw_if_finite(input.logits, input.options, workspace);
 }
 
 std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace) {
@@ -513,16 +533,17 @@ std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& 
 
 // vLLM's logprobs: `raw` from the model's logits, `processed` from the distribution drawn from.
 TokenLogprobs sample_token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::size_t count,
-                                    LogprobsMode mode, FilterWorkspace& workspace) {
+                                    LogprobsMode mode, FilterWorkspace& workspace, std::span<const float> raw) {
   const Drawn drawn = draw(logits, options, workspace, false);
   TokenLogprobs result{drawn.token, 0.0, 1, {}, next_mirostat_mu(options, drawn),
                        next_adaptive_p_average(options, drawn, workspace)};
   auto& best = workspace.chain.top;
   if (mode == LogprobsMode::kRaw) {
-    const double log_total = log_sum_exp(logits, 1.0);
-    result.logprob = std::min(0.0, double(logits[std::size_t(drawn.token)]) - log_total);
-    result.rank = rank_of(logits, std::size_t(drawn.token));
-    detail::best_ranked(logits, std::min(count, logits.size()), best);
+    if (raw.empty()) raw = logits;
+    const double log_total = log_sum_exp(raw, 1.0);
+    result.logprob = std::min(0.0, double(raw[std::size_t(drawn.token)]) - log_total);
+    result.rank = rank_of(raw, std::size_t(drawn.token));
+    detail::best_ranked(raw, std::min(count, raw.size()), best);
     for (const auto& token : best) result.top.push_back({std::int32_t(token.id), std::min(0.0, double(token.key) - log_total)});
     return result;
   }

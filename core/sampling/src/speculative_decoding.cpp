@@ -5,6 +5,7 @@
 
 #include "sampling_lab/filters.hpp"
 #include "sampling_lab/kernels.hpp"
+#include "sampling_lab/masked_logits.hpp"
 #include "sampling_lab/rng.hpp"
 #include "sampling_lab/samplers.hpp"
 #include "chain.hpp"
@@ -20,7 +21,7 @@ std::span<const float> row_of(std::span<const float> rows, std::size_t row, std:
 
 Check check_rows(std::span<const float> rows, std::size_t vocabulary, const std::string& argument) {
   for (std::size_t r = 0; r * vocabulary < rows.size(); ++r) {
-    if (auto error = check_logits(row_of(rows, r, vocabulary), argument)) {
+    if (auto error = check_maskable_logits(row_of(rows, r, vocabulary), argument)) {
       return ArgumentError{argument, "row " + std::to_string(r) + ": " + error->message};
     }
   }
@@ -136,9 +137,18 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
     if (error) error->message = "position " + std::to_string(i) + " (the history and the drafts before it): " + error->message;
     return error;
   };
+  // Position i's row of one side with its −∞ logits masked (its values were checked).
+  const auto masked_row = [&](std::span<const float> rows, std::size_t i, const SamplingOptions& position, FilterWorkspace& side,
+                              const std::string& argument) -> std::variant<MaskedLogits, ArgumentError> {
+    auto masked = mask_negative_infinity(row_of(rows, i, vocabulary), position, side.masked, argument);
+    if (auto* error = std::get_if<ArgumentError>(&masked)) error->message = "row " + std::to_string(i) + ": " + error->message;
+    return masked;
+  };
   for (std::size_t i = 0; i < drafts.size(); ++i) {
-    const auto target_row = row_of(input.target_rows, i, vocabulary);
-    const SamplingOptions target_options = at(i, options.stream);
+    const auto target = masked_row(input.target_rows, i, at(i, options.stream), workspace.target, "targetRows");
+    if (const auto* error = std::get_if<ArgumentError>(&target)) return *error;
+    const auto target_row = std::get<MaskedLogits>(target).logits;
+    const SamplingOptions& target_options = std::get<MaskedLogits>(target).options;
     if (options.temperature == 0.0) {
       const std::int32_t best = sample_token(target_row, target_options, workspace.target);
       if (auto error = bans_leave_none(i, target_options, workspace.target)) return *error;
@@ -152,8 +162,10 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
     }
     const auto p = detail::kept_tokens(target_row, target_options, workspace.target, true);
     if (auto error = bans_leave_none(i, target_options, workspace.target)) return *error;
-    const SamplingOptions draft_options = at(i, input.draft_stream);
-    const auto q = detail::kept_tokens(row_of(input.draft_rows, i, vocabulary), draft_options, workspace.draft, true);
+    const auto draft = masked_row(input.draft_rows, i, at(i, input.draft_stream), workspace.draft, "draftRows");
+    if (const auto* error = std::get_if<ArgumentError>(&draft)) return *error;
+    const SamplingOptions& draft_options = std::get<MaskedLogits>(draft).options;
+    const auto q = detail::kept_tokens(std::get<MaskedLogits>(draft).logits, draft_options, workspace.draft, true);
     if (auto error = bans_leave_none(i, draft_options, workspace.draft)) return *error;
     const double drafted = probability(q, drafts[i]);
     if (!(drafted > 0.0)) {
@@ -173,8 +185,10 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
     result.from_residual = true;
     return finish(residual_draw(p, q, verifier.uniform()));
   }
-  const SamplingOptions bonus_options = at(drafts.size(), options.stream);
-  const std::int32_t bonus = sample_token(row_of(input.target_rows, drafts.size(), vocabulary), bonus_options, workspace.target);
+  const auto last = masked_row(input.target_rows, drafts.size(), at(drafts.size(), options.stream), workspace.target, "targetRows");
+  if (const auto* error = std::get_if<ArgumentError>(&last)) return *error;
+  const SamplingOptions& bonus_options = std::get<MaskedLogits>(last).options;
+  const std::int32_t bonus = sample_token(std::get<MaskedLogits>(last).logits, bonus_options, workspace.target);
   if (auto error = bans_leave_none(drafts.size(), bonus_options, workspace.target)) return *error;
   return finish(bonus);
 }

@@ -6,7 +6,7 @@ import { SamplingLabError } from '../errors.js';
 import type { Lab } from '../lab.js';
 import type { IntegerArray } from '../schema.js';
 import { selectRows } from './cache.js';
-import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, maskInfinities, promptIds } from './checks.js';
+import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, promptIds } from './checks.js';
 import { forward, row, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
 
 export interface BeamSearchOptions {
@@ -75,7 +75,6 @@ export async function beamSearch(model: PreTrainedModel, tokenizer: PreTrainedTo
   for (let step = 0; step < maxNewTokens && !signal?.aborted; step++) {
     const batch = step === 0 ? [prompted] : sequences.map((ids) => [ids[ids.length - 1]]);
     const pass = await forward(model, batch.map((ids) => ids.map(BigInt)), cache, prompted.length + step - batch[0].length, 1);
-    for (let r = 0; r < batch.length; r++) maskInfinities(row(pass, r), `logits row ${r}`);
     onForward?.({ role: 'beams', sequences, rows: pass.rows, keep: 1, vocab: pass.vocab });
     const { beamIndices, tokens, done } = beams.step(pass.rows);
     sequences = Array.from(beamIndices, (beam, j) => [...sequences[beam], tokens[j]]);

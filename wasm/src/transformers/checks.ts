@@ -3,8 +3,6 @@ import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/
 import { SamplingLabError } from '../errors.js';
 import type { Lab, SampleTokenOptions } from '../lab.js';
 
-const LOWEST_FLOAT32 = -3.4028234663852886e38;
-
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
 }
@@ -100,22 +98,17 @@ export function checkSamplingOptions(lab: Lab, options: Record<string, unknown>,
   lab.checkOptions(options as SampleTokenOptions, vocabSize);
 }
 
-/** Whether the options need the sequence so far as generatedIds: the penalties and DRY. */
-export function needsHistory(options: SampleTokenOptions): boolean {
-  return (options.repetitionPenalty ?? 1) !== 1 || (options.presencePenalty ?? 0) !== 0 || (options.frequencyPenalty ?? 0) !== 0
-    || options.dry !== undefined;
-}
-
 /**
- * Makes −∞ logits (tokens a model or transformers' own processors banned: min_new_tokens,
- * suppress_tokens, bad_words_ids) the lowest finite logit, whose weight beside any finite logit
- * is exactly 0, so they are never drawn. A row with no finite logit has no token to draw.
+ * Whether the options need the sequence so far as generatedIds: some option of the core option
+ * table's 'history' group (penalties, DRY, noRepeatNgramSize, badWords, …) is set.
  */
-export function maskInfinities(row: Float32Array, name: string): void {
-  let masked = 0;
-  for (let i = row.indexOf(-Infinity); i !== -1; i = row.indexOf(-Infinity, i + 1)) {
-    row[i] = LOWEST_FLOAT32;
-    masked++;
-  }
-  if (masked === row.length) throw new SamplingLabError('logits', `${name} has no finite logit: every token is banned`);
+export function needsHistory(lab: Lab, options: SampleTokenOptions): boolean {
+  const given = options as Record<string, unknown>;
+  return lab.options.some((spec) => {
+    if (spec.group !== 'history' || spec.name === 'generatedIds') return false;
+    const [outer, field] = spec.name.split('.');
+    // badWords is a list of sequences; the other dotted names are fields of an object.
+    const value = field === undefined || outer === 'badWords' ? given[outer] : (given[outer] as Record<string, unknown> | undefined)?.[field];
+    return value !== undefined && value !== null && value !== spec.default && !(ArrayBuffer.isView(value) || Array.isArray(value) ? (value as ArrayLike<unknown>).length === 0 : false);
+  });
 }

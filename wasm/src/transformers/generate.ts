@@ -8,7 +8,7 @@ import type { IntegerArray } from '../schema.js';
 import { selectRows } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
-  endOfSequenceIds, maskInfinities, needsHistory, promptIds, shown,
+  endOfSequenceIds, needsHistory, promptIds, shown,
 } from './checks.js';
 import { forward, row, vocabularyOf, type KvCache } from './forward.js';
 
@@ -150,12 +150,12 @@ export async function* generateTokens(
   checkInteger(minNewTokens, 'minNewTokens', 0, maxNewTokens);
   checkSamplingOptions(lab, sampling, OWN_OPTIONS, vocab);
   checkGrammar(grammar, vocab, sampling);
-  const { seed, stream = 0, ...filterOptions } = sampling;
+  const { seed = lab.freshSeed(), stream = 0, ...filterOptions } = sampling;
   if (n > 1) lab.checkOptions({ stream: stream + n - 1 });
   // logprobs' count and mode are not sampling options: a one-logit draw checks them as every draw will.
   if (logprobs !== undefined) lab.sampleToken([0], { logprobs, logprobsMode });
   else if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs (how many top tokens to list)');
-  const history = needsHistory(filterOptions);
+  const history = needsHistory(lab, filterOptions);
   const prompted = promptIds(tokenizer, prompt);
   const eos = new Set(stopAtEos ? endOfSequenceIds(model) : []);
   // Banned until minNewTokens: EOS (when it stops) and the stop tokens.
@@ -183,7 +183,6 @@ export async function* generateTokens(
     for (const [j, sequence] of active.entries()) {
       const logits = row(pass, step === 0 ? 0 : j);
       if (sequence.generated.length < minNewTokens) for (const id of held) logits[id] = -Infinity;
-      maskInfinities(logits, 'logits');
       const mu = sequence.sampler?.state.mirostatMu;
       const matcher = sequence.matcher;
       await matcher?.settled();

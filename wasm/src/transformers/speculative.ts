@@ -9,7 +9,7 @@ import type { Lab, SampleTokenOptions } from '../lab.js';
 import { cachedLength, truncateCache } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenizer,
-  endOfSequenceIds, maskInfinities, needsHistory, promptIds,
+  endOfSequenceIds, needsHistory, promptIds,
 } from './checks.js';
 import { forward, row, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
 import { checkGrammar, jumpForwardTokens } from './generate.js';
@@ -112,7 +112,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkGrammar(grammar, vocab, sampling);
   if (draftStream !== undefined) checkInteger(draftStream, 'draftStream', 0, Number.MAX_SAFE_INTEGER);
   const stream = sampling.stream ?? 0;
-  const keys = { ...sampling, stream, draftStream: draftStream ?? lab.draftStream(stream) };
+  const keys = { ...sampling, seed: sampling.seed ?? lab.freshSeed(), stream, draftStream: draftStream ?? lab.draftStream(stream) };
   const ids = promptIds(tokenizer, prompt).map(Number);
   const stats: SpeculativeStats = { tokens: 0, proposed: 0, accepted: 0, acceptance: 0, tokensPerTargetPass: 0, targetCalls: 0, draftCalls: 0, wallMs: 0 };
   const run = decode({
@@ -140,14 +140,13 @@ interface Decoding {
   grammar?: CompiledGrammar;
 }
 
-// Runs the part of `sequence` past the side's cache and keeps its last `keep` logits rows (−∞
-// made finite); the cache then holds all of `sequence`.
+// Runs the part of `sequence` past the side's cache and keeps its last `keep` logits rows;
+// the cache then holds all of `sequence`.
 async function pass(side: Side, sequence: number[], keep: number, decoding: Decoding): Promise<Float32Array> {
   const past = cachedLength(side.cache);
   const result = await forward(side.model, [sequence.slice(past).map(BigInt)], side.cache, past, keep);
   side.cache = result.cache;
   decoding.stats[side.role === 'target' ? 'targetCalls' : 'draftCalls']++;
-  for (let r = 0; r < keep; r++) maskInfinities(row(result, r), `${side.role} logits`);
   decoding.onForward?.({ role: side.role, sequences: [sequence], rows: result.rows, keep, vocab: result.vocab });
   return result.rows;
 }
@@ -155,7 +154,7 @@ async function pass(side: Side, sequence: number[], keep: number, decoding: Deco
 async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
   const { lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, options, eos, target, draft, grammar } = decoding;
   const { draftStream, ...targetOptions } = options;
-  const history = needsHistory(options);
+  const history = needsHistory(lab, options);
   const promptLength = ids.length;
   const matcher = grammar && await grammar.matcher();
   let draftRows = new Float32Array(0);

@@ -80,7 +80,7 @@ Json temperature(Params& params, const Progress&) {
 
 Schema filters_params() {
   Schema params = {{"logits", logits_spec(kDecodingExampleLogits), "Logits of one position (default: the decoding chapter's example)"}};
-  for (auto& option : option_params({OptionGroup::kFilter, OptionGroup::kPenalty})) params.push_back(std::move(option));
+  for (auto& option : option_params({OptionGroup::kFilter, OptionGroup::kMask, OptionGroup::kHistory})) params.push_back(std::move(option));
   return params;
 }
 

@@ -18,9 +18,9 @@ inline constexpr std::size_t kMaxHistory = std::size_t{1} << 25;
 
 class TokenHistory {
  public:
-  // `penalty_last_n` as the option: how many of the last tokens the penalties count, 0 = all;
+  // `penalty_last_n` as the option: how many of the last tokens the penalties count, -1 = all;
   // `ngram_size` as noRepeatNgramSize: the n-grams to index, 0 = none.
-  explicit TokenHistory(std::int64_t penalty_last_n = 0, std::int64_t ngram_size = 0);
+  explicit TokenHistory(std::int64_t penalty_last_n = -1, std::int64_t ngram_size = 0);
 
   // Appends a token id (checked by the caller: in [0, kMaxVocabulary)); an error, and nothing
   // appended, when the history is full or the memory to grow it is not there.
@@ -61,7 +61,7 @@ class TokenHistory {
   std::unordered_set<std::uint64_t> followed_;  // (prefix index << 32) | token
   std::int64_t tail_prefix_ = -1;               // the history's last n − 1 tokens among prefixes_
 
-  std::size_t window_;  // 0 = all
+  std::size_t window_;  // SIZE_MAX = all
   std::int32_t largest_ = -1;
   std::vector<std::int32_t> tokens_;
   std::vector<TokenCount> counts_;

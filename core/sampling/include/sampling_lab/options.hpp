@@ -18,8 +18,10 @@
 
 namespace sampling_lab {
 
-// Which calls take an option: the filters (distribution and sampling), or only the draw.
-enum class OptionGroup { kFilter, kPenalty, kRandomKey };
+// What an option acts on: the filters (the logits alone), the masks and bias (the logits alone,
+// before every stage), the history (an option that reads the tokens so far: a decoder passes
+// generatedIds whenever one of these is set), or the random key of the draw.
+enum class OptionGroup { kFilter, kMask, kHistory, kRandomKey };
 
 // The stages after logit bias and masks, which `order` arranges. Each is named by the option
 // that turns it on ("penalties" stands for the three penalties).
@@ -87,6 +89,8 @@ inline constexpr std::size_t kMaxBadWordIds = std::size_t{1} << 16;
     "XTC, exclude top choices (Weidmann 2024): the chance, drawn from the random key, that XTC acts on this token; 0 = off") \
   X(xtc_threshold, "xtc.threshold", kProbability, kFilter, 0.1, closed(0, 1), (SliderHint{0, 0.5, 0.01}), \
     "XTC removes every token with p_i >= threshold except the least probable of them, when at least two reach it") \
+  X(min_keep, "minKeep", kInteger, kFilter, 1, closed(1, double(kMaxVocabulary)), kNoSlider, \
+    "At least this many tokens survive every truncating stage (HF min_tokens_to_keep, llama.cpp min_keep); XTC does not act when it would leave fewer") \
   X(mirostat_version, "mirostat.version", kInteger, kFilter, 0, closed(0, 2), (SliderHint{0, 2, 1}), \
     "Mirostat (Basu et al. 2021), version 1 or 2, as in llama.cpp: truncates to a target surprise and samples; 0 = off") \
   X(mirostat_tau, "mirostat.tau", kNumber, kFilter, 5.0, closed(0, 100), (SliderHint{0, 10, 0.1}), \
@@ -105,41 +109,43 @@ inline constexpr std::size_t kMaxBadWordIds = std::size_t{1} << 16;
     "Adaptive-p's moving average of drawn probabilities; null = target, its start (a stateful sampler keeps it)") \
   X(order, "order", kArray, kFilter, kNoIds, closed(0, double(kStageCount - 1)), kNoSlider,         \
     "The stages after logit bias and masks, in the order they run; empty = the handbook order")  \
-  X(logit_bias_ids, "logitBias.ids", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,               \
+  X(logit_bias_ids, "logitBias.ids", kArray, kMask, kNoIds, kTokenIds, kNoSlider,               \
     "Tokens whose logits get a bias, before every other stage (OpenAI logit_bias)")              \
-  X(logit_bias_values, "logitBias.values", kNumberArray, kPenalty, kNoNumbers, closed(-1e4, 1e4), kNoSlider, \
-    "The bias added to each of logitBias.ids")                                                    \
-  X(allowed_tokens, "allowedTokens", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,               \
-    "When not empty, only these tokens can be drawn; applied after the bias, before every filter") \
-  X(allowed_mask, "allowedMask", kBitmask, kPenalty, kNoMask, closed(-2147483648.0, 4294967295.0), kNoSlider,  \
-    "When not empty, ceil(V / 32) words (Uint32Array or Int32Array, xgrammar's layout): only tokens whose bit is set can be drawn; with allowedTokens") \
-  X(banned_tokens, "bannedTokens", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,                 \
+  X(logit_bias_values, "logitBias.values", kNumberArray, kMask, kNoNumbers, closed(-1e4, 1e4), kNoSlider, \
+    "The bias added to each of logitBias.ids; -Infinity masks the token, as a -Infinity logit does")                                                    \
+  X(allowed_tokens, "allowedTokens", kArray, kMask, kNoIds, kTokenIds, kNoSlider,               \
+    "Only these tokens can be drawn (given, it must not be empty); applied after the bias, before every filter") \
+  X(allowed_mask, "allowedMask", kBitmask, kMask, kNoMask, closed(-2147483648.0, 4294967295.0), kNoSlider,  \
+    "ceil(V / 32) words (Uint32Array or Int32Array, xgrammar's layout): only tokens whose bit is set can be drawn (given, it must allow some token); with allowedTokens") \
+  X(banned_tokens, "bannedTokens", kArray, kMask, kNoIds, kTokenIds, kNoSlider,                 \
     "Tokens that are never drawn; applied after the bias, before every filter")                  \
-  X(repetition_penalty, "repetitionPenalty", kNumber, kPenalty, 1.0, open_closed(0, 1e4), (SliderHint{1, 2, 0.05}), \
+  X(repetition_penalty, "repetitionPenalty", kNumber, kHistory, 1.0, open_closed(0, 1e4), (SliderHint{1, 2, 0.05}), \
     "CTRL (Keskar et al. 2019): divides positive, multiplies negative logits of generated tokens; 1 = off") \
-  X(presence_penalty, "presencePenalty", kNumber, kPenalty, 0.0, closed(-1e4, 1e4), (SliderHint{-2, 2, 0.1}), \
+  X(presence_penalty, "presencePenalty", kNumber, kHistory, 0.0, closed(-1e4, 1e4), (SliderHint{-2, 2, 0.1}), \
     "Subtracted once from the logit of every generated token (OpenAI)")                           \
-  X(frequency_penalty, "frequencyPenalty", kNumber, kPenalty, 0.0, closed(-1e4, 1e4), (SliderHint{-2, 2, 0.1}), \
+  X(frequency_penalty, "frequencyPenalty", kNumber, kHistory, 0.0, closed(-1e4, 1e4), (SliderHint{-2, 2, 0.1}), \
     "Subtracted once per occurrence of a generated token (OpenAI)")                                \
-  X(penalty_last_n, "penaltyLastN", kInteger, kPenalty, 0, closed(0, double(kMaxVocabulary)), kNoSlider, \
-    "How many of the last generatedIds the three penalties see; 0 = all")                        \
-  X(dry_multiplier, "dry.multiplier", kNumber, kPenalty, 0.0, closed(0, 1e4), (SliderHint{0, 2, 0.05}), \
+  X(penalty_last_n, "penaltyLastN", kInteger, kHistory, -1, closed(-1, double(kMaxVocabulary)), kNoSlider, \
+    "How many of the last generatedIds the three penalties see, as llama.cpp's penalty_last_n: -1 = all of them, 0 = the penalties are off") \
+  X(prompt_ids, "promptIds", kArray, kHistory, kNoIds, kTokenIds, kNoSlider, \
+    "The prompt's token ids, with vLLM's scopes: repetitionPenalty also penalises them, presence and frequency count generatedIds only")                        \
+  X(dry_multiplier, "dry.multiplier", kNumber, kHistory, 0.0, closed(0, 1e4), (SliderHint{0, 2, 0.05}), \
     "DRY (Weidmann 2024), as in llama.cpp: subtracts multiplier * base^(n - allowedLength) from a token that would extend a repeat of n >= allowedLength tokens; 0 = off") \
-  X(dry_base, "dry.base", kNumber, kPenalty, 1.75, closed(1, 100), (SliderHint{1, 4, 0.05}),      \
+  X(dry_base, "dry.base", kNumber, kHistory, 1.75, closed(1, 100), (SliderHint{1, 4, 0.05}),      \
     "DRY's growth per repeated token")                                                             \
-  X(dry_allowed_length, "dry.allowedLength", kInteger, kPenalty, 2, closed(0, double(kMaxVocabulary)), (SliderHint{0, 8, 1}), \
+  X(dry_allowed_length, "dry.allowedLength", kInteger, kHistory, 2, closed(0, double(kMaxVocabulary)), (SliderHint{0, 8, 1}), \
     "The longest repeat DRY leaves alone")                                                         \
-  X(dry_penalty_last_n, "dry.penaltyLastN", kInteger, kPenalty, 0, closed(0, double(kMaxVocabulary)), kNoSlider, \
-    "How many of the last generatedIds DRY searches; 0 = all")                                   \
-  X(dry_sequence_breakers, "dry.sequenceBreakers", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider, \
+  X(dry_penalty_last_n, "dry.penaltyLastN", kInteger, kHistory, -1, closed(-1, double(kMaxVocabulary)), kNoSlider, \
+    "How many of the last generatedIds DRY searches, as llama.cpp's dry_penalty_last_n: -1 = all of them, 0 = DRY is off")                                   \
+  X(dry_sequence_breakers, "dry.sequenceBreakers", kArray, kHistory, kNoIds, kTokenIds, kNoSlider, \
     "Token ids that end a repeat: DRY matches no repeat across them and never penalises them")   \
-  X(no_repeat_ngram_size, "noRepeatNgramSize", kInteger, kPenalty, 0, closed(0, double(kMaxNgramSize)), (SliderHint{0, 6, 1}), \
+  X(no_repeat_ngram_size, "noRepeatNgramSize", kInteger, kHistory, 0, closed(0, double(kMaxNgramSize)), (SliderHint{0, 6, 1}), \
     "Bans every token that would complete an n-gram already in generatedIds (transformers no_repeat_ngram_size); 0 = off") \
-  X(bad_words_ids, "badWords.ids", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,                 \
+  X(bad_words_ids, "badWords.ids", kArray, kHistory, kNoIds, kTokenIds, kNoSlider,                 \
     "Banned sequences, back to back: a sequence's last id is banned when generatedIds ends with the rest (transformers bad_words_ids)") \
-  X(bad_words_lengths, "badWords.lengths", kArray, kPenalty, kNoIds, closed(1, double(kMaxBadWordIds)), kNoSlider, \
+  X(bad_words_lengths, "badWords.lengths", kArray, kHistory, kNoIds, closed(1, double(kMaxBadWordIds)), kNoSlider, \
     "The length of each badWords sequence")                                                       \
-  X(generated_ids, "generatedIds", kArray, kPenalty, kNoIds, kTokenIds, kNoSlider,                 \
+  X(generated_ids, "generatedIds", kArray, kHistory, kNoIds, kTokenIds, kNoSlider,                 \
     "Token ids generated so far, which the penalties and DRY see")                                \
   X(seed, "seed", kSeed, kRandomKey, 0, closed(0, kMaxSeed), kNoSlider,                             \
     "Philox4x32-10 key: the same seed, stream, step and logits give the same token everywhere")   \

@@ -136,9 +136,10 @@ struct TokenLogprobs {
 
 // sample_token's token (the same draw), with its log-probability, rank and the `count` (at most
 // kMaxLogprobs) most probable tokens: `raw` = log-softmax of the unmodified logits, `processed`
-// = of the distribution sampled from (tokens cut by the chain have −∞ and never appear).
+// = of the distribution sampled from (tokens cut by the chain have −∞ and never appear). `raw`,
+// when given, holds the logits before mask_negative_infinity replaced their −∞ entries.
 TokenLogprobs sample_token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::size_t count,
-                                    LogprobsMode mode, FilterWorkspace& workspace);
+                                    LogprobsMode mode, FilterWorkspace& workspace, std::span<const float> raw = {});
 
 // n in [1, kMaxSamples], and n · V within kMaxNoiseVariates for the methods that draw a variate
 // per token.

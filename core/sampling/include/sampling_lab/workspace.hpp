@@ -85,6 +85,8 @@ struct ChainScratch {
   std::vector<std::int32_t> cleared;
   Buffer<std::uint32_t> allowed_ids;
   Buffer<float> allowed_logits;
+  Buffer<std::uint32_t> saved_ids;         // the candidates before a truncating stage, under minKeep
+  Buffer<float> saved_keys;
   std::vector<std::int32_t> reversed;      // DRY's window, newest first
   std::vector<std::int32_t> match_length;  // Z-array of `reversed`
   std::vector<std::pair<std::int32_t, std::int32_t>> repeats;  // (token, repeat length)
@@ -96,12 +98,22 @@ struct ChainScratch {
   bool banned_everything = false;          // the history's bans left no token (the top one was kept)
 };
 
+// −∞ logits as masked tokens (masked_logits.hpp): the row with them replaced, the tokens left, and
+// logitBias without its −∞ entries.
+struct MaskScratch {
+  Buffer<float> logits;
+  Buffer<std::uint32_t> words;
+  std::vector<std::int32_t> bias_ids;
+  std::vector<float> bias_values;
+};
+
 // filter_distribution and sample_token.
 struct FilterWorkspace {
   PenaltyScratch penalties;
   CandidateScratch candidates;
   PrefixScratch prefix;
   ChainScratch chain;
+  MaskScratch masked;
   std::vector<std::uint32_t> identity;  // 0 … V − 1: the kept ids when no filter cuts
 
   // Sizes every buffer for `vocabulary` tokens: later calls up to that size allocate nothing.
