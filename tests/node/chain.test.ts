@@ -34,8 +34,8 @@ describe('options', () => {
     const rows = [lab.syntheticLogits(5000, 1), lab.syntheticLogits(5000, 2), lab.syntheticLogits(5000, 3)];
     const options = [
       { typicalP: 0.5, seed: 1, step: 4 },
-      { xtc: { probability: 1, threshold: 0.05 }, logitBias: { 9: 3 }, seed: 2 },
-      { mirostat: { version: 2 as const, mu: 6 }, order: 'llama.cpp' as const, temperature: 0.7, seed: 3 },
+      { xtc: { probability: 1, threshold: 0.05 }, logitBias: { 9: 3 }, seed: 2, step: 0 },
+      { mirostat: { version: 2 as const, mu: 6 }, order: 'llama.cpp' as const, temperature: 0.7, seed: 3, step: 0 },
     ];
     expect(Array.from(lab.sampleBatch(rows, options))).toEqual(rows.map((row, r) => lab.sampleToken(row, options[r])));
   });

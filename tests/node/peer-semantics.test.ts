@@ -37,7 +37,10 @@ function erfc(x: number): number {
 }
 
 describe('randomness', () => {
-  const rows = Array.from({ length: 2000 }, (_, i) => lab.syntheticLogits(1000, i + 1));
+  let rows: Float32Array[];
+  beforeAll(() => {
+    rows = Array.from({ length: 2000 }, (_, i) => lab.syntheticLogits(1000, i + 1));
+  });
   // The top token of each row and its probability at T 1.
   const tops = () => rows.map((row) => ({ token: lab.ranking(row)[0], p: lab.distribution(row).topProb }));
 
@@ -173,7 +176,7 @@ describe('peer names', () => {
 describe('the logits processor gets the history for every option that reads it', () => {
   const vocab = 6;
   // Random histories and logits; a row transformers.js's processor bans entirely is skipped.
-  const trials = Array.from({ length: 300 }, (_, t) => {
+  const trials = () => Array.from({ length: 300 }, (_, t) => {
     const words = lab.randomWords(t, 0, 12);
     const history = Array.from({ length: words[0] % 7 }, (_, i) => BigInt(words[1 + i] % 4));
     const logits = Float32Array.from({ length: vocab }, (_, i) => (words[(i + 5) % 12] % 1000) / 100);
@@ -195,7 +198,7 @@ describe('the logits processor gets the history for every option that reads it',
     expect(ours({ badWords: [[5, 3]] }, [1n, 5n], Float32Array.of(0, 0, 0, 9, 0, 0))).not.toBe(3);
     const badWords = [[1], [2, 0], [0, 1, 3], [1, 3, 1, 5], [2, 2, 4]];
     let compared = 0;
-    for (const { history, logits } of trials) {
+    for (const { history, logits } of trials()) {
       const expected = theirs(new NoBadWordsLogitsProcessor(badWords, 5) as never, history, logits);
       if (expected < 0) continue;
       expect(ours({ badWords }, history, logits)).toBe(expected);
@@ -207,7 +210,7 @@ describe('the logits processor gets the history for every option that reads it',
   for (const size of [1, 2, 3]) {
     it(`bans as transformers.js NoRepeatNGramLogitsProcessor(${size})`, () => {
       let compared = 0;
-      for (const { history, logits } of trials) {
+      for (const { history, logits } of trials()) {
         const expected = theirs(new NoRepeatNGramLogitsProcessor(size) as never, history, logits);
         if (expected < 0) continue;
         expect(ours({ noRepeatNgramSize: size }, history, logits)).toBe(expected);

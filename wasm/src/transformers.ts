@@ -2,7 +2,9 @@
 // transformers.js's generate() applies only repetition penalty, temperature and top-k (50 by
 // default) and ignores top-p and min-p; here every token is chosen by lab.sampleToken instead.
 export type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
-export { createLogitsProcessor, type LogitsProcessorFunction, type ProcessorOptions } from './transformers/processor.js';
+export {
+  createGenerateKwargs, createLogitsProcessor, type GenerateKwargs, type LogitsProcessorFunction, type ProcessorOptions,
+} from './transformers/processor.js';
 export { generateTokens, type Candidate, type GeneratedToken, type GenerateOptions, type StepLogprobs } from './transformers/generate.js';
 export { speculativeGenerate, type SpeculativeGeneration, type SpeculativeOptions, type SpeculativeStats, type SpeculativeStep } from './transformers/speculative.js';
 export { beamSearch, type BeamSearchOptions, type BeamSequence } from './transformers/beam.js';

@@ -544,7 +544,11 @@ TokenLogprobs sample_token_logprobs(std::span<const float> logits, const Samplin
     result.logprob = std::min(0.0, double(raw[std::size_t(drawn.token)]) - log_total);
     result.rank = rank_of(raw, std::size_t(drawn.token));
     detail::best_ranked(raw, std::min(count, raw.size()), best);
-    for (const auto& token : best) result.top.push_back({std::int32_t(token.id), std::min(0.0, double(token.key) - log_total)});
+    for (const auto& token : best) {
+      // A masked (−∞) token is listed by no one, as cut tokens are not in `processed`.
+      if (token.key == -std::numeric_limits<float>::infinity()) break;
+      result.top.push_back({std::int32_t(token.id), std::min(0.0, double(token.key) - log_total)});
+    }
     return result;
   }
   if (!drawn.kept) {  // greedy: all the mass on one token

@@ -7,7 +7,7 @@ import type { Lab } from '../lab.js';
 import type { IntegerArray } from '../schema.js';
 import { selectRows } from './cache.js';
 import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, promptIds } from './checks.js';
-import { forward, row, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
+import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
 
 export interface BeamSearchOptions {
   /** The Sampling Lab instance that selects the beams. */

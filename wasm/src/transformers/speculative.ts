@@ -11,7 +11,7 @@ import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenizer,
   endOfSequenceIds, needsHistory, promptIds,
 } from './checks.js';
-import { forward, row, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
+import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
 import { checkGrammar, jumpForwardTokens } from './generate.js';
 
 export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'> {
