@@ -100,10 +100,10 @@ describe('sampleToken and sampleBatch', () => {
   it('a seeded row gives the same token alone or inside any batch', () => {
     const rows = [randomLogits(1000, 1, 3), randomLogits(1000, 2, 3), randomLogits(1000, 3, 3), randomLogits(1000, 4, 3)];
     const params = [
-      { topK: 0, topP: 0.9, seed: 1, stream: 10 },
-      { topK: 50, topP: 1, seed: 2, stream: 11 },
-      { topK: 5, topP: 0.5, seed: 3, stream: 12, generatedIds: [1, 2, 2], presencePenalty: 0.5 },
-      { topK: 20, topP: 0.7, temperature: 0, seed: 4, stream: 13 },
+      { topK: 0, topP: 0.9, seed: 1, stream: 10, step: 0 },
+      { topK: 50, topP: 1, seed: 2, stream: 11, step: 0 },
+      { topK: 5, topP: 0.5, seed: 3, stream: 12, step: 0, generatedIds: [1, 2, 2], presencePenalty: 0.5 },
+      { topK: 20, topP: 0.7, temperature: 0, seed: 4, stream: 13, step: 0 },
     ];
     const batch = lab.sampleBatch(rows, params);
     const alone = rows.map((row, r) => lab.sampleToken(row, params[r]));

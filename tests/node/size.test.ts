@@ -2,7 +2,7 @@
 // sampleToken (the sampler module and no trace of the experiments module), and of one that shows
 // the widgets (one .wasm: the experiments module, which the widgets and their Worker share). Each
 // prints its gzip total of JavaScript and WebAssembly, which README.md records, and is held to its
-// budget: 100 KB for the first, 200 KB for the second.
+// budget: 120 KB for the first, 250 KB for the second (issue 29's, which leave room for embind).
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -59,7 +59,7 @@ it('an app that only samples tokens ships the sampler module, without the experi
   }
   const size = total(files);
   console.log(`sampler app: ${(size / KB).toFixed(1)} KB gzip (WebAssembly ${(total(wasm) / KB).toFixed(1)} KB)`);
-  expect(size).toBeLessThanOrEqual(100 * KB);
+  expect(size).toBeLessThanOrEqual(120 * KB);
   // Neither the experiments nor JSON are linked in: their texts are in the other module only.
   for (const text of ["unknown experiment '", 'params is not valid JSON']) {
     expect(experimentsWasm.includes(text)).toBe(true);
@@ -79,6 +79,6 @@ it('an app with the widgets ships one .wasm, the experiments module', async () =
   const unique = new Map(files.map((f) => [f.bytes.toString('base64'), f]));
   const size = total([...unique.values()]);
   console.log(`widgets app: ${(size / KB).toFixed(1)} KB gzip (WebAssembly ${(total(wasm.slice(0, 1)) / KB).toFixed(1)} KB)`);
-  expect(size).toBeLessThanOrEqual(200 * KB);
+  expect(size).toBeLessThanOrEqual(250 * KB);
   expect(js(files)).toContain('runExperiment');
 }, 20_000);

@@ -528,7 +528,13 @@ export class Lab {
   // lab's own random seed when there is no seed.
   #step(options: Record<string, unknown>): unknown {
     const { seed, stream = 0, step } = options;
-    if (seed === undefined) return this.#unseeded.step++;
+    if (seed === undefined) {
+      // Unused without a seed, but a bad one is still refused.
+      if (step !== undefined && !(typeof step === 'number' && Number.isInteger(step) && step >= 0 && step <= Number.MAX_SAFE_INTEGER)) {
+        throw new SamplingLabError('step', 'step must be an integer in [0, 2^53 − 1]');
+      }
+      return this.#unseeded.step++;
+    }
     if (step !== undefined || typeof seed !== 'number' || typeof stream !== 'number') return step;
     let streams = this.#nextSteps.get(seed);
     if (!streams) this.#nextSteps.set(seed, streams = new Map());
