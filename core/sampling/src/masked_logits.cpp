@@ -17,8 +17,20 @@ ArgumentError not_a_logit(std::span<const float> logits, std::size_t i, const st
                                      "; logits must be finite or −∞ (a masked token)"};
 }
 
-ArgumentError nothing_finite(const std::string& argument) {
-  return ArgumentError{argument, argument + " has no finite logit: every token is masked"};
+// Calls visit(i, x) for each finite logit from `from` on (those before it are finite): the error
+// for the first NaN or +∞, or for a row with no finite logit.
+template <typename Visit>
+Check each_finite(std::span<const float> logits, std::size_t from, const std::string& argument, Visit visit) {
+  bool finite = from > 0;
+  for (std::size_t i = from; i < logits.size(); ++i) {
+    const float x = logits[i];
+    if (x == kNegativeInfinity) continue;
+    if (!(x < std::numeric_limits<float>::infinity())) return not_a_logit(logits, i, argument);
+    visit(i, x);
+    finite = true;
+  }
+  if (!finite) return ArgumentError{argument, argument + " has no finite logit: every token is masked"};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -30,17 +42,7 @@ bool bias_masks(const SamplingOptions& options) {
 
 Check check_maskable_logits(std::span<const float> logits, const std::string& argument) {
   if (auto error = check_entries(logits.size(), argument)) return error;
-  std::size_t i = kernels::first_non_finite(logits);
-  if (i == logits.size()) return std::nullopt;
-  bool finite = i > 0;
-  for (; i < logits.size(); ++i) {
-    const float x = logits[i];
-    if (x == kNegativeInfinity) continue;
-    if (!(x < std::numeric_limits<float>::infinity())) return not_a_logit(logits, i, argument);
-    finite = true;
-  }
-  if (!finite) return nothing_finite(argument);
-  return std::nullopt;
+  return each_finite(logits, kernels::first_non_finite(logits), argument, [](std::size_t, float) {});
 }
 
 std::variant<MaskedLogits, ArgumentError> mask_negative_infinity(std::span<const float> logits, const SamplingOptions& options,
@@ -53,14 +55,11 @@ std::variant<MaskedLogits, ArgumentError> mask_negative_infinity(std::span<const
   auto& words = scratch.words;
   words.assign(mask_words(vocabulary), 0u);
   float lowest = std::numeric_limits<float>::infinity();
-  for (std::size_t i = 0; i < vocabulary; ++i) {
-    const float x = logits[i];
-    if (x == kNegativeInfinity) continue;
-    if (!(x < std::numeric_limits<float>::infinity())) return not_a_logit(logits, i, argument);
+  const auto error = each_finite(logits, 0, argument, [&](std::size_t i, float x) {
     words[i / 32] |= 1u << (i % 32);
     lowest = std::min(lowest, x);
-  }
-  if (lowest == std::numeric_limits<float>::infinity()) return nothing_finite(argument);
+  });
+  if (error) return *error;
   SamplingOptions masked = options;
   std::span<const float> row = logits;
   if (first < vocabulary) {

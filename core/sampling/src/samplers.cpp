@@ -1,7 +1,5 @@
 #include "sampling_lab/samplers.hpp"
 
-#include "sampling_lab/masked_logits.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -57,10 +57,11 @@ class BeamSearch {
 
   // One step on the rows of logits the running beams gave: 1 row (the prompt's last position) at
   // the first step, numBeams after, each of the V logits of the first (V − the end-of-sequence
-  // ids among them ≥ numBeams; rows × V ≤ kMaxVocabulary; finite or −∞, some finite). Candidates score the beam's
-  // log-probability plus each token's log-softmax; per row the best numBeams tokens that do not
-  // end a sequence and every end-of-sequence token are merged (ties to the lower row, then the
-  // lower token), a −∞ logit being a masked token that is never a candidate; walking them best first, an end-of-sequence token ranked within the first
+  // ids among them ≥ numBeams; rows × V ≤ kMaxVocabulary; finite or −∞, some finite).
+  // Candidates score the beam's log-probability plus each token's log-softmax; per row the best
+  // numBeams tokens that do not end a sequence and every end-of-sequence token are merged (ties to
+  // the lower row, then the lower token), a −∞ logit being a masked token that is never a
+  // candidate; walking them best first, an end-of-sequence token ranked within the first
   // numBeams becomes a finished hypothesis, scored log_prob / length^lengthPenalty with the
   // length counting it; the others become the next beams until numBeams are chosen. Done when
   // numBeams hypotheses are finished and either earlyStopping or the best candidate's
