@@ -4,6 +4,7 @@
 import { NoBadWordsLogitsProcessor, NoRepeatNGramLogitsProcessor, Tensor } from '@huggingface/transformers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
+import { loadSamplingLab as loadExperimentLab } from 'sampling-lab/experiments';
 import { createLogitsProcessor } from 'sampling-lab/transformers';
 
 let lab: Lab;
@@ -130,6 +131,24 @@ describe('−∞ is a masked token', () => {
           .toBe(lab.sampleToken(lowered, { ...options, bannedTokens: banned, seed: 3, step }));
       }
     }
+  });
+
+  it('is masked in the experiments that take logits: filters as bannedTokens, temperature with those tokens at 0', async () => {
+    const experiments = await loadExperimentLab();
+    const clean = lab.syntheticLogits(5000, 4);
+    const banned = [lab.ranking(clean)[0], 7, 99, 1234];
+    const masked = clean.slice();
+    for (const id of banned) masked[id] = -Infinity;
+    const options = { temperature: 0.8, topP: 0.9, topNSigma: 2 };
+    const withMask = experiments.runExperiment('filters', { logits: masked, ...options });
+    const withBans = experiments.runExperiment('filters', { logits: clean, ...options, bannedTokens: banned });
+    expect(Array.from(withMask.probs)).toEqual(Array.from(withBans.probs));
+    expect(withMask.kept).toBe(withBans.kept);
+    for (const id of banned) expect(withMask.tempered[id]).toBe(0);
+    const rows = experiments.runExperiment('temperature', { logits: masked, temperatures: [0.5, 1] }).rows;
+    expect(rows[0].topProb).toBeGreaterThan(0);
+    expect(() => experiments.runExperiment('filters', { logits: Float32Array.of(-Infinity, -Infinity) })).toThrowError(/no finite logit/);
+    expect(() => experiments.runExperiment('temperature', { logits: Float32Array.of(NaN, 1) })).toThrowError(SamplingLabError);
   });
 
   it('refuses NaN, +∞ and a row with no finite logit with a typed error naming logits', () => {

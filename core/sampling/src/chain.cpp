@@ -461,8 +461,11 @@ void dry(Candidates& candidates, const SamplingOptions& options, ChainScratch& s
   if (n <= allowed) return;
   auto& reversed = scratch.reversed;
   reversed.assign(window.rbegin(), window.rend());
-  const auto breakers = options.dry_sequence_breakers;
-  const auto is_breaker = [&](std::int32_t id) { return std::find(breakers.begin(), breakers.end(), id) != breakers.end(); };
+  // Sorted once, so that a history of n tokens costs O(n log b) with b breakers, not O(n b).
+  auto& breakers = scratch.breakers;
+  breakers.assign(options.dry_sequence_breakers.begin(), options.dry_sequence_breakers.end());
+  std::sort(breakers.begin(), breakers.end());
+  const auto is_breaker = [&](std::int32_t id) { return std::binary_search(breakers.begin(), breakers.end(), id); };
   // No repeat reaches back across the newest sequence breaker.
   std::size_t limit = n;
   for (std::size_t i = 0; i < n; ++i) {

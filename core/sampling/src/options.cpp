@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -73,10 +72,9 @@ Check check_field(std::span<const std::int32_t> ids, Kind, const Range& range, s
   return std::nullopt;
 }
 
-// The number lists are logitBias' values, where −∞ masks the token (masked_logits.hpp).
 Check check_field(std::span<const float> values, Kind, const Range& range, std::string_view name, std::size_t) {
   for (const float value : values) {
-    if (accepts(value, Kind::kNumber, range) || value == -std::numeric_limits<float>::infinity()) continue;
+    if (accepts(value, Kind::kNumber, range)) continue;
     const auto error = check_scalar(value, Kind::kNumber, range, std::string(name) + " entry");
     return ArgumentError{std::string(name), error->message};
   }

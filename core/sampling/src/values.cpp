@@ -142,7 +142,7 @@ bool accepts(double value, Kind kind, const Range& range) {
   switch (kind) {
     case Kind::kSeed: return value >= 0 && value <= kMaxSeed && value == std::floor(value);
     case Kind::kInteger: return std::isfinite(value) && value == std::floor(value) && range.contains(value);
-    default: return std::isfinite(value) && range.contains(value);
+    default: return (std::isfinite(value) && range.contains(value)) || (range.masked && value == -kInfinity);
   }
 }
 
@@ -153,7 +153,8 @@ Check check_scalar(double value, Kind kind, const Range& range, std::string_view
     case Kind::kSeed: return ArgumentError{argument, argument + " must be an integer in [0, 2^53 − 1]"};
     case Kind::kInteger: return ArgumentError{argument, argument + " must be an integer in " + range.text()};
     case Kind::kProbability: return ArgumentError{argument, argument + " must be a probability in " + range.text()};
-    default: return ArgumentError{argument, argument + " must be a finite number in " + range.text()};
+    default:
+      return ArgumentError{argument, argument + " must be a finite number in " + range.text() + (range.masked ? " or −∞ (masked)" : "")};
   }
 }
 

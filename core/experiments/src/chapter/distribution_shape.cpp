@@ -5,6 +5,8 @@
 #include "../registry.hpp"
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/filters.hpp"
+#include "sampling_lab/kernels.hpp"
+#include "sampling_lab/masked_logits.hpp"
 #include "sampling_lab/statistics.hpp"
 #include "sampling_lab/synthetic.hpp"
 
@@ -17,7 +19,7 @@ constexpr float kFloatMax = std::numeric_limits<float>::max();
 const Json kDecodingExampleLogits = {3, 2.5, 2, 1, 0.5, 0, -1, -2};
 
 ValueSpec logits_spec(Json default_value) {
-  return array(number(0, closed(-kFloatMax, kFloatMax)), std::move(default_value), 1, kMaxExperimentArray);
+  return array(number(0, closed_or_masked(-kFloatMax, kFloatMax)), std::move(default_value), 1, kMaxExperimentArray);
 }
 
 Json moments_json(const Moments& m) {
@@ -30,16 +32,20 @@ Check filters_lengths(const Params& params) {
 }
 
 Json filters(Params& params, const Progress&) {
-  const std::vector<float> logits = params.floats("logits");
-  const SamplingOptions options = params.options();
-  if (auto error = check_options(options, logits.size())) return reject(params, *error);
+  const std::vector<float> given = params.floats("logits");
+  if (auto error = check_options(params.options(), given.size())) return reject(params, *error);
+  FilterWorkspace filter_workspace;
+  const auto masked = mask_negative_infinity(given, params.options(), filter_workspace.masked);
+  if (const auto* error = std::get_if<ArgumentError>(&masked)) return reject(params, *error);
+  const auto& [logits, options] = std::get<MaskedLogits>(masked);
+  const bool has_masked = logits.data() != given.data();
 
   std::vector<float> probs(logits.size());
   std::vector<float> tempered(logits.size());
-  FilterWorkspace filter_workspace;
   CoverWorkspace cover_workspace;
   const FilterResult result = filter_distribution(logits, options, probs, filter_workspace);
-  tempered_distribution(logits, options, tempered, filter_workspace.penalties);
+  // From the given row: its −∞ tokens weigh 0 (the masked copy would weigh them at its minimum).
+  tempered_distribution(given, options, tempered, filter_workspace.penalties);
   Json stages = Json::array();
   std::vector<std::uint8_t> codes(logits.size());
   for (const auto& stage : filter_stages(logits, options, filter_workspace, codes)) {
@@ -54,8 +60,10 @@ Json filters(Params& params, const Progress&) {
           {"entropyBits", result.entropy_bits},
           {"topProb", result.top_prob},
           // Ranked by the penalised logits, which order the tempered distribution: no log per token.
-          {"tokensFor90", cover_count_logits(penalised(logits, options, filter_workspace.penalties), options.temperature, 0.9,
-                                             cover_workspace)},
+          // A row with −∞ is ranked by its tempered probabilities, which give those tokens 0.
+          {"tokensFor90", has_masked ? cover_count(tempered, 0.9, cover_workspace)
+                                     : cover_count_logits(penalised(logits, options, filter_workspace.penalties), options.temperature,
+                                                          0.9, cover_workspace)},
           // The surprisal −log2 p of a drawn token, before and after the cuts: E is the entropy.
           {"surprisal", {{"kept", moments_json(surprisal_moments(probs))}, {"tempered", moments_json(surprisal_moments(tempered))}}}};
 }
@@ -64,6 +72,9 @@ Json temperature(Params& params, const Progress&) {
   const std::vector<float> logits = params.given("logits") ? params.floats("logits") : synthetic_logits();
   const std::vector<double> temperatures = params.numbers("temperatures");
   const double mass = params.number("mass");
+  if (auto error = check_maskable_logits(logits, "logits")) return reject(params, *error);
+  // −∞ tokens weigh 0 in the softmax; the cover count ranks such a row by its probabilities.
+  const bool has_masked = kernels::first_non_finite(logits) < logits.size();
 
   std::vector<float> probs(logits.size());
   CoverWorkspace workspace;
@@ -72,7 +83,7 @@ Json temperature(Params& params, const Progress&) {
     softmax(logits, t, probs);
     rows.push_back({{"temperature", t},
                     {"topProb", top_probability(probs)},
-                    {"tokensForMass", cover_count_logits(logits, t, mass, workspace)},
+                    {"tokensForMass", has_masked ? cover_count(probs, mass, workspace) : cover_count_logits(logits, t, mass, workspace)},
                     {"entropyBits", entropy_bits(probs)}});
   }
   return {{"vocabSize", logits.size()}, {"mass", mass}, {"rows", rows}};

@@ -111,7 +111,7 @@ inline constexpr std::size_t kMaxBadWordIds = std::size_t{1} << 16;
     "The stages after logit bias and masks, in the order they run; empty = the handbook order")  \
   X(logit_bias_ids, "logitBias.ids", kArray, kMask, kNoIds, kTokenIds, kNoSlider,               \
     "Tokens whose logits get a bias, before every other stage (OpenAI logit_bias)")              \
-  X(logit_bias_values, "logitBias.values", kNumberArray, kMask, kNoNumbers, closed(-1e4, 1e4), kNoSlider, \
+  X(logit_bias_values, "logitBias.values", kNumberArray, kMask, kNoNumbers, closed_or_masked(-1e4, 1e4), kNoSlider, \
     "The bias added to each of logitBias.ids; -Infinity masks the token, as a -Infinity logit does")                                                    \
   X(allowed_tokens, "allowedTokens", kArray, kMask, kNoIds, kTokenIds, kNoSlider,               \
     "Only these tokens can be drawn (given, it must not be empty); applied after the bias, before every filter") \

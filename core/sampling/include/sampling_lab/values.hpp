@@ -31,12 +31,14 @@ std::string fixed_text(double x);
 inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 inline constexpr double kMaxSeed = 9007199254740991.0;  // 2^53 − 1
 
-// An interval of allowed numbers; either end may be open or infinite.
+// An interval of allowed numbers; either end may be open or infinite. `masked`: −∞ is accepted
+// too, as a masked token (a logit, or a logit bias).
 struct Range {
   double min = -kInfinity;
   double max = kInfinity;
   bool min_open = false;
   bool max_open = false;
+  bool masked = false;
 
   bool contains(double x) const;
   std::string text() const;  // "[0, 1]", "(0, 1]", "[1, ∞)"
@@ -48,6 +50,7 @@ constexpr Range open(double min, double max) { return {min, max, true, true}; }
 constexpr Range at_least(double min) { return {min, kInfinity, false, false}; }
 constexpr Range above(double min) { return {min, kInfinity, true, false}; }
 constexpr Range any_finite() { return {}; }
+constexpr Range closed_or_masked(double min, double max) { return {min, max, false, false, true}; }
 
 // Where a widget's slider for a value goes: often a narrower span than the core accepts.
 // step 0 = no slider.

@@ -88,6 +88,7 @@ struct ChainScratch {
   Buffer<std::uint32_t> saved_ids;         // the candidates before a truncating stage, under minKeep
   Buffer<float> saved_keys;
   std::vector<std::int32_t> reversed;      // DRY's window, newest first
+  std::vector<std::int32_t> breakers;      // DRY's sequence breakers, sorted
   std::vector<std::int32_t> match_length;  // Z-array of `reversed`
   std::vector<std::pair<std::int32_t, std::int32_t>> repeats;  // (token, repeat length)
   std::vector<RankedToken> top;            // mirostat's and logprobs' best few
