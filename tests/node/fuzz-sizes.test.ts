@@ -487,6 +487,14 @@ it('createSampler with generatedIds of 2^24 tokens: sample, accept, state, clone
   const logits = inputs.logits32(1000);
   const options = { generatedIds: inputs.idsNarrow(V), repetitionPenalty: 1.1, frequencyPenalty: 0.1, dry: { multiplier: 0.8, penaltyLastN: 256 }, seed: 3 };
   yield* samplerCalls('{ generatedIds: Int32Array(2^24), penalties, DRY }', () => lab.createSampler(options), V, logits, V);
+  // DRY is one pass over its window, however repetitive, with the breakers sorted once (issue 28).
+  const breakers = Int32Array.from({ length: 1024 }, (_, i) => i + 3);
+  const wide = inputs.logits32(4096);
+  yield {
+    label: 'sampleToken(4096 logits, { generatedIds: Int32Array(2^24) of 0, 1, 2, dry with 2^10 sequenceBreakers })',
+    call: () => lab.sampleToken(wide, { generatedIds: inputs.idsNarrow(V), dry: { multiplier: 0.8, sequenceBreakers: breakers }, seed: 1 }),
+    expect: 'accept', check: (r) => checkToken(r, 4096),
+  };
   // reset() goes back to the options' start (their generatedIds), not to a restored state.
   const history = new DenseArray(V, 0).at(V);
   yield* samplerCalls('{}, { history: number[2^24] }', () => lab.createSampler({ seed: 5 }, { history, step: 0, mirostatMu: null }), V, logits, 0);

@@ -16,6 +16,11 @@ const decoder = new TextDecoder();
 
 /** Reads a module's replies; `raw` is the Emscripten module. */
 function replies(raw: AbiModule) {
+  // The module runs one call at a time: a call made from a run's progress report would take
+  // that run's buffers (and its callback) while it still uses them.
+  const notReporting = () => {
+    if (raw.onProgress) throw new SamplingLabError('onProgress', 'no call into the lab can be made inside onProgress: make it once the run returns');
+  };
   const memory = () => raw.HEAPU8.buffer as ArrayBuffer;
   const text = (r: Reply, i: number) => decoder.decode(raw.HEAPU8.subarray(r[i], r[i] + r[i + 1]));
   return {
@@ -29,13 +34,16 @@ function replies(raw: AbiModule) {
     view: <T extends ArrayBufferView>(type: View, r: Reply, i: number) => new type(memory(), r[i], r[i + 1]) as T,
     /** Writes a text into slot `slot` for the next call. */
     put(slot: number, value: string): void {
+      notReporting();
       const bytes = encoder.encode(value);
       const at = raw._sl_text(slot, bytes.length);
       if (!at) throw new SamplingLabError('text', `a text of ${bytes.length} bytes does not fit in WebAssembly memory`);
       raw.HEAPU8.set(bytes, at);
     },
     /** Runs `call` with the progress callback the core's sl_report_progress asks. */
+    notReporting,
     reporting<T>(progress: ((fraction: number) => boolean) | undefined, call: (wanted: number) => T): T {
+      notReporting();
       raw.onProgress = progress;
       try {
         return call(progress ? 1 : 0);
@@ -51,7 +59,7 @@ const enumOf = <K extends string>(...names: K[]) =>
 
 /** The sampler's module as the Lab calls it. */
 export function coreModule(raw: AbiModule): CoreModule {
-  const { answer, text, view, put, reporting } = replies(raw);
+  const { answer, text, view, put, reporting, notReporting } = replies(raw);
   const none = (count: number) => answer(count, () => ({}));
   const i32 = (r: Reply, i = 0) => view<Int32Array>(Int32Array, r, i);
   const f32 = (r: Reply, i = 0) => view<Float32Array>(Float32Array, r, i);
@@ -168,6 +176,7 @@ export function coreModule(raw: AbiModule): CoreModule {
     draftStream: (stream) => answer(raw._sl_draft_stream(stream), (r) => ({ value: r[0] })),
     memoryStats: () => answer(raw._sl_memory_stats(), (r) => ({ heapInUse: r[0], memoryBytes: r[1] })) as
       { heapInUse: number; memoryBytes: number },
+    checkIdle: notReporting,
     maxVocabulary, maxBatchRows, maxHistory, maxDraftTokens, maxBeams, maxEosTokens, maxNewTokens, qwen3Vocabulary,
     scalarOptions, listOptions, numberListOptions,
   };

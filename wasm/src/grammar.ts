@@ -99,12 +99,22 @@ function vocabularyOf(tokenizer: GrammarTokenizer): { tokens: string[]; vocabTyp
   if (typeof tokenizer?.get_vocab !== 'function') throw new SamplingLabError('tokenizer', 'tokenizer must be a transformers.js tokenizer (with get_vocab())');
   const vocab = tokenizer.get_vocab();
   const tokens: string[] = [];
-  for (const [token, id] of vocab instanceof Map ? vocab : Object.entries(vocab)) tokens[id] = token;
+  // Ids are checked before xgrammar sees them: a sparse id of 2^30 would size an array of 2^30.
+  for (const [token, id] of vocab instanceof Map ? vocab : Object.entries(vocab)) {
+    if (!Number.isInteger(id) || id < 0 || id >= MAX_VOCABULARY) {
+      throw new SamplingLabError('tokenizer', `the tokenizer's vocabulary gives '${token}' the id ${String(id)}, outside [0, 2^24)`);
+    }
+    tokens[id] = token;
+  }
+  if (tokens.length === 0) throw new SamplingLabError('tokenizer', "the tokenizer's vocabulary is empty");
   for (let id = 0; id < tokens.length; id++) tokens[id] ??= '';
   const types = decoderTypes(tokenizer._tokenizerJSON?.decoder);
   const vocabType = types.includes('ByteLevel') ? 'byte_level' : types.includes('ByteFallback') ? 'byte_fallback' : 'raw';
   return { tokens, vocabType };
 }
+
+// The core's largest vocabulary.
+const MAX_VOCABULARY = 2 ** 24;
 
 function checkSpec(spec: GrammarSpec): void {
   if (typeof spec !== 'object' || spec === null) throw new SamplingLabError('grammar', 'the grammar must be { jsonSchema | ebnf | regex | structuralTag }');
@@ -121,28 +131,43 @@ function checkSpec(spec: GrammarSpec): void {
   }
 }
 
-/** A grammar compiled for one tokenizer: makes a matcher per sequence. */
+/**
+ * A grammar compiled for one tokenizer: makes a matcher per sequence. compileGrammar returns the
+ * same object for the same tokenizer, spec and options until it is disposed.
+ */
 export class CompiledGrammar {
   /** The mask's vocabulary (the logits' length): masks have ceil(vocabSize / 32) words. */
   readonly vocabSize: number;
   readonly #api: XGrammar;
   readonly #grammar: XHandle;
   readonly #stopTokenIds?: number[];
+  readonly #forget: () => void;
+  #disposed = false;
 
   /** @internal */
-  constructor(api: XGrammar, grammar: XHandle, vocabSize: number, stopTokenIds?: number[]) {
+  constructor(api: XGrammar, grammar: XHandle, vocabSize: number, stopTokenIds: number[] | undefined, forget: () => void) {
     this.#api = api;
     this.#grammar = grammar;
     this.vocabSize = vocabSize;
     this.#stopTokenIds = stopTokenIds;
+    this.#forget = forget;
   }
 
   /** A matcher at the start of the output, its first mask computed. */
   async matcher(): Promise<GrammarMatcher> {
+    if (this.#disposed) throw new SamplingLabError('grammar', 'the grammar was disposed: compile it again');
     const matcher = await this.#api.GrammarMatcher.createGrammarMatcher(this.#grammar, this.#stopTokenIds);
     const created = new GrammarMatcher(matcher, this.vocabSize);
     await created.settled();
     return created;
+  }
+
+  /** Frees xgrammar's compiled grammar (matchers made from it keep working until disposed). */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#forget();
+    this.#grammar.dispose();
   }
 }
 
@@ -154,6 +179,7 @@ export class CompiledGrammar {
 export class GrammarMatcher {
   readonly vocabSize: number;
   readonly #matcher: XMatcher;
+  #disposed = false;
   #mask: Int32Array | undefined;
   #pending: Promise<void> = Promise.resolve();
   #accepted = 0;
@@ -173,6 +199,7 @@ export class GrammarMatcher {
   /** The current step's mask (ceil(vocabSize / 32) words). */
   get allowedMask(): Int32Array {
     if (!this.#mask) {
+      this.#alive();
       throw new SamplingLabError('grammar', this.isTerminated() ? 'the grammar has terminated: no token follows'
         : 'the grammar mask is being computed: await matcher.settled() first');
     }
@@ -201,6 +228,7 @@ export class GrammarMatcher {
 
   /** Advances by one token; false (and no change) when the grammar does not allow it. */
   accept(token: number): boolean {
+    this.#alive();
     if (!Number.isInteger(token) || token < 0 || token >= this.vocabSize) {
       throw new SamplingLabError('token', `token must be an id in [0, ${this.vocabSize}), not ${String(token)}`);
     }
@@ -212,6 +240,7 @@ export class GrammarMatcher {
 
   /** Undoes the last `tokens` accepts. */
   rollBack(tokens: number): void {
+    this.#alive();
     if (!Number.isInteger(tokens) || tokens < 0 || tokens > this.#accepted) {
       throw new SamplingLabError('tokens', `rollBack takes 0 … ${this.#accepted} tokens, not ${String(tokens)}`);
     }
@@ -223,24 +252,35 @@ export class GrammarMatcher {
 
   /** Whether the grammar has accepted its stop token: the output is complete. */
   isTerminated(): boolean {
+    this.#alive();
     return this.#matcher.isTerminated();
   }
 
   /** The longest text every continuation starts with (xgrammar's findJumpForwardString). */
   jumpForward(): string {
+    this.#alive();
     return this.#matcher.findJumpForwardString();
   }
 
   /** Back to the start. */
   reset(): void {
+    this.#alive();
     this.#matcher.reset();
     this.#accepted = 0;
     this.#refresh();
   }
 
-  /** Frees xgrammar's matcher. */
+  /** Frees xgrammar's matcher; using it afterwards is a SamplingLabError. */
   dispose(): void {
-    this.#matcher.dispose();
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#mask = undefined;
+    // A mask still being computed reads the matcher: it is freed once that is done.
+    void this.#pending.finally(() => this.#matcher.dispose());
+  }
+
+  #alive(): void {
+    if (this.#disposed) throw new SamplingLabError('grammar', 'the matcher was disposed');
   }
 
   #refresh(): void {
@@ -252,7 +292,11 @@ export class GrammarMatcher {
     }
     const computing = this.#matcher.getNextTokenBitmask().then((mask) => {
       if (this.#pending === computing) this.#mask = mask;
+    }, (error: unknown) => {
+      // Never an unhandled rejection: settled() and allowedMask report it.
+      throw new SamplingLabError('grammar', `xgrammar could not compute the mask: ${(error as Error)?.message ?? String(error)}`);
     });
+    computing.catch(() => {});
     this.#pending = computing;
   }
 }
@@ -288,20 +332,64 @@ async function startingXGrammar<T>(start: () => Promise<T>): Promise<T> {
  */
 export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarSpec, options: CompileOptions = {}): Promise<CompiledGrammar> {
   checkSpec(spec);
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new SamplingLabError('options', 'options must be an object');
+  for (const key of Object.keys(options)) {
+    if (key !== 'vocabSize' && key !== 'stopTokenIds') throw new SamplingLabError(key, `unknown compile option '${key}'; accepted: vocabSize, stopTokenIds`);
+  }
+  const compiler = await compilerFor(tokenizer, options);
+  const key = JSON.stringify(spec);
+  const cached = compiler.grammars.get(key);
+  if (cached) return cached;
+  const compiling = compileWith(compiler, spec, () => compiler.grammars.delete(key));
+  compiler.grammars.set(key, compiling);
+  // A failed compile is not kept.
+  compiling.catch(() => compiler.grammars.delete(key));
+  return compiling;
+}
+
+/**
+ * xgrammar's tokenizer info and compiler for one tokenizer and its options, built once (each
+ * costs a pass over the vocabulary and megabytes of xgrammar's memory), with the grammars
+ * compiled by it.
+ */
+interface Compiler {
+  api: XGrammar;
+  compiler: XCompiler;
+  vocabSize: number;
+  stopTokenIds?: number[];
+  grammars: Map<string, Promise<CompiledGrammar>>;
+}
+const compilers = new WeakMap<object, Map<string, Promise<Compiler>>>();
+
+function compilerFor(tokenizer: GrammarTokenizer, options: CompileOptions): Promise<Compiler> {
   const { tokens, vocabType } = vocabularyOf(tokenizer);
   const { vocabSize = tokens.length } = options;
   // xgrammar would guess the stop tokens from their text, and a vocabulary may hold "</s>" as a plain token.
   const stopTokenIds = options.stopTokenIds ?? (typeof tokenizer.eos_token_id === 'number' ? [tokenizer.eos_token_id] : undefined);
-  if (!Number.isInteger(vocabSize) || vocabSize < tokens.length || vocabSize > 2 ** 24) {
+  if (!Number.isInteger(vocabSize) || vocabSize < tokens.length || vocabSize > MAX_VOCABULARY) {
     throw new SamplingLabError('vocabSize', `vocabSize must be an integer in [${tokens.length}, 2^24] (the tokenizer has ${tokens.length} tokens), not ${String(vocabSize)}`);
   }
   if (stopTokenIds !== undefined && (!Array.isArray(stopTokenIds) || stopTokenIds.some((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize))) {
     throw new SamplingLabError('stopTokenIds', `stopTokenIds must be token ids in [0, ${vocabSize})`);
   }
-  const api = await loadXGrammar();
-  const info = await startingXGrammar(() =>
-    api.TokenizerInfo.createTokenizerInfo(tokens, vocabType, false, vocabSize, stopTokenIds ? [...stopTokenIds] : undefined));
-  const compiler = await api.GrammarCompiler.createGrammarCompiler(info);
+  let byOptions = compilers.get(tokenizer);
+  if (!byOptions) compilers.set(tokenizer, byOptions = new Map());
+  const key = JSON.stringify([vocabSize, stopTokenIds ?? null]);
+  let compiler = byOptions.get(key);
+  if (!compiler) {
+    compiler = (async () => {
+      const api = await loadXGrammar();
+      const stops = stopTokenIds ? [...stopTokenIds] : undefined;
+      const info = await startingXGrammar(() => api.TokenizerInfo.createTokenizerInfo(tokens, vocabType, false, vocabSize, stops));
+      return { api, compiler: await api.GrammarCompiler.createGrammarCompiler(info), vocabSize, stopTokenIds: stops, grammars: new Map() };
+    })();
+    byOptions.set(key, compiler);
+    compiler.catch(() => byOptions!.delete(key));
+  }
+  return compiler;
+}
+
+async function compileWith({ api, compiler, vocabSize, stopTokenIds }: Compiler, spec: GrammarSpec, forget: () => void): Promise<CompiledGrammar> {
   lastFatal = undefined;
   try {
     const grammar = spec.jsonSchema !== undefined
@@ -310,12 +398,10 @@ export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarS
       : spec.ebnf !== undefined ? await compiler.compileGrammar(spec.ebnf)
         : await compiler.compileStructuralTag(spec.regex !== undefined
           ? { type: 'structural_tag', format: { type: 'regex', pattern: spec.regex } } : spec.structuralTag!);
-    return new CompiledGrammar(api, grammar, vocabSize, stopTokenIds ? [...stopTokenIds] : undefined);
+    return new CompiledGrammar(api, grammar, vocabSize, stopTokenIds, forget);
   } catch (error) {
     if (error instanceof SamplingLabError) throw error;
     const why = lastFatal ?? (error as Error)?.message ?? String(error);
     throw new SamplingLabError('grammar', `xgrammar could not compile the grammar: ${why}`);
-  } finally {
-    compiler.dispose();
   }
 }

@@ -325,12 +325,16 @@ export function withProgress<T>(onProgress: RunOptions['onProgress'], run: (prog
       return false;
     }
   };
+  let result: T;
   try {
-    return run(progress);
+    result = run(progress);
   } catch (error) {
     if (thrown) throw thrown.error;
     throw error;
   }
+  // A report made as the run ended can throw too: the run's result is not returned then.
+  if (thrown) throw thrown.error;
+  return result;
 }
 
 /** badWords `[[ids…], …]` as the table's two lists: the ids back to back and each sequence's length. */
@@ -615,6 +619,9 @@ export class Lab {
    * alone or inside any batch. Rows: an array of equal-length arrays, or one flat array.
    */
   sampleBatch(logitsRows: readonly NumericArray[] | Float32Array | Float64Array, options: BatchOptions): Int32Array {
+    if (typeof logitsRows !== 'object' || logitsRows === null) {
+      throw new SamplingLabError('logitsRows', 'logitsRows must be an array of rows or one flat Float32Array, Float64Array or number[]');
+    }
     const matrix = Array.isArray(logitsRows) && logitsRows.length > 0 && typeof logitsRows[0] !== 'number'
       ? logitsRows as readonly NumericArray[] : undefined;
     if (matrix) {
@@ -1079,6 +1086,7 @@ export class Lab {
    * every length before any copy; `count` of them when given), or one flat array.
    */
   #writeRows(slot: CoreEnum, rows: unknown, name: string, count?: { rows: number; why: string }): void {
+    this.#core.checkIdle();
     const matrix = Array.isArray(rows) && rows.length > 0 && typeof rows[0] !== 'number' ? rows as unknown[] : undefined;
     if (!matrix) return this.#write(slot, rows as NumericArray, name);
     checkLength(matrix, name, this.maxVocabulary);
@@ -1110,6 +1118,7 @@ export class Lab {
   }
 
   #write(slot: CoreEnum, values: NumericArray, name: string): void {
+    this.#core.checkIdle();
     if (!(values instanceof Float32Array) && !(values instanceof Float64Array) && !Array.isArray(values)) {
       throw new SamplingLabError(name, `${name} must be a Float32Array, Float64Array or number[]`);
     }

@@ -27,7 +27,10 @@ export function parseNpy(bytes: Uint8Array): NpyArray {
   const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];
   if (!descr || !fortran || shapeText === undefined) throw new Error('unreadable .npy header');
   if (fortran === 'True') throw new Error('Fortran-ordered .npy arrays are not supported');
-  const shape = shapeText.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  // Decimal digits only: Number() would also read '0x4' or '1e3'.
+  const entries = shapeText.split(',').map((s) => s.trim()).filter(Boolean);
+  if (entries.some((entry) => !/^\d+$/.test(entry))) throw new Error(`.npy shape (${shapeText}) is not a tuple of decimal sizes`);
+  const shape = entries.map(Number);
   if (shape.length < 1 || shape.length > 2 || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) {
     throw new Error(`.npy shape (${shapeText}) is not 1-D or 2-D`);
   }

@@ -92,6 +92,8 @@ export interface CoreEngine {
 }
 
 export interface CoreModule {
+  /** Throws a SamplingLabError for onProgress while a run reports progress: the module takes one call at a time. */
+  checkIdle(): void;
   Engine: new () => CoreEngine;
   History: new (penaltyLastN: number, noRepeatNgramSize: number) => CoreHistory;
   InputSlot: { primary: CoreEnum; secondary: CoreEnum; resident: CoreEnum };

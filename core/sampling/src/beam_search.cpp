@@ -117,6 +117,11 @@ Check BeamSearch::check_rows(std::span<const float> logits_rows) const {
       return ArgumentError{"eosTokenIds", "eosTokenIds holds " + std::to_string(eos_.back()) + ", outside the " +
                                               std::to_string(logits_rows.size()) + " logits of the first row"};
     }
+    // Later steps take numBeams rows of this length: refused now rather than at the second step.
+    if (double(num_beams_) * double(logits_rows.size()) > double(kMaxVocabulary)) {
+      return ArgumentError{"logitsRows", "numBeams = " + std::to_string(num_beams_) + " rows of " + std::to_string(logits_rows.size()) +
+                                             " logits are more than " + std::to_string(kMaxVocabulary) + " in all"};
+    }
     if (logits_rows.size() - eos_.size() < num_beams_) {
       return ArgumentError{"logitsRows", "the first row has " + std::to_string(logits_rows.size() - eos_.size()) +
                                              " tokens that do not end a sequence, fewer than numBeams = " +

@@ -454,7 +454,7 @@ void penalties(Candidates& candidates, const SamplingOptions& options, PenaltySc
 // DRY as llama.cpp's llama_sampler_dry_apply: the window read newest first, its Z-array gives
 // for each earlier position the length of the repeat of the window's end that ends there; the
 // token after that position would extend the repeat.
-void dry(Candidates& candidates, const SamplingOptions& options, ChainScratch& scratch) {
+void dry(Candidates& candidates, const SamplingOptions& options, std::size_t candidates_vocabulary, ChainScratch& scratch) {
   const auto window = penalty_window(options.generated_ids, options.dry_penalty_last_n);
   const std::size_t n = window.size();
   const auto allowed = std::size_t(options.dry_allowed_length);
@@ -487,23 +487,27 @@ void dry(Candidates& candidates, const SamplingOptions& options, ChainScratch& s
       right = k + length;
     }
   }
-  auto& repeats = scratch.repeats;
-  repeats.clear();
+  // Each token's longest repeat, by id (the ids were checked against the vocabulary): one pass,
+  // however repetitive the window; the entries touched are set back to 0 after.
+  auto& longest = scratch.longest_repeat;
+  auto& tokens = scratch.repeated_tokens;
+  if (longest.size() < candidates_vocabulary) longest.resize(candidates_vocabulary, 0);
+  tokens.clear();
   for (std::size_t k = 1; k < n; ++k) {
     const std::size_t length = std::min(std::size_t(z[k]), limit);
     // Position n − 1 − k ends a repeat of `length`; window[n − k] follows it.
-    if (length >= allowed) repeats.push_back({window[n - k], std::int32_t(length)});
+    if (length < allowed) continue;
+    auto& best = longest[std::size_t(window[n - k])];
+    if (best == 0) tokens.push_back(window[n - k]);
+    best = std::max(best, std::int32_t(length) + 1);  // + 1: 0 marks a token not seen
   }
-  if (repeats.empty()) return;
-  std::sort(repeats.begin(), repeats.end());
   const double base = options.dry_base;
   // llama.cpp caps the exponent where base^exponent would overflow a float.
   const int max_exponent = base > 1.000001 ? int(88.7228391 / std::log(base)) : 0;
   std::span<float> keys;
-  for (std::size_t i = 0; i < repeats.size(); ++i) {
-    // Sorted by (token, length): the last entry of a token holds its longest repeat.
-    if (i + 1 < repeats.size() && repeats[i + 1].first == repeats[i].first) continue;
-    const auto [token, length] = repeats[i];
+  for (const std::int32_t token : tokens) {
+    const std::int32_t length = longest[std::size_t(token)] - 1;
+    longest[std::size_t(token)] = 0;
     const std::size_t at = candidates.find(std::uint32_t(token));
     if (at == candidates.size() || is_breaker(token)) continue;
     int exponent = length - int(allowed);
@@ -754,7 +758,7 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
     if (guarded) candidates.save();
     switch (stage) {
       case Stage::kPenalties: penalties(candidates, options, workspace.penalties); break;
-      case Stage::kDry: dry(candidates, options, chain); break;
+      case Stage::kDry: dry(candidates, options, logits.size(), chain); break;
       case Stage::kTemperature: temperature(candidates, options); break;
       case Stage::kTopK: top_k(candidates, options, chain, prefix); break;
       case Stage::kTopP: top_p(candidates, options, prefix); break;

@@ -6,7 +6,7 @@ import { SamplingLabError } from '../errors.js';
 import type { Lab } from '../lab.js';
 import type { IntegerArray } from '../schema.js';
 import { selectRows } from './cache.js';
-import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, promptIds } from './checks.js';
+import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, promptIds, promptLimit } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
 
 export interface BeamSearchOptions {
@@ -26,6 +26,8 @@ export interface BeamSearchOptions {
   stochastic?: boolean;
   seed?: number;
   stream?: number;
+  /** The longest prompt taken, in tokens (default and most: the model's max_position_embeddings). */
+  maxPromptTokens?: number;
   /** Tokens that finish a beam (default the model's end-of-sequence ids; [] for none). */
   eosTokenIds?: IntegerArray;
   /** Stops before the next step; the sequences so far are returned. */
@@ -44,7 +46,7 @@ export interface BeamSequence {
   score: number;
 }
 
-const OPTIONS = ['lab', 'numBeams', 'maxNewTokens', 'lengthPenalty', 'numReturnSequences', 'earlyStopping', 'stochastic', 'seed', 'stream',
+const OPTIONS = ['lab', 'numBeams', 'maxNewTokens', 'maxPromptTokens', 'lengthPenalty', 'numReturnSequences', 'earlyStopping', 'stochastic', 'seed', 'stream',
   'eosTokenIds', 'signal', 'onForward'];
 
 /**
@@ -61,14 +63,14 @@ export async function beamSearch(model: PreTrainedModel, tokenizer: PreTrainedTo
   for (const key of Object.keys(options)) {
     if (!OPTIONS.includes(key)) throw new SamplingLabError(key, `unknown option '${key}'; accepted: ${OPTIONS.join(', ')}`);
   }
-  const { lab, maxNewTokens = 32, eosTokenIds, signal, onForward, ...search } = options;
+  const { lab, maxNewTokens = 32, maxPromptTokens, eosTokenIds, signal, onForward, ...search } = options;
   checkLab(lab);
   checkInteger(maxNewTokens, 'maxNewTokens', 0, lab.maxNewTokens);
   checkSignal(signal);
   if (onForward !== undefined && typeof onForward !== 'function') throw new SamplingLabError('onForward', 'onForward must be a function');
   const eos = eosTokenIds === undefined ? endOfSequenceIds(model) : checkTokenIds(eosTokenIds, 'eosTokenIds', vocabularyOf(model), lab.maxEosTokens);
   const beams = lab.createBeamSearch({ numBeams: 4, ...search, eosTokenIds: eos, maxNewTokens });
-  const prompted = promptIds(tokenizer, prompt).map(Number);
+  const prompted = promptIds(tokenizer, prompt, vocabularyOf(model), promptLimit(model, maxPromptTokens)).map(Number);
   // Each beam's ids through its last position; batch row j of the cache is beam j.
   let sequences = [prompted];
   let cache: KvCache | undefined;

@@ -66,11 +66,34 @@ export function checkSignal(signal: unknown): asserts signal is AbortSignal | un
   }
 }
 
-/** The prompt's token ids, at least one. */
-export function promptIds(tokenizer: PreTrainedTokenizer, prompt: unknown): bigint[] {
+// A model that declares no context length is still given one: past it a forward pass's memory
+// grows with the square of the prompt.
+const DEFAULT_MAX_PROMPT_TOKENS = 32768;
+
+/** The longest prompt a decoder takes: `maxPromptTokens`, else the model's max_position_embeddings. */
+export function promptLimit(model: PreTrainedModel, maxPromptTokens: unknown): number {
+  const declared = (model.config as { max_position_embeddings?: unknown }).max_position_embeddings;
+  const context = typeof declared === 'number' && Number.isInteger(declared) && declared > 0 ? declared : DEFAULT_MAX_PROMPT_TOKENS;
+  if (maxPromptTokens === undefined) return context;
+  checkInteger(maxPromptTokens, 'maxPromptTokens', 1, context);
+  return maxPromptTokens as number;
+}
+
+/**
+ * The prompt's token ids, checked before any forward pass: at least one, at most `limit`, and
+ * each below the model's vocab_size (a tokenizer of another model gives ids the model lacks).
+ */
+export function promptIds(tokenizer: PreTrainedTokenizer, prompt: unknown, vocab: number | undefined, limit: number): bigint[] {
   if (typeof prompt !== 'string') throw new SamplingLabError('prompt', 'prompt must be a string');
   const ids: bigint[] = Array.from((tokenizer(prompt).input_ids as Tensor).data as BigInt64Array);
   if (ids.length === 0) throw new SamplingLabError('prompt', 'the prompt must encode to at least one token');
+  if (ids.length > limit) {
+    throw new SamplingLabError('prompt', `the prompt is ${ids.length} tokens, more than ${limit} (the model's max_position_embeddings, or maxPromptTokens)`);
+  }
+  const outside = vocab === undefined ? -1 : ids.findIndex((id) => id >= BigInt(vocab));
+  if (outside >= 0) {
+    throw new SamplingLabError('prompt', `the prompt's token ${outside} is id ${ids[outside]}, outside the model's vocab_size ${vocab}: the tokenizer is not the model's`);
+  }
   return ids;
 }
 

@@ -8,7 +8,7 @@ import type { IntegerArray } from '../schema.js';
 import { selectRows } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
-  endOfSequenceIds, needsHistory, promptIds, shown,
+  endOfSequenceIds, needsHistory, promptIds, promptLimit, shown,
 } from './checks.js';
 import { forward, row, vocabularyOf, type KvCache } from './forward.js';
 
@@ -17,6 +17,8 @@ export interface GenerateOptions extends Omit<SampleTokenOptions, 'step' | 'gene
   lab: Lab;
   /** Steps at most (default 64). */
   maxNewTokens?: number;
+  /** The longest prompt taken, in tokens (default and most: the model's max_position_embeddings). */
+  maxPromptTokens?: number;
   /** Candidates reported per step in `top` (default 5, at most 50). */
   topCandidates?: number;
   /** Stop at the model's end-of-sequence tokens (default true). */
@@ -80,7 +82,7 @@ export interface GeneratedToken {
   forced?: boolean;
 }
 
-const OWN_OPTIONS = ['lab', 'maxNewTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode', 'n', 'stop', 'stopTokenIds', 'minNewTokens', 'grammar'];
+const OWN_OPTIONS = ['lab', 'maxNewTokens', 'maxPromptTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode', 'n', 'stop', 'stopTokenIds', 'minNewTokens', 'grammar'];
 const MAX_SEQUENCES = 128;
 const MAX_STOPS = 64;
 
@@ -135,7 +137,7 @@ export async function* generateTokens(
   if (options === undefined) throw new SamplingLabError('lab', 'generateTokens needs options with lab: { lab, ...sampling options }');
   checkObject(options, 'options');
   const {
-    lab, maxNewTokens = 64, topCandidates = 5, stopAtEos = true, signal, logprobs, logprobsMode,
+    lab, maxNewTokens = 64, maxPromptTokens, topCandidates = 5, stopAtEos = true, signal, logprobs, logprobsMode,
     n = 1, stop = [], stopTokenIds = [], minNewTokens = 0, grammar, ...sampling
   } = options;
   checkLab(lab);
@@ -156,7 +158,7 @@ export async function* generateTokens(
   if (logprobs !== undefined) lab.sampleToken([0], { logprobs, logprobsMode });
   else if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs (how many top tokens to list)');
   const history = needsHistory(lab, filterOptions);
-  const prompted = promptIds(tokenizer, prompt);
+  const prompted = promptIds(tokenizer, prompt, vocab, promptLimit(model, maxPromptTokens));
   const eos = new Set(stopAtEos ? endOfSequenceIds(model) : []);
   // Banned until minNewTokens: EOS (when it stops) and the stop tokens.
   const held = [...new Set([...eos, ...stopIds])];
@@ -168,70 +170,75 @@ export async function* generateTokens(
     // Mirostat's μ moves after every draw: a stateful sampler carries it and draws the same token.
     sampler: filterOptions.mirostat && lab.createSampler({ ...sampling, stream: stream + index, generatedIds: Int32Array.from(prompted, Number), step: prompted.length }),
   }));
-  if (grammar) for (const sequence of sequences) sequence.matcher = await grammar.matcher();
-  let active = maxNewTokens > 0 ? sequences : [];
-  let past: KvCache | undefined;
-  // Positions in the cache: the same for every sequence (jump-forward runs with n = 1 only).
-  let cached = 0;
-  for (let step = 0; active.length > 0 && !signal?.aborted; step++) {
-    // The prompt once, then each unfinished sequence's tokens past the cache, batch row j = active[j].
-    const batch = active.map((sequence) => sequence.ids.slice(cached));
-    const pass = await forward(model, step === 0 ? [prompted] : batch, past, cached, 1);
-    cached += (step === 0 ? prompted : batch[0]).length;
-    const finished = new Set<Sequence>();
-    const forced: GeneratedToken[] = [];
-    for (const [j, sequence] of active.entries()) {
-      const logits = row(pass, step === 0 ? 0 : j);
-      if (sequence.generated.length < minNewTokens) for (const id of held) logits[id] = -Infinity;
-      const mu = sequence.sampler?.state.mirostatMu;
-      const matcher = sequence.matcher;
-      await matcher?.settled();
-      const filters = {
-        ...filterOptions,
-        ...(mu != null ? { mirostat: { ...filterOptions.mirostat, mu } } : {}),
-        ...(history ? { generatedIds: Int32Array.from(sequence.ids, Number) } : {}),
-        ...(matcher && { allowedMask: matcher.allowedMask }),
-      };
-      const grammarAllowed = matcher?.allowedCount;
-      const key = { seed, stream: stream + sequence.index, step: sequence.ids.length };
-      const drawn = logprobs === undefined ? undefined : lab.sampleToken(logits, { ...filters, ...key, logprobs, logprobsMode });
-      const token = sequence.sampler ? sequence.sampler.sample(logits) : drawn ? drawn.token : lab.sampleToken(logits, { ...filters, ...key });
-      sequence.ids.push(BigInt(token));
-      sequence.generated.push(token);
-      if (matcher && !matcher.accept(token)) throw new SamplingLabError('grammar', `the grammar refused token ${token}, which its mask allowed`);
-      const stopString = stops.length > 0 && sequence.generated.length >= minNewTokens
-        ? completedStop(tokenizer, sequence.generated, stops, longestStop) : undefined;
-      const stopReason = eos.has(token) || stopIds.has(token) ? token : stopString;
-      const finishReason = stopReason !== undefined || matcher?.isTerminated() ? 'stop'
-        : sequence.generated.length >= maxNewTokens ? 'length' : undefined;
-      if (finishReason) finished.add(sequence);
-      else if (matcher && n === 1) forced.push(...jumpForward(tokenizer, matcher, sequence, maxNewTokens));
-      yield described({
-        token,
-        text: tokenizer.decode([token]),
-        sequence: sequence.index,
-        ...(matcher && { grammarAllowed }),
-        ...(drawn && {
-          logprobs: {
-            logprob: drawn.logprob,
-            rank: drawn.rank,
-            top: drawn.top.map((t) => ({ token: t.token, text: tokenizer.decode([t.token]), logprob: t.logprob })),
-          },
-        }),
-        ...(finishReason && { finishReason }),
-        ...(stopReason !== undefined && { stopReason }),
-      }, () => describeStep(lab, tokenizer, logits, { ...filters, ...key }, token, topCandidates));
-      // Tokens the grammar forces go through the next forward pass together, with no draw.
-      for (const [f, forcedStep] of forced.entries()) {
-        const last = f === forced.length - 1 && (matcher!.isTerminated() || sequence.generated.length >= maxNewTokens);
-        if (last) finished.add(sequence);
-        yield { ...forcedStep, ...(last && { finishReason: matcher!.isTerminated() ? 'stop' : 'length' }) };
+  try {
+    if (grammar) for (const sequence of sequences) sequence.matcher = await grammar.matcher();
+    let active = maxNewTokens > 0 ? sequences : [];
+    let past: KvCache | undefined;
+    // Positions in the cache: the same for every sequence (jump-forward runs with n = 1 only).
+    let cached = 0;
+    for (let step = 0; active.length > 0 && !signal?.aborted; step++) {
+      // The prompt once, then each unfinished sequence's tokens past the cache, batch row j = active[j].
+      const batch = active.map((sequence) => sequence.ids.slice(cached));
+      const pass = await forward(model, step === 0 ? [prompted] : batch, past, cached, 1);
+      cached += (step === 0 ? prompted : batch[0]).length;
+      const finished = new Set<Sequence>();
+      const forced: GeneratedToken[] = [];
+      for (const [j, sequence] of active.entries()) {
+        const logits = row(pass, step === 0 ? 0 : j);
+        if (sequence.generated.length < minNewTokens) for (const id of held) logits[id] = -Infinity;
+        const mu = sequence.sampler?.state.mirostatMu;
+        const matcher = sequence.matcher;
+        await matcher?.settled();
+        const filters = {
+          ...filterOptions,
+          ...(mu != null ? { mirostat: { ...filterOptions.mirostat, mu } } : {}),
+          ...(history ? { generatedIds: Int32Array.from(sequence.ids, Number) } : {}),
+          ...(matcher && { allowedMask: matcher.allowedMask }),
+        };
+        const grammarAllowed = matcher?.allowedCount;
+        const key = { seed, stream: stream + sequence.index, step: sequence.ids.length };
+        const drawn = logprobs === undefined ? undefined : lab.sampleToken(logits, { ...filters, ...key, logprobs, logprobsMode });
+        const token = sequence.sampler ? sequence.sampler.sample(logits) : drawn ? drawn.token : lab.sampleToken(logits, { ...filters, ...key });
+        sequence.ids.push(BigInt(token));
+        sequence.generated.push(token);
+        if (matcher && !matcher.accept(token)) throw new SamplingLabError('grammar', `the grammar refused token ${token}, which its mask allowed`);
+        const stopString = stops.length > 0 && sequence.generated.length >= minNewTokens
+          ? completedStop(tokenizer, sequence.generated, stops, longestStop) : undefined;
+        const stopReason = eos.has(token) || stopIds.has(token) ? token : stopString;
+        const finishReason = stopReason !== undefined || matcher?.isTerminated() ? 'stop'
+          : sequence.generated.length >= maxNewTokens ? 'length' : undefined;
+        if (finishReason) finished.add(sequence);
+        else if (matcher && n === 1) forced.push(...jumpForward(tokenizer, matcher, sequence, maxNewTokens));
+        yield described({
+          token,
+          text: tokenizer.decode([token]),
+          sequence: sequence.index,
+          ...(matcher && { grammarAllowed }),
+          ...(drawn && {
+            logprobs: {
+              logprob: drawn.logprob,
+              rank: drawn.rank,
+              top: drawn.top.map((t) => ({ token: t.token, text: tokenizer.decode([t.token]), logprob: t.logprob })),
+            },
+          }),
+          ...(finishReason && { finishReason }),
+          ...(stopReason !== undefined && { stopReason }),
+        }, () => describeStep(lab, tokenizer, logits, { ...filters, ...key }, token, topCandidates));
+        // Tokens the grammar forces go through the next forward pass together, with no draw.
+        for (const [f, forcedStep] of forced.entries()) {
+          const last = f === forced.length - 1 && (matcher!.isTerminated() || sequence.generated.length >= maxNewTokens);
+          if (last) finished.add(sequence);
+          yield { ...forcedStep, ...(last && { finishReason: matcher!.isTerminated() ? 'stop' : 'length' }) };
+        }
       }
+      // Every sequence starts from the prompt's cache; finished ones leave the batch.
+      const rows = active.flatMap((sequence, j) => (finished.has(sequence) ? [] : [step === 0 ? 0 : j]));
+      active = active.filter((sequence) => !finished.has(sequence));
+      past = active.length > 0 ? await selectRows(pass.cache, rows) : undefined;
     }
-    // Every sequence starts from the prompt's cache; finished ones leave the batch.
-    const rows = active.flatMap((sequence, j) => (finished.has(sequence) ? [] : [step === 0 ? 0 : j]));
-    active = active.filter((sequence) => !finished.has(sequence));
-    past = active.length > 0 ? await selectRows(pass.cache, rows) : undefined;
+  } finally {
+    // The matchers hold xgrammar memory, also when the consumer stops early.
+    for (const sequence of sequences) sequence.matcher?.dispose();
   }
 }
 

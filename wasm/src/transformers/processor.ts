@@ -92,6 +92,15 @@ export function createLogitsProcessor(lab: Lab, options: ProcessorOptions = {}):
       throw new SamplingLabError('logits', `logits must be float32 (generate() converts them), not ${logits.type}`);
     }
     const [rows, vocab] = logits.dims.length === 3 ? [logits.dims[0], logits.dims[2]] : logits.dims;
+    if (!Array.isArray(inputIds) || inputIds.length !== rows) {
+      throw new SamplingLabError('inputIds', `inputIds must hold one sequence per logits row (${rows}), not ${Array.isArray(inputIds) ? inputIds.length : typeof inputIds}`);
+    }
+    for (const [row, ids] of inputIds.entries()) {
+      // The ids cross as int32: a larger one would wrap to another token.
+      if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'bigint' || id < 0n || id >= BigInt(vocab))) {
+        throw new SamplingLabError('inputIds', `inputIds[${row}] must be an array of bigint token ids in [0, ${vocab})`);
+      }
+    }
     const data = logits.data as Float32Array;
     for (let row = 0; row < rows; row++) {
       const view = data.subarray(row * vocab, (row + 1) * vocab);

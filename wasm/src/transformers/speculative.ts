@@ -9,7 +9,7 @@ import type { Lab, SampleTokenOptions } from '../lab.js';
 import { cachedLength, truncateCache } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenizer,
-  endOfSequenceIds, needsHistory, promptIds,
+  endOfSequenceIds, needsHistory, promptIds, promptLimit,
 } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
 import { checkGrammar, jumpForwardTokens } from './generate.js';
@@ -21,6 +21,8 @@ export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'g
   gamma?: number;
   /** Tokens generated at most (default 64). */
   maxNewTokens?: number;
+  /** The longest prompt taken, in tokens (default and most: the target's max_position_embeddings). */
+  maxPromptTokens?: number;
   /** Stop at the target's end-of-sequence tokens (default true). */
   stopAtEos?: boolean;
   /** Stops the loop before the next step. */
@@ -70,7 +72,7 @@ export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep> {
   readonly stats: Readonly<SpeculativeStats>;
 }
 
-const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar'];
+const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar'];
 const MAX_GAMMA = 32;
 
 /** One model's side of the decoding: its cache holds the first `cache` positions of the sequence. */
@@ -94,7 +96,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkTokenizer(tokenizer);
   if (options === undefined) throw new SamplingLabError('lab', 'speculativeGenerate needs options with lab: { lab, gamma, ...sampling options }');
   checkObject(options, 'options');
-  const { lab, gamma = 4, maxNewTokens = 64, stopAtEos = true, signal, draftStream, onForward, grammar, ...sampling } = options;
+  const { lab, gamma = 4, maxNewTokens = 64, maxPromptTokens, stopAtEos = true, signal, draftStream, onForward, grammar, ...sampling } = options;
   checkLab(lab);
   checkInteger(gamma, 'gamma', 1, MAX_GAMMA);
   checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
@@ -113,7 +115,8 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   if (draftStream !== undefined) checkInteger(draftStream, 'draftStream', 0, Number.MAX_SAFE_INTEGER);
   const stream = sampling.stream ?? 0;
   const keys = { ...sampling, seed: sampling.seed ?? lab.freshSeed(), stream, draftStream: draftStream ?? lab.draftStream(stream) };
-  const ids = promptIds(tokenizer, prompt).map(Number);
+  // Both models see the prompt: the shorter context bounds it.
+  const ids = promptIds(tokenizer, prompt, vocab, Math.min(promptLimit(target, maxPromptTokens), promptLimit(draft, undefined))).map(Number);
   const stats: SpeculativeStats = { tokens: 0, proposed: 0, accepted: 0, acceptance: 0, tokensPerTargetPass: 0, targetCalls: 0, draftCalls: 0, wallMs: 0 };
   const run = decode({
     lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, onForward, options: keys, grammar,
@@ -157,78 +160,83 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
   const history = needsHistory(lab, options);
   const promptLength = ids.length;
   const matcher = grammar && await grammar.matcher();
-  let draftRows = new Float32Array(0);
-  let started = performance.now();
-  while (ids.length - promptLength < maxNewTokens && !signal?.aborted) {
-    // Text the grammar forces goes through both models with the next passes, never drafted.
-    const forced = matcher ? jumpForwardTokens(tokenizer, matcher, maxNewTokens - (ids.length - promptLength)) : [];
-    if (forced.length > 0) {
-      ids.push(...forced);
-      stats.tokens += forced.length;
-      yield { tokens: forced, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(forced), grammarAllowed: forced.map(() => 0), forced: true };
-      if (matcher!.isTerminated()) return;
-      continue;
-    }
-    // γ, or fewer when fewer tokens remain (a step emits up to γ + 1).
-    let proposing = Math.min(gamma, Math.max(1, maxNewTokens - (ids.length - promptLength) - 1));
-    const proposed: number[] = [];
-    // The grammar's mask at each position: the draft proposes and the target verifies under it.
-    const masks: (Int32Array | undefined)[] = [];
-    const allowed: number[] = [];
-    for (let i = 0; i < proposing; i++) {
-      const rows = await pass(draft, [...ids, ...proposed], 1, decoding);
-      // One buffer for every step's draft rows.
-      if (draftRows.length < gamma * rows.length) draftRows = new Float32Array(gamma * rows.length);
-      draftRows.set(rows, i * rows.length);
-      masks.push(await maskOf(matcher, allowed));
-      const proposal = lab.sampleToken(rows, {
-        ...targetOptions, stream: draftStream, step: ids.length + i,
-        ...(history && { generatedIds: [...ids, ...proposed] }), ...(masks[i] && { allowedMask: masks[i] }),
-      });
-      proposed.push(proposal);
-      if (matcher && !matcher.accept(proposal)) throw new SamplingLabError('grammar', `the grammar refused token ${proposal}, which its mask allowed`);
-      // Nothing follows the grammar's end: the proposals stop there.
-      if (matcher?.isTerminated()) proposing = i + 1;
-    }
-    const ended = matcher?.isTerminated() ?? false;
-    if (matcher && !ended) masks.push(await maskOf(matcher, allowed));
-    const targetRows = await pass(target, [...ids, ...proposed], proposing + 1, decoding);
-    const vocab = targetRows.length / (proposing + 1);
-    const verdict = matcher
-      ? verifyEach(lab, targetRows, draftRows, proposed, masks, vocab, ended, { ...options, step: ids.length }, history ? ids : undefined)
-      : lab.speculativeVerify(targetRows, draftRows.subarray(0, proposing * vocab), proposed, {
-        ...options, step: ids.length, ...(history && { generatedIds: ids }),
-      });
-    // Both caches back to the accepted sequence: the target holds it minus the emitted token, the
-    // draft at most that (its last proposal never went through it).
-    const kept = ids.length + verdict.accepted;
-    target.cache = await truncateCache(target.cache!, kept);
-    draft.cache = await truncateCache(draft.cache!, Math.min(kept, cachedLength(draft.cache)));
-    let tokens = Array.from(verdict.tokens);
-    if (matcher) {
-      // The rejected proposals leave the grammar; the target's own token enters it.
-      matcher.rollBack(proposing - verdict.accepted);
-      if (tokens.length > verdict.accepted && !matcher.accept(tokens[tokens.length - 1])) {
-        throw new SamplingLabError('grammar', `the grammar refused token ${tokens[tokens.length - 1]}, which its mask allowed`);
+  try {
+    let draftRows = new Float32Array(0);
+    let started = performance.now();
+    while (ids.length - promptLength < maxNewTokens && !signal?.aborted) {
+      // Text the grammar forces goes through both models with the next passes, never drafted.
+      const forced = matcher ? jumpForwardTokens(tokenizer, matcher, maxNewTokens - (ids.length - promptLength)) : [];
+      if (forced.length > 0) {
+        ids.push(...forced);
+        stats.tokens += forced.length;
+        yield { tokens: forced, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(forced), grammarAllowed: forced.map(() => 0), forced: true };
+        if (matcher!.isTerminated()) return;
+        continue;
       }
+      // γ, or fewer when fewer tokens remain (a step emits up to γ + 1).
+      let proposing = Math.min(gamma, Math.max(1, maxNewTokens - (ids.length - promptLength) - 1));
+      const proposed: number[] = [];
+      // The grammar's mask at each position: the draft proposes and the target verifies under it.
+      const masks: (Int32Array | undefined)[] = [];
+      const allowed: number[] = [];
+      for (let i = 0; i < proposing; i++) {
+        const rows = await pass(draft, [...ids, ...proposed], 1, decoding);
+        // One buffer for every step's draft rows.
+        if (draftRows.length < gamma * rows.length) draftRows = new Float32Array(gamma * rows.length);
+        draftRows.set(rows, i * rows.length);
+        masks.push(await maskOf(matcher, allowed));
+        const proposal = lab.sampleToken(rows, {
+          ...targetOptions, stream: draftStream, step: ids.length + i,
+          ...(history && { generatedIds: [...ids, ...proposed] }), ...(masks[i] && { allowedMask: masks[i] }),
+        });
+        proposed.push(proposal);
+        if (matcher && !matcher.accept(proposal)) throw new SamplingLabError('grammar', `the grammar refused token ${proposal}, which its mask allowed`);
+        // Nothing follows the grammar's end: the proposals stop there.
+        if (matcher?.isTerminated()) proposing = i + 1;
+      }
+      const ended = matcher?.isTerminated() ?? false;
+      if (matcher && !ended) masks.push(await maskOf(matcher, allowed));
+      const targetRows = await pass(target, [...ids, ...proposed], proposing + 1, decoding);
+      const vocab = targetRows.length / (proposing + 1);
+      const verdict = matcher
+        ? verifyEach(lab, targetRows, draftRows, proposed, masks, vocab, ended, { ...options, step: ids.length }, history ? ids : undefined)
+        : lab.speculativeVerify(targetRows, draftRows.subarray(0, proposing * vocab), proposed, {
+          ...options, step: ids.length, ...(history && { generatedIds: ids }),
+        });
+      // Both caches back to the accepted sequence: the target holds it minus the emitted token, the
+      // draft at most that (its last proposal never went through it).
+      const kept = ids.length + verdict.accepted;
+      target.cache = await truncateCache(target.cache!, kept);
+      draft.cache = await truncateCache(draft.cache!, Math.min(kept, cachedLength(draft.cache)));
+      let tokens = Array.from(verdict.tokens);
+      if (matcher) {
+        // The rejected proposals leave the grammar; the target's own token enters it.
+        matcher.rollBack(proposing - verdict.accepted);
+        if (tokens.length > verdict.accepted && !matcher.accept(tokens[tokens.length - 1])) {
+          throw new SamplingLabError('grammar', `the grammar refused token ${tokens[tokens.length - 1]}, which its mask allowed`);
+        }
+      }
+      let end = tokens.findIndex((token) => eos.has(token));
+      if (matcher?.isTerminated()) end = tokens.length - 1;
+      if (end !== -1) tokens = tokens.slice(0, end + 1);
+      tokens = tokens.slice(0, maxNewTokens - (ids.length - promptLength));
+      ids.push(...tokens);
+      stats.tokens += tokens.length;
+      stats.proposed += proposing;
+      stats.accepted += verdict.accepted;
+      stats.acceptance = stats.accepted / stats.proposed;
+      stats.tokensPerTargetPass = stats.tokens / stats.targetCalls;
+      stats.wallMs += performance.now() - started;
+      yield {
+        tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
+        ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
+      };
+      started = performance.now();
+      if (end !== -1) return;
     }
-    let end = tokens.findIndex((token) => eos.has(token));
-    if (matcher?.isTerminated()) end = tokens.length - 1;
-    if (end !== -1) tokens = tokens.slice(0, end + 1);
-    tokens = tokens.slice(0, maxNewTokens - (ids.length - promptLength));
-    ids.push(...tokens);
-    stats.tokens += tokens.length;
-    stats.proposed += proposing;
-    stats.accepted += verdict.accepted;
-    stats.acceptance = stats.accepted / stats.proposed;
-    stats.tokensPerTargetPass = stats.tokens / stats.targetCalls;
-    stats.wallMs += performance.now() - started;
-    yield {
-      tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
-      ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
-    };
-    started = performance.now();
-    if (end !== -1) return;
+  } finally {
+    // The matcher holds xgrammar memory, also when the consumer stops early.
+    matcher?.dispose();
   }
 }
 

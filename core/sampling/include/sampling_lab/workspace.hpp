@@ -90,7 +90,8 @@ struct ChainScratch {
   std::vector<std::int32_t> reversed;      // DRY's window, newest first
   std::vector<std::int32_t> breakers;      // DRY's sequence breakers, sorted
   std::vector<std::int32_t> match_length;  // Z-array of `reversed`
-  std::vector<std::pair<std::int32_t, std::int32_t>> repeats;  // (token, repeat length)
+  std::vector<std::int32_t> longest_repeat;   // by token id: 1 + its longest repeat, 0 = none
+  std::vector<std::int32_t> repeated_tokens;  // the tokens with a repeat
   std::vector<RankedToken> top;            // mirostat's and logprobs' best few
   std::vector<std::int32_t> bans;          // noRepeatNgramSize's and badWords' banned tokens
   std::vector<std::int32_t> failure;       // the n-gram search's KMP failure function

@@ -1,0 +1,111 @@
+// Issue 28's silent and untyped cases: each is now a typed SamplingLabError naming its argument,
+// and the entry keeps working after it.
+import { Tensor } from '@huggingface/transformers';
+import { describe, expect, it } from 'vitest';
+import { loadSamplingLab, parseNpy, SamplingLabError } from 'sampling-lab';
+import { loadSamplingLab as loadExperimentLab } from 'sampling-lab/experiments';
+import { compileGrammar } from 'sampling-lab/grammar';
+import { createLogitsProcessor, generateTokens } from 'sampling-lab/transformers';
+import { loadPersonFixture } from '../support/grammar-schema.js';
+
+const lab = await loadSamplingLab();
+const { tiny } = await loadPersonFixture();
+
+function argumentOf(call: () => unknown): string | undefined {
+  try {
+    call();
+  } catch (error) {
+    expect(error).toBeInstanceOf(SamplingLabError);
+    return (error as SamplingLabError).argument;
+  }
+  return undefined;
+}
+
+async function rejectedArgument(call: () => Promise<unknown>): Promise<string | undefined> {
+  try {
+    await call();
+  } catch (error) {
+    expect(error).toBeInstanceOf(SamplingLabError);
+    return (error as SamplingLabError).argument;
+  }
+  return undefined;
+}
+
+describe('the lab', () => {
+  it('names logitsRows for a missing batch, and numBeams × V past the limit at the first step', () => {
+    expect(argumentOf(() => lab.sampleBatch(null as never, {}))).toBe('logitsRows');
+    expect(argumentOf(() => lab.sampleBatch(undefined as never, {}))).toBe('logitsRows');
+    const search = lab.createBeamSearch({ numBeams: 16, maxNewTokens: 4 });
+    expect(argumentOf(() => search.step(new Float32Array(2 ** 21)))).toBe('logitsRows');
+  });
+
+  it('refuses a call made inside onProgress, then runs as before', async () => {
+    const experiments = await loadExperimentLab();
+    const nested = [
+      () => experiments.runExperiment('mc-error', {}, { onProgress: () => { experiments.runExperiment('filters', {}); } }),
+      () => experiments.sample([1, 2, 3], { n: 2e6, method: 'gumbel-max', seed: 1, onProgress: () => { experiments.sampleToken([1, 2]); } }),
+    ];
+    for (const call of nested) expect(argumentOf(call)).toBe('onProgress');
+    expect(experiments.runExperiment('filters', { topP: 0.8 }).kept).toBeGreaterThan(0);
+    expect(experiments.sampleToken([1, 2, 3], { temperature: 0 })).toBe(2);
+  });
+
+  it('reads a .npy shape as decimal sizes only', () => {
+    const header = "{'descr': '<f4', 'fortran_order': False, 'shape': (0x4,), }";
+    const padded = header.padEnd(118, ' ') + '\n';
+    const bytes = new Uint8Array(10 + padded.length + 16);
+    bytes.set([0x93, ...new TextEncoder().encode('NUMPY'), 1, 0, padded.length & 0xff, padded.length >> 8]);
+    bytes.set(new TextEncoder().encode(padded), 10);
+    expect(() => parseNpy(bytes)).toThrow(/decimal/);
+  });
+});
+
+describe('the logits processor', () => {
+  const logits = () => new Tensor('float32', Float32Array.from({ length: 8 }, (_, i) => i), [2, 4]);
+  it('names inputIds when there are fewer sequences than logits rows, or an id past the vocabulary', () => {
+    const processor = createLogitsProcessor(lab, { seed: 1 });
+    expect(argumentOf(() => processor([[1n]], logits()))).toBe('inputIds');
+    expect(argumentOf(() => processor([[1n], [2n ** 60n]], logits()))).toBe('inputIds');
+    expect(() => processor([[1n], [2n]], logits())).not.toThrow();
+  });
+});
+
+describe('grammars', () => {
+  it('checks compile options and the vocabulary, caches per (tokenizer, spec), and refuses a disposed grammar or matcher', async () => {
+    const spec = { regex: '[ab]+' };
+    expect(await rejectedArgument(() => compileGrammar(tiny.tokenizer, spec, null as never))).toBe('options');
+    expect(await rejectedArgument(() => compileGrammar(tiny.tokenizer, spec, { vocab: 3 } as never))).toBe('vocab');
+    expect(await rejectedArgument(() => compileGrammar({ get_vocab: () => ({}) }, spec))).toBe('tokenizer');
+    expect(await rejectedArgument(() => compileGrammar({ get_vocab: () => ({ a: 0, b: 2 ** 30 }) }, spec))).toBe('tokenizer');
+    const grammar = await compileGrammar(tiny.tokenizer, spec, { vocabSize: 151936 });
+    expect(await compileGrammar(tiny.tokenizer, spec, { vocabSize: 151936 })).toBe(grammar);
+    const matcher = await grammar.matcher();
+    matcher.dispose();
+    expect(argumentOf(() => matcher.accept(0))).toBe('grammar');
+    grammar.dispose();
+    expect(await rejectedArgument(() => grammar.matcher())).toBe('grammar');
+    // Compiled again once disposed: a new object that works.
+    const again = await compileGrammar(tiny.tokenizer, spec, { vocabSize: 151936 });
+    expect(again).not.toBe(grammar);
+    expect((await again.matcher()).allowedCount).toBeGreaterThan(0);
+  });
+});
+
+describe('prompts', () => {
+  const run = async (prompt: string, options: object) => {
+    for await (const _ of generateTokens(tiny.model, tiny.tokenizer, prompt, { lab, maxNewTokens: 1, seed: 1, ...options })) { /* one token */ }
+  };
+  it('are checked against maxPromptTokens and the model\'s vocab_size before any forward pass', async () => {
+    expect(await rejectedArgument(() => run('the the the the', { maxPromptTokens: 2 }))).toBe('prompt');
+    expect(await rejectedArgument(() => run('x', { maxPromptTokens: 10 ** 9 }))).toBe('maxPromptTokens');
+    const config = tiny.model.config as { vocab_size: number };
+    const vocab = config.vocab_size;
+    config.vocab_size = 100;
+    try {
+      expect(await rejectedArgument(() => run('语言模型', {}))).toBe('prompt');
+    } finally {
+      config.vocab_size = vocab;
+    }
+    await run('the', { maxPromptTokens: 2 });
+  });
+});
