@@ -4,12 +4,12 @@ import { Tensor } from '@huggingface/transformers';
 import { describe, expect, it } from 'vitest';
 import { loadSamplingLab, parseNpy, SamplingLabError } from 'sampling-lab';
 import { loadSamplingLab as loadExperimentLab } from 'sampling-lab/experiments';
-import { compileGrammar } from 'sampling-lab/grammar';
+import { compileGrammar, GRAMMAR_LIMITS } from 'sampling-lab/grammar';
 import { createLogitsProcessor, generateTokens } from 'sampling-lab/transformers';
 import { loadPersonFixture } from '../support/grammar-schema.js';
 
 const lab = await loadSamplingLab();
-const { tiny } = await loadPersonFixture();
+const { tiny, json } = await loadPersonFixture();
 
 function argumentOf(call: () => unknown): string | undefined {
   try {
@@ -88,6 +88,35 @@ describe('grammars', () => {
     const again = await compileGrammar(tiny.tokenizer, spec, { vocabSize: 151936 });
     expect(again).not.toBe(grammar);
     expect((await again.matcher()).allowedCount).toBeGreaterThan(0);
+  });
+});
+
+describe('grammar sizes', () => {
+  const nested = (depth: number): object => (depth === 0 ? { type: 'integer' } : { type: 'array', items: nested(depth - 1) });
+  const manyRules = Array.from({ length: 20000 }, (_, i) => `r${i} ::= r${i + 1}`).join('\n') + '\nr20000 ::= "a"';
+  const cases: [string, object, string][] = [
+    ['JSON nested 64 deep', { jsonSchema: nested(64) }, 'jsonSchema'],
+    ['minItems 1e8', { jsonSchema: { type: 'array', items: { const: 1 }, minItems: 1e8 } }, 'jsonSchema'],
+    ['maxLength 1e9', { jsonSchema: { type: 'string', maxLength: 1e9 } }, 'jsonSchema'],
+    ['10,000 required properties', { jsonSchema: { type: 'object', required: Array.from({ length: 10000 }, (_, i) => `p${i}`) } }, 'jsonSchema'],
+    ['a pattern (a{0,1000}){0,1000}', { jsonSchema: { type: 'string', pattern: '(a{0,1000}){0,1000}' } }, 'jsonSchema'],
+    ['regex (a{0,1000}){0,1000}', { regex: '(a{0,1000}){0,1000}' }, 'regex'],
+    ['regex (a{0,100}){0,100}', { regex: '(a{0,100}){0,100}' }, 'regex'],
+    ['20,000 chained EBNF rules', { ebnf: `root ::= r0\n${manyRules}` }, 'ebnf'],
+    ['a 10^6-character literal', { ebnf: `root ::= "${'a'.repeat(1e6)}"` }, 'ebnf'],
+  ];
+  it('refuses each spec past GRAMMAR_LIMITS before xgrammar sees it, then compiles and generates with a normal schema', async () => {
+    // Compiled, the first would poison xgrammar and the others take seconds to minutes: refused from their size.
+    for (const [label, spec, argument] of cases) {
+      expect(await rejectedArgument(() => compileGrammar(tiny.tokenizer, spec as never, { vocabSize: 151936 })), label).toBe(argument);
+    }
+    expect(await rejectedArgument(() => compileGrammar(tiny.tokenizer, { regex: 'a' }, { vocabSize: 151936, stopTokenIds: [] }))).toBe('stopTokenIds');
+    expect(GRAMMAR_LIMITS.jsonDepth).toBeLessThan(50);
+    // Within the limits: a regex at its bound compiles, and generation with the person schema works.
+    await compileGrammar(tiny.tokenizer, { regex: '(a{0,64}){0,64}' }, { vocabSize: 151936 });
+    let tokens = 0;
+    for await (const _ of generateTokens(tiny.model, tiny.tokenizer, 'A person:', { lab, grammar: json, maxNewTokens: 8, seed: 2 })) tokens++;
+    expect(tokens).toBeGreaterThan(0);
   });
 });
 

@@ -132,6 +132,112 @@ function checkSpec(spec: GrammarSpec): void {
 }
 
 /**
+ * What a grammar may ask of xgrammar. Past these its compiler runs for seconds to minutes or
+ * aborts its WebAssembly instance (measured: JSON nesting 64 poisons it, maxLength 1e9 takes 8 s,
+ * 10,000 required properties 6 s, (a{0,1000}){0,1000} 90 s, 20,000 rules 85 s), so a spec past
+ * one is refused before xgrammar sees it.
+ */
+export const GRAMMAR_LIMITS = Object.freeze({
+  /** Characters of the spec's text (a JSON schema as JSON, an EBNF grammar, a regex). */
+  textLength: 65536,
+  /** Nesting of a JSON schema or structural tag (objects and arrays). */
+  jsonDepth: 32,
+  /** A JSON schema's minItems, maxItems, minLength, maxLength, minProperties, maxProperties. */
+  sizeBound: 4096,
+  /** Entries of one `properties`, `required`, `enum`, `anyOf`, `oneOf`, `allOf` or `prefixItems`. */
+  listLength: 1024,
+  /** EBNF rules. */
+  rules: 1000,
+  /** One repetition bound {m,n} of a regex or EBNF. */
+  repetition: 256,
+  /** The product of the repetition bounds through nested groups. */
+  nestedRepetition: 4096,
+});
+
+const SIZE_KEYWORDS = ['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties', 'minContains', 'maxContains'];
+const LIST_KEYWORDS = ['required', 'enum', 'anyOf', 'oneOf', 'allOf', 'prefixItems'];
+
+function tooBig(argument: string, what: string, limit: number): SamplingLabError {
+  return new SamplingLabError(argument, `${what} is past sampling-lab/grammar's limit of ${limit} (GRAMMAR_LIMITS): xgrammar would take minutes or abort on it`);
+}
+
+// A JSON schema or structural tag: its depth, size keywords and lists.
+function checkJsonSize(value: unknown, argument: string, depth = 0): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (depth > GRAMMAR_LIMITS.jsonDepth) throw tooBig(argument, `its nesting (${depth} levels)`, GRAMMAR_LIMITS.jsonDepth);
+  if (!Array.isArray(value)) {
+    const object = value as Record<string, unknown>;
+    for (const key of SIZE_KEYWORDS) {
+      const bound = object[key];
+      if (typeof bound === 'number' && bound > GRAMMAR_LIMITS.sizeBound) throw tooBig(argument, `${key}: ${bound}`, GRAMMAR_LIMITS.sizeBound);
+    }
+    for (const key of [...LIST_KEYWORDS, 'properties']) {
+      const list = object[key];
+      const length = Array.isArray(list) ? list.length : key === 'properties' && typeof list === 'object' && list !== null ? Object.keys(list).length : 0;
+      if (length > GRAMMAR_LIMITS.listLength) throw tooBig(argument, `${key} with ${length} entries`, GRAMMAR_LIMITS.listLength);
+    }
+    if (typeof object.pattern === 'string') checkRepetitions(object.pattern, argument);
+  }
+  for (const item of Object.values(value)) checkJsonSize(item, argument, depth + 1);
+}
+
+const REPETITION = /^\{(\d+)(,(\d*))?\}/;
+
+// Repetition bounds {m}, {m,} and {m,n} of a regex or EBNF text, alone and multiplied through the
+// groups that hold them (EBNF's quoted literals and both's character classes skipped).
+function checkRepetitions(text: string, argument: string): void {
+  const groups: number[] = [1];  // the largest repetition product inside each open group
+  const quotes = argument === 'ebnf' ? '"\'' : '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') {
+      i++;
+    } else if (quotes.includes(c)) {
+      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
+    } else if (c === '[') {
+      for (i++; i < text.length && text[i] !== ']'; i++) if (text[i] === '\\') i++;
+    } else if (c === '(') {
+      groups.push(1);
+    } else if (c === ')' && groups.length > 1) {
+      const inner = groups.pop()!;
+      const bound = REPETITION.exec(text.slice(i + 1, i + 24));
+      const times = bound ? Math.max(Number(bound[1]), Number(bound[3] || 0)) : 1;
+      groups[groups.length - 1] = Math.max(groups[groups.length - 1], inner * times);
+    } else if (c === '{') {
+      const bound = REPETITION.exec(text.slice(i, i + 24));
+      if (!bound) continue;
+      const largest = Math.max(Number(bound[1]), Number(bound[3] || 0));
+      if (largest > GRAMMAR_LIMITS.repetition) throw tooBig(argument, `the repetition ${bound[0]}`, GRAMMAR_LIMITS.repetition);
+      groups[groups.length - 1] = Math.max(groups[groups.length - 1], largest);
+    }
+    const product = groups.reduce((a, b) => a * b, 1);
+    if (product > GRAMMAR_LIMITS.nestedRepetition) throw tooBig(argument, `nested repetitions (${product} in all)`, GRAMMAR_LIMITS.nestedRepetition);
+  }
+}
+
+function checkSize(spec: GrammarSpec): void {
+  const [argument, text] = spec.jsonSchema !== undefined
+    ? ['jsonSchema', typeof spec.jsonSchema === 'string' ? spec.jsonSchema : JSON.stringify(spec.jsonSchema)]
+    : spec.ebnf !== undefined ? ['ebnf', spec.ebnf]
+      : spec.regex !== undefined ? ['regex', spec.regex] : ['structuralTag', JSON.stringify(spec.structuralTag)];
+  if (text.length > GRAMMAR_LIMITS.textLength) throw tooBig(argument, `its text (${text.length} characters)`, GRAMMAR_LIMITS.textLength);
+  if (argument === 'jsonSchema' || argument === 'structuralTag') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new SamplingLabError(argument, `${argument} is not valid JSON`);
+    }
+    return checkJsonSize(parsed, argument);
+  }
+  if (argument === 'ebnf') {
+    const rules = text.split('::=').length - 1;
+    if (rules > GRAMMAR_LIMITS.rules) throw tooBig(argument, `${rules} rules`, GRAMMAR_LIMITS.rules);
+  }
+  checkRepetitions(text, argument);
+}
+
+/**
  * A grammar compiled for one tokenizer: makes a matcher per sequence. compileGrammar returns the
  * same object for the same tokenizer, spec and options until it is disposed.
  */
@@ -332,6 +438,7 @@ async function startingXGrammar<T>(start: () => Promise<T>): Promise<T> {
  */
 export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarSpec, options: CompileOptions = {}): Promise<CompiledGrammar> {
   checkSpec(spec);
+  checkSize(spec);
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new SamplingLabError('options', 'options must be an object');
   for (const key of Object.keys(options)) {
     if (key !== 'vocabSize' && key !== 'stopTokenIds') throw new SamplingLabError(key, `unknown compile option '${key}'; accepted: vocabSize, stopTokenIds`);
@@ -369,8 +476,10 @@ function compilerFor(tokenizer: GrammarTokenizer, options: CompileOptions): Prom
   if (!Number.isInteger(vocabSize) || vocabSize < tokens.length || vocabSize > MAX_VOCABULARY) {
     throw new SamplingLabError('vocabSize', `vocabSize must be an integer in [${tokens.length}, 2^24] (the tokenizer has ${tokens.length} tokens), not ${String(vocabSize)}`);
   }
-  if (stopTokenIds !== undefined && (!Array.isArray(stopTokenIds) || stopTokenIds.some((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize))) {
-    throw new SamplingLabError('stopTokenIds', `stopTokenIds must be token ids in [0, ${vocabSize})`);
+  // None would leave the matcher no way to end, which xgrammar aborts on.
+  if (stopTokenIds !== undefined && (!Array.isArray(stopTokenIds) || stopTokenIds.length === 0
+      || stopTokenIds.some((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize))) {
+    throw new SamplingLabError('stopTokenIds', `stopTokenIds must be one or more token ids in [0, ${vocabSize})`);
   }
   let byOptions = compilers.get(tokenizer);
   if (!byOptions) compilers.set(tokenizer, byOptions = new Map());
