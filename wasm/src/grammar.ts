@@ -40,7 +40,7 @@ export interface GrammarTokenizer {
 /** xgrammar's API as its bundle exports it (the parts used here). */
 interface XGrammar {
   TokenizerInfo: { createTokenizerInfo(vocab: string[], vocabType: string, prependSpace: boolean, vocabSize?: number, stopTokenIds?: number[]): Promise<XHandle> };
-  GrammarCompiler: { createGrammarCompiler(info: XHandle): Promise<XCompiler> };
+  GrammarCompiler: { createGrammarCompiler(info: XHandle, cacheEnabled?: boolean): Promise<XCompiler> };
   GrammarMatcher: { createGrammarMatcher(grammar: XHandle, stopTokens?: number[]): Promise<XMatcher> };
 }
 interface XHandle { dispose(): void }
@@ -490,7 +490,8 @@ function compilerFor(tokenizer: GrammarTokenizer, options: CompileOptions): Prom
       const api = await loadXGrammar();
       const stops = stopTokenIds ? [...stopTokenIds] : undefined;
       const info = await startingXGrammar(() => api.TokenizerInfo.createTokenizerInfo(tokens, vocabType, false, vocabSize, stops));
-      return { api, compiler: await api.GrammarCompiler.createGrammarCompiler(info), vocabSize, stopTokenIds: stops, grammars: new Map() };
+      // xgrammar's own cache would keep every grammar compiled; ours keeps them until dispose().
+      return { api, compiler: await api.GrammarCompiler.createGrammarCompiler(info, false), vocabSize, stopTokenIds: stops, grammars: new Map() };
     })();
     byOptions.set(key, compiler);
     compiler.catch(() => byOptions!.delete(key));
