@@ -4,7 +4,7 @@ import { Tensor } from '@huggingface/transformers';
 import { describe, expect, it } from 'vitest';
 import { loadSamplingLab, parseNpy, SamplingLabError } from 'sampling-lab';
 import { loadSamplingLab as loadExperimentLab } from 'sampling-lab/experiments';
-import { compileGrammar, GRAMMAR_LIMITS } from 'sampling-lab/grammar';
+import { compileGrammar, GRAMMAR_LIMITS, type CompiledGrammar } from 'sampling-lab/grammar';
 import { createLogitsProcessor, generateTokens } from 'sampling-lab/transformers';
 import { loadPersonFixture } from '../support/grammar-schema.js';
 
@@ -117,6 +117,43 @@ describe('grammar sizes', () => {
     let tokens = 0;
     for await (const _ of generateTokens(tiny.model, tiny.tokenizer, 'A person:', { lab, grammar: json, maxNewTokens: 8, seed: 2 })) tokens++;
     expect(tokens).toBeGreaterThan(0);
+  });
+});
+
+describe('grammars in worker threads', () => {
+  const generate = async (grammar: CompiledGrammar, maxNewTokens: number) => {
+    const tokens: number[] = [];
+    for await (const step of generateTokens(tiny.model, tiny.tokenizer, 'A:', { lab, grammar, maxNewTokens, seed: 3 })) tokens.push(step.token);
+    return tokens;
+  };
+
+  it('ends a jump-forward string that never ends with a typed error, and the next grammar works', async () => {
+    const endless = await compileGrammar(tiny.tokenizer, { ebnf: 'root ::= "a" root' }, { vocabSize: 151936 });
+    expect(await rejectedArgument(() => generate(endless, 32))).toBe('grammar');
+    // Its worker is gone: the grammar says so, and a new compile gets a new worker.
+    expect(await rejectedArgument(() => endless.matcher())).toBe('grammar');
+    expect((await generate(json, 6)).length).toBeGreaterThan(0);
+  });
+
+  it('compiles off the caller\'s thread: a timer set after a slow compile starts fires before it ends', async () => {
+    const order: string[] = [];
+    const compiling = compileGrammar(tiny.tokenizer, { jsonSchema: { type: 'string', maxLength: 48 } }, { vocabSize: 151936 })
+      .then((grammar) => { order.push('compiled'); grammar.dispose(); });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    order.push('timer');
+    await compiling;
+    expect(order).toEqual(['timer', 'compiled']);
+  });
+
+  it('stops a compile on its signal, and compiles the same spec afterwards', async () => {
+    const spec = { jsonSchema: { type: 'string', maxLength: 40 } };
+    const controller = new AbortController();
+    const compiling = compileGrammar(tiny.tokenizer, spec, { vocabSize: 151936, signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    expect(await rejectedArgument(() => compiling)).toBe('signal');
+    const grammar = await compileGrammar(tiny.tokenizer, spec, { vocabSize: 151936 });
+    expect((await grammar.matcher()).allowedCount).toBeGreaterThan(0);
+    grammar.dispose();
   });
 });
 

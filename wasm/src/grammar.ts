@@ -2,6 +2,10 @@
 // core's allowedMask. @mlc-ai/web-xgrammar is an optional peer, loaded on the first grammar: its
 // WebAssembly (728 KB, inlined) costs nothing to a page that never constrains a generation.
 import { SamplingLabError } from './errors.js';
+import {
+  compileSpec, explained, isNode, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type HostRequest, type XCompiler,
+  type XMatcher,
+} from './xgrammar.js';
 
 /** What to constrain the output to: exactly one of jsonSchema, ebnf, regex, structuralTag. */
 export interface GrammarSpec {
@@ -20,6 +24,8 @@ export interface GrammarSpec {
 export interface CompileOptions {
   /** The model's vocab_size, the logits' length (default: the tokenizer's vocabulary). */
   vocabSize?: number;
+  /** Stops the compile (in Node, which compiles in a worker thread); the promise then rejects with a SamplingLabError for `signal`. */
+  signal?: AbortSignal;
   /** Ids that end the output once the grammar is complete (default: the tokenizer's eos_token_id; xgrammar's guess from the vocabulary when it has none). */
   stopTokenIds?: readonly number[];
 }
@@ -35,60 +41,6 @@ export interface GrammarTokenizer {
   get_vocab(): Map<string, number> | Record<string, number>;
   eos_token_id?: number | null;
   _tokenizerJSON?: { decoder?: DecoderJSON | null };
-}
-
-/** xgrammar's API as its bundle exports it (the parts used here). */
-interface XGrammar {
-  TokenizerInfo: { createTokenizerInfo(vocab: string[], vocabType: string, prependSpace: boolean, vocabSize?: number, stopTokenIds?: number[]): Promise<XHandle> };
-  GrammarCompiler: { createGrammarCompiler(info: XHandle, cacheEnabled?: boolean): Promise<XCompiler> };
-  GrammarMatcher: { createGrammarMatcher(grammar: XHandle, stopTokens?: number[]): Promise<XMatcher> };
-}
-interface XHandle { dispose(): void }
-interface XCompiler extends XHandle {
-  compileJSONSchema(schema: string, anyWhitespace: boolean, indent: number, separators: [string, string], strictMode: boolean): Promise<XHandle>;
-  compileGrammar(ebnf: string): Promise<XHandle>;
-  compileStructuralTag(tag: object): Promise<XHandle>;
-}
-interface XMatcher extends XHandle {
-  acceptToken(token: number): boolean;
-  getNextTokenBitmask(): Promise<Int32Array>;
-  isTerminated(): boolean;
-  findJumpForwardString(): string;
-  rollBack(tokens: number): void;
-  reset(): void;
-}
-
-let loaded: Promise<XGrammar> | undefined;
-
-// The bundle is UMD: imported as an ES module it only sets globalThis.xgrammar (a bundler's
-// CommonJS wrapper gives its exports instead); in Node its ES-module form asks for `require`, so
-// it runs as CommonJS there.
-function loadXGrammar(): Promise<XGrammar> {
-  loaded ??= (async () => {
-    const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined' && typeof self === 'undefined';
-    try {
-      if (isNode) {
-        const [{ createRequire }, { readFile }] = await Promise.all([import('node:module'), import('node:fs/promises')]);
-        const require = createRequire(import.meta.url);
-        const path = require.resolve('@mlc-ai/web-xgrammar');
-        const module = { exports: {} as XGrammar };
-        // Its one dynamic import (of 'module') goes through ours: code made by new Function has
-        // no import of its own under a test runner's module loader.
-        const source = (await readFile(path, 'utf8')).replace("import('module')", "importModule('module')");
-        new Function('exports', 'module', 'require', '__filename', '__dirname', 'importModule', source)(
-          module.exports, module, require, path, path.slice(0, path.lastIndexOf('/')), (specifier: string) => import(specifier));
-        return module.exports;
-      }
-      const imported = await import('@mlc-ai/web-xgrammar') as unknown as { default?: XGrammar } & Partial<XGrammar>;
-      const api = imported.GrammarCompiler ? imported as XGrammar : imported.default?.GrammarCompiler ? imported.default : (globalThis as { xgrammar?: XGrammar }).xgrammar;
-      if (!api) throw new Error('the bundle exported nothing');
-      return api;
-    } catch (error) {
-      loaded = undefined;
-      throw new SamplingLabError('grammar', `sampling-lab/grammar needs @mlc-ai/web-xgrammar (npm i @mlc-ai/web-xgrammar): ${(error as Error).message}`);
-    }
-  })();
-  return loaded;
 }
 
 const decoderTypes = (decoder: DecoderJSON | null | undefined): string[] =>
@@ -244,37 +196,38 @@ function checkSize(spec: GrammarSpec): void {
 export class CompiledGrammar {
   /** The mask's vocabulary (the logits' length): masks have ceil(vocabSize / 32) words. */
   readonly vocabSize: number;
-  readonly #api: XGrammar;
-  readonly #grammar: XHandle;
-  readonly #stopTokenIds?: number[];
+  readonly #backend: GrammarBackend;
   readonly #forget: () => void;
   #disposed = false;
 
   /** @internal */
-  constructor(api: XGrammar, grammar: XHandle, vocabSize: number, stopTokenIds: number[] | undefined, forget: () => void) {
-    this.#api = api;
-    this.#grammar = grammar;
+  constructor(backend: GrammarBackend, vocabSize: number, forget: () => void) {
+    this.#backend = backend;
     this.vocabSize = vocabSize;
-    this.#stopTokenIds = stopTokenIds;
     this.#forget = forget;
   }
 
   /** A matcher at the start of the output, its first mask computed. */
   async matcher(): Promise<GrammarMatcher> {
     if (this.#disposed) throw new SamplingLabError('grammar', 'the grammar was disposed: compile it again');
-    const matcher = await this.#api.GrammarMatcher.createGrammarMatcher(this.#grammar, this.#stopTokenIds);
-    const created = new GrammarMatcher(matcher, this.vocabSize);
+    const created = new GrammarMatcher(await this.#backend.matcher(), this.vocabSize);
     await created.settled();
     return created;
   }
 
-  /** Frees xgrammar's compiled grammar (matchers made from it keep working until disposed). */
+  /** Frees the compiled grammar; in Node its matchers end with it (they live in its worker). */
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#forget();
-    this.#grammar.dispose();
+    this.#backend.dispose();
   }
+}
+
+/** Where a compiled grammar lives: this thread's xgrammar, or a Node worker's. */
+interface GrammarBackend {
+  matcher(): Promise<XMatcher>;
+  dispose(): void;
 }
 
 /**
@@ -408,31 +361,6 @@ export class GrammarMatcher {
 }
 
 /**
- * xgrammar reports a bad grammar by printing "[FATAL] file:line: why" and "Aborted()" through the
- * console.error it bound when its module started, then throwing "Aborted()". It binds this
- * function instead (console.error is swapped only while it starts), which keeps the why for the
- * error and prints neither line.
- */
-let lastFatal: string | undefined;
-const originalError = console.error;
-function xgrammarError(...args: unknown[]): void {
-  const text = args.map(String).join(' ');
-  const why = /^\[FATAL\] \S*:\d+: (.*)$/s.exec(text);
-  if (why) lastFatal = why[1].trim();
-  else if (text !== 'Aborted()') (console.error === xgrammarError ? originalError : console.error).apply(console, args);
-}
-
-async function startingXGrammar<T>(start: () => Promise<T>): Promise<T> {
-  const error = console.error;
-  console.error = xgrammarError;
-  try {
-    return await start();
-  } finally {
-    console.error = error;
-  }
-}
-
-/**
  * Compiles a grammar for a transformers.js tokenizer (byte-level BPE such as Qwen3's included):
  * JSON schemas as compact JSON unless `anyWhitespace`, EBNF, a regex, or a structural tag.
  */
@@ -441,38 +369,55 @@ export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarS
   checkSize(spec);
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new SamplingLabError('options', 'options must be an object');
   for (const key of Object.keys(options)) {
-    if (key !== 'vocabSize' && key !== 'stopTokenIds') throw new SamplingLabError(key, `unknown compile option '${key}'; accepted: vocabSize, stopTokenIds`);
+    if (!['vocabSize', 'stopTokenIds', 'signal'].includes(key)) throw new SamplingLabError(key, `unknown compile option '${key}'; accepted: vocabSize, stopTokenIds, signal`);
   }
-  const compiler = await compilerFor(tokenizer, options);
+  const { signal } = options;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new SamplingLabError('signal', 'signal must be an AbortSignal');
+  const target = targetFor(tokenizer, options);
   const key = JSON.stringify(spec);
-  const cached = compiler.grammars.get(key);
+  const cached = target.grammars.get(key);
   if (cached) return cached;
-  const compiling = compileWith(compiler, spec, () => compiler.grammars.delete(key));
-  compiler.grammars.set(key, compiling);
+  const { jsonSchema, ...rest } = spec;
+  const request: CompileRequest['spec'] = {
+    ...rest, ...(jsonSchema !== undefined && { jsonSchema: typeof jsonSchema === 'string' ? jsonSchema : JSON.stringify(jsonSchema) }),
+  };
+  const forget = () => target.grammars.delete(key);
+  const compiling = isNode ? compileInWorker(target, request, forget, signal) : compileHere(target, request, forget);
+  target.grammars.set(key, compiling);
   // A failed compile is not kept.
-  compiling.catch(() => compiler.grammars.delete(key));
+  compiling.catch(forget);
   return compiling;
 }
 
 /**
- * xgrammar's tokenizer info and compiler for one tokenizer and its options, built once (each
- * costs a pass over the vocabulary and megabytes of xgrammar's memory), with the grammars
- * compiled by it.
+ * One tokenizer with its compile options: its vocabulary as xgrammar reads it, the grammars
+ * compiled for it, and what compiles them: this thread's compiler (its tokenizer info built once:
+ * a pass over the vocabulary and megabytes of xgrammar's memory), or in Node the worker threads
+ * whose grammars were disposed, their tokenizer info ready for the next grammar.
  */
-interface Compiler {
-  api: XGrammar;
-  compiler: XCompiler;
+interface Target {
+  tokens: string[];
+  vocabType: string;
   vocabSize: number;
   stopTokenIds?: number[];
   grammars: Map<string, Promise<CompiledGrammar>>;
+  compiler?: Promise<{ api: Awaited<ReturnType<typeof loadXGrammar>>; compiler: XCompiler }>;
+  idle: GrammarHost[];
 }
-const compilers = new WeakMap<object, Map<string, Promise<Compiler>>>();
+const targets = new WeakMap<object, Map<string, Target>>();
 
-function compilerFor(tokenizer: GrammarTokenizer, options: CompileOptions): Promise<Compiler> {
-  const { tokens, vocabType } = vocabularyOf(tokenizer);
-  const { vocabSize = tokens.length } = options;
+function targetFor(tokenizer: GrammarTokenizer, options: CompileOptions): Target {
+  const { vocabSize: given, stopTokenIds: stops } = options;
   // xgrammar would guess the stop tokens from their text, and a vocabulary may hold "</s>" as a plain token.
-  const stopTokenIds = options.stopTokenIds ?? (typeof tokenizer.eos_token_id === 'number' ? [tokenizer.eos_token_id] : undefined);
+  const stopTokenIds = stops ?? (typeof tokenizer?.eos_token_id === 'number' ? [tokenizer.eos_token_id] : undefined);
+  // transformers.js tokenizers are callable objects.
+  const keyable = (typeof tokenizer === 'object' || typeof tokenizer === 'function') && tokenizer !== null;
+  let byOptions = keyable ? targets.get(tokenizer) : undefined;
+  const key = JSON.stringify([given ?? null, stopTokenIds ?? null]);
+  const known = byOptions?.get(key);
+  if (known) return known;
+  const { tokens, vocabType } = vocabularyOf(tokenizer);
+  const vocabSize = given ?? tokens.length;
   if (!Number.isInteger(vocabSize) || vocabSize < tokens.length || vocabSize > MAX_VOCABULARY) {
     throw new SamplingLabError('vocabSize', `vocabSize must be an integer in [${tokens.length}, 2^24] (the tokenizer has ${tokens.length} tokens), not ${String(vocabSize)}`);
   }
@@ -481,37 +426,182 @@ function compilerFor(tokenizer: GrammarTokenizer, options: CompileOptions): Prom
       || stopTokenIds.some((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize))) {
     throw new SamplingLabError('stopTokenIds', `stopTokenIds must be one or more token ids in [0, ${vocabSize})`);
   }
-  let byOptions = compilers.get(tokenizer);
-  if (!byOptions) compilers.set(tokenizer, byOptions = new Map());
-  const key = JSON.stringify([vocabSize, stopTokenIds ?? null]);
-  let compiler = byOptions.get(key);
-  if (!compiler) {
-    compiler = (async () => {
-      const api = await loadXGrammar();
-      const stops = stopTokenIds ? [...stopTokenIds] : undefined;
-      const info = await startingXGrammar(() => api.TokenizerInfo.createTokenizerInfo(tokens, vocabType, false, vocabSize, stops));
-      // xgrammar's own cache would keep every grammar compiled; ours keeps them until dispose().
-      return { api, compiler: await api.GrammarCompiler.createGrammarCompiler(info, false), vocabSize, stopTokenIds: stops, grammars: new Map() };
-    })();
-    byOptions.set(key, compiler);
-    compiler.catch(() => byOptions!.delete(key));
-  }
-  return compiler;
+  const target: Target = { tokens, vocabType, vocabSize, stopTokenIds: stopTokenIds && [...stopTokenIds], grammars: new Map(), idle: [] };
+  if (!byOptions) targets.set(tokenizer, byOptions = new Map());
+  byOptions.set(key, target);
+  return target;
 }
 
-async function compileWith({ api, compiler, vocabSize, stopTokenIds }: Compiler, spec: GrammarSpec, forget: () => void): Promise<CompiledGrammar> {
-  lastFatal = undefined;
+async function compileHere(target: Target, spec: CompileRequest['spec'], forget: () => void): Promise<CompiledGrammar> {
+  target.compiler ??= (async () => {
+    const api = await loadXGrammar();
+    const info = await startingXGrammar(() =>
+      api.TokenizerInfo.createTokenizerInfo(target.tokens, target.vocabType, false, target.vocabSize, target.stopTokenIds));
+    // xgrammar's own cache would keep every grammar compiled; ours keeps them until dispose().
+    return { api, compiler: await api.GrammarCompiler.createGrammarCompiler(info, false) };
+  })();
+  target.compiler.catch(() => { target.compiler = undefined; });
+  const { api, compiler } = await target.compiler;
+  const grammar = await explained(() => compileSpec(compiler, spec));
+  return new CompiledGrammar({
+    matcher: () => api.GrammarMatcher.createGrammarMatcher(grammar, target.stopTokenIds),
+    dispose: () => grammar.dispose(),
+  }, target.vocabSize, forget);
+}
+
+// Idle workers kept per tokenizer and options, for the next compile.
+const MAX_IDLE_WORKERS = 2;
+
+async function compileInWorker(target: Target, spec: CompileRequest['spec'], forget: () => void, signal?: AbortSignal): Promise<CompiledGrammar> {
+  const host = target.idle.pop() ?? await GrammarHost.start();
+  const { vocabType, vocabSize, stopTokenIds } = target;
   try {
-    const grammar = spec.jsonSchema !== undefined
-      ? await compiler.compileJSONSchema(typeof spec.jsonSchema === 'string' ? spec.jsonSchema : JSON.stringify(spec.jsonSchema),
-        spec.anyWhitespace ?? false, -1, [',', ':'], true)
-      : spec.ebnf !== undefined ? await compiler.compileGrammar(spec.ebnf)
-        : await compiler.compileStructuralTag(spec.regex !== undefined
-          ? { type: 'structural_tag', format: { type: 'regex', pattern: spec.regex } } : spec.structuralTag!);
-    return new CompiledGrammar(api, grammar, vocabSize, stopTokenIds, forget);
+    await host.compile({ tokens: host.fresh ? target.tokens : undefined, vocabType, vocabSize, stopTokenIds, spec }, signal);
   } catch (error) {
-    if (error instanceof SamplingLabError) throw error;
-    const why = lastFatal ?? (error as Error)?.message ?? String(error);
-    throw new SamplingLabError('grammar', `xgrammar could not compile the grammar: ${why}`);
+    host.end('its compile failed');
+    throw error;
   }
+  const generation = host.generation;
+  return new CompiledGrammar({
+    matcher: async () => hostMatcher(host, host.call('matcher', []) as number, generation),
+    dispose: () => {
+      if (host.alive && target.idle.length < MAX_IDLE_WORKERS) {
+        host.release();
+        target.idle.push(host);
+      } else {
+        host.end('its grammar was disposed');
+      }
+    },
+  }, vocabSize, forget);
+}
+
+// Replies a worker can take: a mask of 2^24 tokens is 2 MiB; jump-forward strings are short.
+const SHARED_BYTES = 4 << 20;
+// A worker's matcher answers within milliseconds; past these it is ended (a jump-forward string
+// that never ends grows xgrammar's memory by hundreds of megabytes a second).
+const CALL_MS = 10_000;
+const JUMP_FORWARD_MS = 1_000;
+// Not a literal in `new URL(…)`, which bundlers would take for an asset of the page.
+const HOST_FILE = './grammar-host.js';
+
+/** A Node worker thread holding one tokenizer's xgrammar compiler and one grammar (grammar-host.ts). */
+class GrammarHost {
+  /** No grammar compiled yet: the first compile request carries the vocabulary. */
+  fresh = true;
+  /** Counts the grammars it held: a matcher of an earlier one is refused. */
+  generation = 0;
+  readonly #worker: import('node:worker_threads').Worker;
+  readonly #state: Int32Array;
+  readonly #bytes: Uint8Array;
+  #seq = 0;
+  #ended?: string;
+
+  private constructor(worker: import('node:worker_threads').Worker, control: SharedArrayBuffer, data: SharedArrayBuffer) {
+    this.#worker = worker;
+    this.#state = new Int32Array(control);
+    this.#bytes = new Uint8Array(data);
+    // A grammar alive does not keep the process alive.
+    worker.unref();
+    worker.on('error', (error) => this.end(`its worker failed: ${error.message}`));
+    worker.on('exit', () => this.end('its worker ended'));
+  }
+
+  static async start(): Promise<GrammarHost> {
+    const { Worker } = await import('node:worker_threads');
+    const control = new SharedArrayBuffer(16);
+    const data = new SharedArrayBuffer(SHARED_BYTES);
+    return new GrammarHost(new Worker(new URL(HOST_FILE, import.meta.url), { workerData: { control, data } }), control, data);
+  }
+
+  get alive(): boolean {
+    return this.#ended === undefined;
+  }
+
+  compile(request: CompileRequest, signal?: AbortSignal): Promise<void> {
+    this.generation++;
+    const worker = this.#worker;
+    return new Promise<void>((resolve, reject) => {
+      const finish = (error?: SamplingLabError) => {
+        worker.off('message', onMessage);
+        worker.off('exit', onExit);
+        signal?.removeEventListener('abort', onAbort);
+        worker.unref();
+        if (error) reject(error);
+        else resolve();
+      };
+      const onMessage = (message: { compiled: boolean; message?: string }) => {
+        if (message.compiled) this.fresh = false;
+        finish(message.compiled ? undefined : new SamplingLabError('grammar', message.message ?? 'xgrammar could not compile the grammar'));
+      };
+      const onExit = () => finish(new SamplingLabError('grammar', `xgrammar's worker ended while compiling: ${this.#ended ?? 'it exited'}`));
+      const onAbort = () => {
+        this.end('its compile was aborted');
+        finish(new SamplingLabError('signal', 'the compile was stopped by its signal'));
+      };
+      if (!this.alive) return finish(new SamplingLabError('grammar', `xgrammar's worker has ended: ${this.#ended}`));
+      if (signal?.aborted) return onAbort();
+      // The compile keeps the process alive until it answers.
+      worker.ref();
+      worker.on('message', onMessage);
+      worker.on('exit', onExit);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      worker.postMessage({ compile: request });
+    });
+  }
+
+  /** Runs a matcher request and waits for its reply in shared memory. */
+  call(op: HostRequest['op'], args: number[], timeout = CALL_MS): unknown {
+    if (this.#ended) throw new SamplingLabError('grammar', `xgrammar's worker has ended (${this.#ended}): compile the grammar again`);
+    const seq = ++this.#seq;
+    this.#worker.postMessage({ seq, op, args } satisfies HostRequest);
+    const deadline = performance.now() + timeout;
+    while (Atomics.load(this.#state, 0) !== seq) {
+      const left = deadline - performance.now();
+      if (left <= 0 || (Atomics.wait(this.#state, 0, seq - 1, left) === 'timed-out' && Atomics.load(this.#state, 0) !== seq)) {
+        const reason = `xgrammar's ${op} took more than ${timeout} ms (a jump-forward string that never ends, or a runaway grammar), so its worker was ended`;
+        this.end(reason);
+        throw new SamplingLabError('grammar', reason);
+      }
+    }
+    const payload = this.#bytes.slice(0, this.#state[2]);
+    if (this.#state[1] === ReplyKind.Mask) return new Int32Array(payload.buffer);
+    const text = new TextDecoder().decode(payload);
+    if (this.#state[1] === ReplyKind.Error) {
+      const reason = `xgrammar failed in ${op} (${text}), so its worker was ended`;
+      this.end(reason);
+      throw new SamplingLabError('grammar', reason);
+    }
+    return JSON.parse(text);
+  }
+
+  /** Makes its grammar's matchers stale: the worker frees them with the grammar at its next compile. */
+  release(): void {
+    this.generation++;
+  }
+
+  end(reason: string): void {
+    if (this.#ended) return;
+    this.#ended = reason;
+    this.generation++;
+    void this.#worker.terminate();
+  }
+}
+
+// A matcher of a worker's grammar: each call a request answered in shared memory.
+function hostMatcher(host: GrammarHost, id: number, generation: number): XMatcher {
+  const call = (op: HostRequest['op'], args: number[] = [], timeout?: number) => {
+    if (host.generation !== generation) throw new SamplingLabError('grammar', 'the grammar was disposed: its matchers ended with it');
+    return host.call(op, [id, ...args], timeout);
+  };
+  return {
+    acceptToken: (token) => call('accept', [token]) as boolean,
+    getNextTokenBitmask: async () => call('mask') as Int32Array,
+    isTerminated: () => call('terminated') as boolean,
+    findJumpForwardString: () => call('jumpForward', [], JUMP_FORWARD_MS) as string,
+    rollBack: (tokens) => { call('rollBack', [tokens]); },
+    reset: () => { call('reset'); },
+    dispose: () => {
+      if (host.alive && host.generation === generation) call('dispose');
+    },
+  };
 }
