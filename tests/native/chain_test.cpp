@@ -6,6 +6,7 @@
 #include <iostream>
 #include <functional>
 
+#include "../../core/sampling/src/chain.hpp"
 #include "chain_match.hpp"
 #include "reference.hpp"
 #include "sampling_lab/filters.hpp"
@@ -312,4 +313,21 @@ TEST(Chain, XtcDrawsFollowTheInverseCdfOfItsDistribution) {
     EXPECT_EQ(sl::sample_token(logits, options, workspace), std::int32_t(expected)) << "step " << step;
   }
   EXPECT_LE(unresolved, 30u);  // most draws are checked
+}
+
+// The fast path's choice reads the stage table: a stage added to it that the fast path does not
+// implement sends every options that turn it on to the general chain, and one it implements does not.
+TEST(StageTable, AStageAddedToTheTableIsNeverSkippedByTheFastPath) {
+  sl::SamplingOptions options;
+  options.top_p = 0.9;
+  ASSERT_FALSE(sl::detail::needs_general_chain(options));
+  std::vector<sl::StageSpec> stages(std::begin(sl::kStageSpecs), std::end(sl::kStageSpecs));
+  const auto always = [](const sl::SamplingOptions&) { return true; };
+  const auto never = [](const sl::SamplingOptions&) { return false; };
+  stages.push_back({sl::Stage(sl::kStageCount), "testStage", "t", always, never});
+  EXPECT_TRUE(sl::detail::needs_general_chain(options, stages));
+  stages.back().fast = always;
+  EXPECT_FALSE(sl::detail::needs_general_chain(options, stages));
+  // Each row's own predicates are what stage_on answers.
+  for (const auto& stage : sl::kStageSpecs) EXPECT_EQ(sl::stage_on(stage.stage, options), stage.on(options)) << stage.name;
 }

@@ -7,9 +7,9 @@ export interface CoreError {
 /** An input or id slot. */
 export interface CoreEnum { readonly value: number }
 
-/** The stages `order` arranges (the core's stage table). */
-export type StageName = 'penalties' | 'dry' | 'temperature' | 'topK' | 'topP' | 'minP' | 'typicalP' | 'topNSigma' |
-  'epsilonCutoff' | 'etaCutoff' | 'xtc' | 'mirostat' | 'pLess' | 'adaptiveP';
+import type { StageName } from './generated/tables.js';
+
+export type { StageName };
 
 export interface FilterStage {
   /** The stage's name; 'masks' for allowedTokens and bannedTokens. */

@@ -24,6 +24,6 @@ export interface ExperimentsCoreModule extends CoreModule {
   listExperiments(): string;
   /** JSON: OptionSpec[] (a ParamSpec with group and slot). */
   optionTable(): string;
-  /** JSON: { stages: StageName[], presets: { handbook, 'llama.cpp' }, masksCode }. */
+  /** JSON: { stages: StageName[], presets: { handbook, 'llama.cpp' }, abbreviations, masksCode }. */
   stageTable(): string;
 }

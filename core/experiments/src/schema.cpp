@@ -176,9 +176,15 @@ Json stage_table_json() {
     return list;
   };
   Json stages = Json::array();
-  for (const auto name : kStageNames) stages.push_back(name);
+  Json abbreviations = Json::object();
+  for (const auto& stage : kStageSpecs) {
+    stages.push_back(stage.name);
+    abbreviations[std::string(stage.name)] = stage.abbreviation;
+  }
+  abbreviations["masks"] = "∅";
   return {{"stages", stages},
           {"presets", {{"handbook", names(kHandbookOrder)}, {"llama.cpp", names(kLlamaCppOrder)}}},
+          {"abbreviations", abbreviations},
           {"masksCode", kMasksCode}};
 }
 

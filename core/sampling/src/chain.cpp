@@ -690,12 +690,13 @@ void mirostat(Candidates& candidates, const SamplingOptions& options, std::size_
 
 }  // namespace
 
-bool needs_general_chain(const SamplingOptions& o) {
-  return !o.order.empty() || o.min_keep > 1 || !o.logit_bias_ids.empty() || !o.allowed_tokens.empty() || !o.allowed_mask.empty() ||
-         !o.banned_tokens.empty() ||
-         stage_on(Stage::kDry, o) || o.typical_p < 1.0 || o.top_n_sigma > 0.0 || o.eta_cutoff > 0.0 ||
-         o.xtc_probability > 0.0 || o.mirostat_version > 0 || o.dynatemp_range > 0.0 || o.p_less > 0 ||
-         o.adaptive_p_target || o.no_repeat_ngram_size > 0 || !o.bad_words_ids.empty();
+bool needs_general_chain(const SamplingOptions& o, std::span<const StageSpec> stages) {
+  // What is not a stage: an order, minKeep, the bias, the masks and the history's bans.
+  if (!o.order.empty() || o.min_keep > 1 || !o.logit_bias_ids.empty() || !o.allowed_tokens.empty() || !o.allowed_mask.empty() ||
+      !o.banned_tokens.empty() || o.no_repeat_ngram_size > 0 || !o.bad_words_ids.empty()) {
+    return true;
+  }
+  return std::any_of(stages.begin(), stages.end(), [&](const StageSpec& stage) { return stage.on(o) && !stage.fast(o); });
 }
 
 Selection kept_tokens(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,

@@ -14,8 +14,10 @@
 
 namespace sampling_lab::detail {
 
-// Whether the options need the general chain rather than select_kept.
-bool needs_general_chain(const SamplingOptions& options);
+// Whether the options need the general chain rather than select_kept: something that is not a
+// stage (an order, minKeep, bias, masks, bans), or a stage of `stages` that is on and that the
+// fast path does not implement (each stage's row says; a test passes a table with one more).
+bool needs_general_chain(const SamplingOptions& options, std::span<const StageSpec> stages = kStageSpecs);
 
 // Where each token left the chain, for the filters widget and the distribution.
 struct ChainTrace {

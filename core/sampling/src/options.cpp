@@ -234,27 +234,6 @@ StageOrder stage_order(const SamplingOptions& options) {
   return order;
 }
 
-bool stage_on(Stage stage, const SamplingOptions& o) {
-  switch (stage) {
-    case Stage::kPenalties:
-      return o.penalty_last_n != 0 &&
-             ((!o.generated_ids.empty() && (o.repetition_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0)) ||
-              (!o.prompt_ids.empty() && o.repetition_penalty != 1.0));
-    case Stage::kDry: return o.dry_multiplier > 0.0 && o.dry_penalty_last_n != 0 && !o.generated_ids.empty();
-    case Stage::kTemperature: return o.temperature != 1.0 || o.dynatemp_range > 0.0;
-    case Stage::kTopK: return o.top_k > 0;
-    case Stage::kTopP: return o.top_p < 1.0;
-    case Stage::kMinP: return o.min_p > 0.0;
-    case Stage::kTypicalP: return o.typical_p < 1.0;
-    case Stage::kTopNSigma: return o.top_n_sigma > 0.0;
-    case Stage::kEpsilonCutoff: return o.epsilon_cutoff > 0.0;
-    case Stage::kEtaCutoff: return o.eta_cutoff > 0.0;
-    case Stage::kXtc: return o.xtc_probability > 0.0;
-    case Stage::kMirostat: return o.mirostat_version > 0;
-    case Stage::kPLess: return o.p_less > 0;
-    case Stage::kAdaptiveP: return o.adaptive_p_target.has_value();
-  }
-  return false;
-}
+bool stage_on(Stage stage, const SamplingOptions& options) { return kStageSpecs[std::size_t(stage)].on(options); }
 
 }  // namespace sampling_lab

@@ -65,7 +65,8 @@ Json to_json(const Schema& schema);
 Json option_table_json();
 
 // The stages `order` arranges: {"stages": names by index, "presets": {"handbook": […],
-// "llama.cpp": […]}, "masksCode": the filter_stages code of the masks}.
+// "llama.cpp": […]}, "abbreviations": the widgets' label of each stage and of the masks, "masksCode": the
+// filter_stages code of the masks}.
 Json stage_table_json();
 
 // Sampling options read from a JSON object of the scalar options, keyed by the table's public

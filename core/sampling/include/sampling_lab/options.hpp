@@ -23,22 +23,40 @@ namespace sampling_lab {
 // generatedIds whenever one of these is set), or the random key of the draw.
 enum class OptionGroup { kFilter, kMask, kHistory, kRandomKey };
 
-// The stages after logit bias and masks, which `order` arranges. Each is named by the option
-// that turns it on ("penalties" stands for the three penalties).
-#define SAMPLING_LAB_STAGES(X)                                                         \
-  X(kPenalties, "penalties") X(kDry, "dry") X(kTemperature, "temperature") X(kTopK, "topK") \
-  X(kTopP, "topP") X(kMinP, "minP") X(kTypicalP, "typicalP") X(kTopNSigma, "topNSigma")    \
-  X(kEpsilonCutoff, "epsilonCutoff") X(kEtaCutoff, "etaCutoff") X(kPLess, "pLess") X(kXtc, "xtc")          \
-  X(kMirostat, "mirostat") X(kAdaptiveP, "adaptiveP")
+// The stages after logit bias and masks, which `order` arranges: one row each, read by the enum,
+// the names, stage_on, the fast path's choice (needs_general_chain) and the table the bindings
+// publish (names, presets, the widgets' abbreviations). A stage is named by the option that turns
+// it on ("penalties" stands for the three penalties).
+// X(id, public name, widget abbreviation, on: when the options turn it on, fast: whether select_kept
+//   (the fast path) implements it with these options; both expressions of the options `o`)
+#define SAMPLING_LAB_STAGES(X)                                                                        \
+  X(kPenalties, "penalties", "pen",                                                                   \
+    o.penalty_last_n != 0 && ((!o.generated_ids.empty() &&                                            \
+                               (o.repetition_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0)) || \
+                              (!o.prompt_ids.empty() && o.repetition_penalty != 1.0)),                \
+    true)                                                                                             \
+  X(kDry, "dry", "D", o.dry_multiplier > 0.0 && o.dry_penalty_last_n != 0 && !o.generated_ids.empty(), false) \
+  X(kTemperature, "temperature", "T", o.temperature != 1.0 || o.dynatemp_range > 0.0, !(o.dynatemp_range > 0.0)) \
+  X(kTopK, "topK", "k", o.top_k > 0, true)                                                            \
+  X(kTopP, "topP", "p", o.top_p < 1.0, true)                                                          \
+  X(kMinP, "minP", "m", o.min_p > 0.0, true)                                                          \
+  X(kTypicalP, "typicalP", "τ", o.typical_p < 1.0, false)                                             \
+  X(kTopNSigma, "topNSigma", "σ", o.top_n_sigma > 0.0, false)                                         \
+  X(kEpsilonCutoff, "epsilonCutoff", "ε", o.epsilon_cutoff > 0.0, true)                               \
+  X(kEtaCutoff, "etaCutoff", "η", o.eta_cutoff > 0.0, false)                                          \
+  X(kPLess, "pLess", "L", o.p_less > 0, false)                                                        \
+  X(kXtc, "xtc", "X", o.xtc_probability > 0.0, false)                                                 \
+  X(kMirostat, "mirostat", "μ", o.mirostat_version > 0, false)                                        \
+  X(kAdaptiveP, "adaptiveP", "a", o.adaptive_p_target.has_value(), false)
 
 enum class Stage : std::uint8_t {
-#define SAMPLING_LAB_STAGE_ENUM(id, name) id,
+#define SAMPLING_LAB_STAGE_ENUM(id, name, abbreviation, on, fast) id,
   SAMPLING_LAB_STAGES(SAMPLING_LAB_STAGE_ENUM)
 #undef SAMPLING_LAB_STAGE_ENUM
 };
 
 inline constexpr std::string_view kStageNames[] = {
-#define SAMPLING_LAB_STAGE_NAME(id, name) name,
+#define SAMPLING_LAB_STAGE_NAME(id, name, abbreviation, on, fast) name,
     SAMPLING_LAB_STAGES(SAMPLING_LAB_STAGE_NAME)
 #undef SAMPLING_LAB_STAGE_NAME
 };
@@ -186,6 +204,23 @@ struct SamplingOptions {
   // The tokens noRepeatNgramSize bans after generated_ids, when the caller indexes them as tokens
   // arrive (TokenHistory); otherwise they are searched for in generated_ids on each call.
   std::optional<std::span<const std::int32_t>> ngram_banned;
+};
+
+// A stage's row (SAMPLING_LAB_STAGES).
+struct StageSpec {
+  Stage stage;
+  std::string_view name;
+  std::string_view abbreviation;  // the widgets' one-glyph label
+  bool (*on)(const SamplingOptions&);
+  bool (*fast)(const SamplingOptions&);
+};
+
+inline constexpr StageSpec kStageSpecs[] = {
+#define SAMPLING_LAB_STAGE_SPEC(id, name, abbreviation, on, fast)                                  \
+  StageSpec{Stage::id, name, abbreviation, [](const SamplingOptions& o) { return bool(on); }, \
+            []([[maybe_unused]] const SamplingOptions& o) { return bool(fast); }},
+    SAMPLING_LAB_STAGES(SAMPLING_LAB_STAGE_SPEC)
+#undef SAMPLING_LAB_STAGE_SPEC
 };
 
 struct OptionSpec {

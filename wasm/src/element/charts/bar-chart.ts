@@ -4,6 +4,7 @@
 // each token, and sampled frequencies as dots with ±2 standard-error whiskers. A hidden table
 // carries the numbers.
 import type { FilterStage } from '../../sampling-lab-core.js';
+import { STAGE_TABLE } from '../../generated/tables.js';
 import { fillLegend, fillTable, svg } from '../dom.js';
 import { SvgChart } from './svg-chart.js';
 
@@ -26,10 +27,7 @@ export interface BarChartData {
 }
 
 const [BASE_HEIGHT, TOP, BOTTOM, RIGHT] = [240, 22, 44, 34];
-const SHORT: Record<FilterStage['filter'], string> = {
-  penalties: 'pen', dry: 'D', temperature: 'T', topK: 'k', topP: 'p', minP: 'm', typicalP: 'τ', topNSigma: 'σ',
-  epsilonCutoff: 'ε', etaCutoff: 'η', xtc: 'X', mirostat: 'μ', pLess: 'L', adaptiveP: 'a', masks: '∅',
-};
+const SHORT = STAGE_TABLE.abbreviations;
 
 export class BarChart extends SvgChart {
   constructor(box: HTMLElement) {
