@@ -92,7 +92,7 @@ it('every user error is one line naming the argument, with exit code 2', async (
     [[...model, ...prompt, '--beams', '2', '--top-p', '0.9'], 'topP', /does not apply to --beams/],
     [[...model, ...prompt, '--length-penalty', '2'], 'lengthPenalty', /needs --beams/],
     [[...model, ...prompt, '--beams', '0'], 'beams', /--beams takes an integer in \[1, 64\], not '0'/],
-    [[...model, ...prompt, '--draft', tinyDir, '--gamma', '1.5'], 'gamma', /--gamma takes an integer in \[1, 32\], not '1.5'/],
+    [[...model, ...prompt, '--draft', tinyDir, '--gamma', '1.5'], 'gamma', /--gamma takes an integer in \[1, 64\], not .1\.5./],
     [[...model, ...prompt, '--max-new-tokens', 'ten'], 'maxNewTokens', /not 'ten'/],
     [[...model, ...prompt, '--top-p', '2'], 'topP', /topP/],
     [[...model, ...prompt, '--logitBias.ids', '5'], 'logitBias', /come together/],

@@ -128,7 +128,7 @@ it('bad arguments are SamplingLabErrors naming the argument, thrown at the call'
   const narrower = new Proxy(draft.model, { get: (model, name) => (name === 'config' ? { ...model.config, vocab_size: 1000 } : Reflect.get(model, name)) });
   const call = (options: object, drafter = draft.model) => () => speculativeGenerate(target.model, drafter, target.tokenizer, PROMPT, { lab, ...options } as SpeculativeOptions);
   const cases: [() => unknown, string][] = [
-    [call({ gamma: 0 }), 'gamma'], [call({ gamma: 33 }), 'gamma'], [call({ gamma: 2.5 }), 'gamma'],
+    [call({ gamma: 0 }), 'gamma'], [call({ gamma: lab.maxDraftTokens + 1 }), 'gamma'], [call({ gamma: 2.5 }), 'gamma'],
     [call({ maxNewTokens: -1 }), 'maxNewTokens'], [call({ stopAtEos: 1 }), 'stopAtEos'], [call({ signal: {} }), 'signal'],
     [call({ onForward: 'log' }), 'onForward'], [call({ mirostat: { version: 2 } }), 'mirostat'], [call({ topp: 0.9 }), 'topp'],
     [call({ step: 3 }), 'step'], [call({ generatedIds: [1] }), 'generatedIds'], [call({ topP: 2 }), 'topP'],

@@ -224,8 +224,6 @@ function numberList(value: unknown, name: string, maxLength: number): NumericArr
 const NO_ITEMS: readonly number[] = Object.freeze([]);
 /** logitBias as an object holds at most this many tokens; [ids, biases] holds a vocabulary. */
 const OBJECT_BIAS_KEYS = 65536;
-/** badWords' ids in all at most (the core's kMaxBadWordIds). */
-const BAD_WORD_IDS = 65536;
 
 /** Primary inputs up to this long keep their view between calls. */
 const KEPT_VIEW = 1 << 16;
@@ -879,7 +877,8 @@ export class Lab {
       if (key === 'logitBias') {
         [flat['logitBias.ids'], flat['logitBias.values']] = logitBiasLists(value, this.#layout.byName.get('logitBias.ids')!.maxLength!);
       } else if (key === 'badWords') {
-        [flat['badWords.ids'], flat['badWords.lengths']] = badWordsLists(value, BAD_WORD_IDS);
+        // badWords' ids in all at most: the core's kMaxBadWordIds, the largest a sequence may be.
+        [flat['badWords.ids'], flat['badWords.lengths']] = badWordsLists(value, this.#layout.byName.get('badWords.lengths')!.items!.max!);
       } else if (key === 'order') {
         flat.order = this.#stageIndices(value);
       } else if (accepted.nested.has(key)) {

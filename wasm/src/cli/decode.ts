@@ -11,10 +11,11 @@ import { describe, toJson } from './render.js';
 
 const SOURCES = ['model', 'draft', 'prompt', 'dtype'] as const;
 
-const DECODE_PARAMS: ParamSpec[] = [
+// The command's own parameters; the limits are the module's.
+const decodeParams = (lab: ExperimentLab): ParamSpec[] => [
   { name: 'maxNewTokens', kind: 'integer', min: 0, max: 1_000_000, default: 64, doc: 'tokens generated at most' },
-  { name: 'gamma', kind: 'integer', min: 1, max: 32, default: 4, doc: 'with --draft: tokens the draft proposes per step' },
-  { name: 'beams', kind: 'integer', min: 1, max: 64, default: null, doc: 'beam search with this many beams; prints every beam\'s sequence' },
+  { name: 'gamma', kind: 'integer', min: 1, max: lab.maxDraftTokens, default: 4, doc: 'with --draft: tokens the draft proposes per step' },
+  { name: 'beams', kind: 'integer', min: 1, max: lab.maxBeams, default: null, doc: 'beam search with this many beams; prints every beam\'s sequence' },
   { name: 'lengthPenalty', kind: 'number', default: 1, doc: 'with --beams: a finished sequence scores logProb / length^lengthPenalty' },
 ];
 
@@ -27,7 +28,7 @@ const USAGE = `usage: sampling-lab decode --model DIR --prompt TEXT [--draft DIR
 function decodeInfo(lab: ExperimentLab): ExperimentInfo {
   const sampling = lab.options.filter((spec) => !FROM_SEQUENCE.includes(spec.name)).map((spec): ParamSpec =>
     (spec.name === 'order' ? { ...spec, kind: 'choice', choices: ['handbook', 'llama.cpp'], doc: `${spec.doc}; or stage names, comma-separated` } : spec));
-  return { name: 'decode', summary: 'decode a prompt with a local transformers.js model', params: [...DECODE_PARAMS, ...sampling] };
+  return { name: 'decode', summary: 'decode a prompt with a local transformers.js model', params: [...decodeParams(lab), ...sampling] };
 }
 
 function help(info: ExperimentInfo): string {
@@ -73,8 +74,8 @@ function samplingOptions(values: Map<string, unknown>): SampleTokenOptions {
 const ms = (t: number): string => `${t.toFixed(0)} ms`;
 
 // The command's own numbers, in their ranges (the sampling options are the lab's to check).
-function checkOwn(values: Map<string, unknown>, texts: Map<string, string>): void {
-  for (const { name, kind, min, max } of DECODE_PARAMS) {
+function checkOwn(lab: ExperimentLab, values: Map<string, unknown>, texts: Map<string, string>): void {
+  for (const { name, kind, min, max } of decodeParams(lab)) {
     const value = values.get(name) as number | undefined;
     if (value === undefined || min === undefined || max === undefined) continue;
     if ((kind === 'integer' && !Number.isInteger(value)) || value < min || value > max) {
@@ -95,10 +96,10 @@ export async function decode(argv: string[], lab: ExperimentLab): Promise<void> 
   if (prompt === undefined) throw new SamplingLabError('prompt', '--prompt TEXT is needed: the text to continue');
   checkDtype(dtype);
   const values = new Map([...flags.texts].map(([name, text]) => [name, parseValue(text, info.params.find((p) => p.name === name)!, name)]));
-  checkOwn(values, flags.texts);
+  checkOwn(lab, values, flags.texts);
   const own = (name: string) => values.get(name) as number | undefined;
   const [maxNewTokens = 64, gamma, beams, lengthPenalty] = ['maxNewTokens', 'gamma', 'beams', 'lengthPenalty'].map(own);
-  for (const name of DECODE_PARAMS.map((p) => p.name)) values.delete(name);
+  for (const name of decodeParams(lab).map((p) => p.name)) values.delete(name);
   if (gamma !== undefined && draftPath === undefined) throw new SamplingLabError('gamma', '--gamma needs --draft DIR, the model that proposes');
   if (lengthPenalty !== undefined && beams === undefined) throw new SamplingLabError('lengthPenalty', '--length-penalty needs --beams N');
   if (beams !== undefined && draftPath !== undefined) throw new SamplingLabError('beams', '--beams and --draft are two ways to decode; give one of them');

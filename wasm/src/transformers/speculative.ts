@@ -73,7 +73,6 @@ export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep> {
 }
 
 const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar'];
-const MAX_GAMMA = 32;
 
 /** One model's side of the decoding: its cache holds the first `cache` positions of the sequence. */
 interface Side {
@@ -98,7 +97,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkObject(options, 'options');
   const { lab, gamma = 4, maxNewTokens = 64, maxPromptTokens, stopAtEos = true, signal, draftStream, onForward, grammar, ...sampling } = options;
   checkLab(lab);
-  checkInteger(gamma, 'gamma', 1, MAX_GAMMA);
+  checkInteger(gamma, 'gamma', 1, lab.maxDraftTokens);
   checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
   checkBoolean(stopAtEos, 'stopAtEos');
   checkSignal(signal);

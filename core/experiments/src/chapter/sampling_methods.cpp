@@ -11,8 +11,9 @@ namespace sampling_lab::detail {
 
 namespace {
 
-// Gumbel-max and the race make one variate per token per draw.
-constexpr double kMaxNoiseVariates = 5e7;
+// The experiment's own budget (its four methods run n draws each; Gumbel-max and the race make
+// a variate per token per draw): below the core's kMaxNoiseVariates for one method.
+constexpr double kMaxSamplersWork = 5e7;
 
 Json samplers(Params& params, const Progress& progress) {
   const std::vector<float> p = params.floats("p");
@@ -50,7 +51,7 @@ Json samplers(Params& params, const Progress& progress) {
 
 // Gumbel-max and the race draw one variate per token, and every draw costs a few tokens' worth.
 Check samplers_budget(const Params& params) {
-  if (double(params.integer("n")) * (double(params.length("p")) + 16) <= kMaxNoiseVariates) return std::nullopt;
+  if (double(params.integer("n")) * (double(params.length("p")) + 16) <= kMaxSamplersWork) return std::nullopt;
   return ArgumentError{"n", "n × (len(p) + 16) must be at most 5e7"};
 }
 
