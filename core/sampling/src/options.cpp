@@ -166,13 +166,15 @@ void check_unless_failed(Check& error, const Value& value, Kind kind, const Rang
   if (!error) error = check_field(value, kind, range, name, vocabulary);
 }
 
+Check check_bad_word_count(std::size_t ids) {
+  if (ids <= kMaxBadWordIds) return std::nullopt;
+  return ArgumentError{"badWords", "badWords holds " + std::to_string(ids) + " ids, more than " + std::to_string(kMaxBadWordIds)};
+}
+
 // Transformers' bad_words_ids: sequences of ids, none empty.
 Check check_bad_words(const SamplingOptions& options) {
   const auto lengths = options.bad_words_lengths;
-  if (options.bad_words_ids.size() > kMaxBadWordIds) {
-    return ArgumentError{"badWords", "badWords holds " + std::to_string(options.bad_words_ids.size()) + " ids, more than " +
-                                         std::to_string(kMaxBadWordIds)};
-  }
+  if (auto error = check_bad_word_count(options.bad_words_ids.size())) return error;
   std::size_t total = 0;
   for (const std::int32_t length : lengths) {
     if (length == 0) return ArgumentError{"badWords", "badWords holds an empty sequence"};
@@ -218,8 +220,10 @@ Check check_options(const SamplingOptions& options, std::size_t vocabulary) {
   return check_order(options);
 }
 
-Check check_option_lengths(std::size_t bias_ids, std::size_t bias_values, std::size_t mask_words, std::size_t vocabulary) {
+Check check_option_lengths(std::size_t bias_ids, std::size_t bias_values, std::size_t mask_words, std::size_t bad_word_ids,
+                           std::size_t vocabulary) {
   if (auto error = check_bias_lengths(bias_ids, bias_values)) return error;
+  if (auto error = check_bad_word_count(bad_word_ids)) return error;
   return check_mask_length(mask_words, "allowedMask", vocabulary);
 }
 

@@ -28,6 +28,7 @@ Json moments_json(const Moments& m) {
 
 Check filters_lengths(const Params& params) {
   return check_option_lengths(params.length("logitBias.ids"), params.length("logitBias.values"), params.length("allowedMask"),
+                              params.length("badWords.ids"),
                               params.length("logits"));
 }
 

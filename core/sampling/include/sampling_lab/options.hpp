@@ -279,9 +279,10 @@ std::variant<SamplingOptions, ArgumentError> options_from_raw(RawOptions raw);
 Check check_options(const SamplingOptions& options, std::size_t vocabulary);
 
 // What the lists' lengths alone decide, before their values are read (so a mismatch of a million
-// entries is refused without copying them): as many bias values as biased ids, and an allowedMask
-// of ceil(vocabulary / 32) words or none.
-Check check_option_lengths(std::size_t bias_ids, std::size_t bias_values, std::size_t mask_words, std::size_t vocabulary);
+// entries is refused without copying them): as many bias values as biased ids, an allowedMask of
+// ceil(vocabulary / 32) words or none, and at most kMaxBadWordIds badWords ids.
+Check check_option_lengths(std::size_t bias_ids, std::size_t bias_values, std::size_t mask_words, std::size_t bad_word_ids,
+                           std::size_t vocabulary);
 
 struct StageOrder {
   std::array<Stage, kStageCount> stages{};
