@@ -124,6 +124,11 @@ TEST(Experiments, BadParametersNameTheArgument) {
   EXPECT_EQ(error_argument("temperature", {{"mass", 2}}), "mass");
   EXPECT_EQ(error_argument("temperature", {{"temperatures", {1, -1}}}), "temperatures");
   EXPECT_EQ(error_argument("filters", sl::Json::array()), "params");
+  // Fuzz regressions (tests/fuzz/regressions/fuzz_experiments): a key "" is an unknown parameter
+  // named "params", before its items are read.
+  EXPECT_EQ(error_argument("filters", {{"", 1040}}), "params");
+  EXPECT_EQ(error_argument("filters", {{"", {"n"}}}), "params");
+  EXPECT_EQ(error_argument("temperature", {{"temperatures", {1, "n"}}}), "temperatures");
 }
 
 TEST(Experiments, AcceptanceSummarisesPerPositionOverlapAsTheChapterPrintsIt) {

@@ -1,9 +1,9 @@
 // `sampling-lab/experiments`, browser and Worker entry: the sampler with the chapter's
 // experiments (sampling-lab-experiments.wasm, fetched next to this module unless told otherwise).
 import type { LoadOptions } from './common.js';
-import { experimentsModule } from './core-abi.js';
-import { instantiate } from './instantiate.js';
 import { ExperimentLab } from './lab-experiments.js';
+import { moduleOptions } from './load-module.js';
+import createSamplingLabExperiments from './sampling-lab-experiments.js';
 
 export * from './common.js';
 export { ExperimentLab } from './lab-experiments.js';
@@ -13,5 +13,5 @@ export function defaultWasmUrl(): URL {
 }
 
 export async function loadSamplingLab(options: LoadOptions = {}): Promise<ExperimentLab> {
-  return new ExperimentLab(experimentsModule(await instantiate(options, defaultWasmUrl())));
+  return new ExperimentLab(await createSamplingLabExperiments(moduleOptions(options)));
 }

@@ -1,9 +1,9 @@
 // `sampling-lab`, browser and Worker entry: the sampler alone (sampling-lab-core.wasm, fetched
 // next to this module unless told otherwise). Nothing here references the experiments module.
 import type { LoadOptions } from './common.js';
-import { coreModule } from './core-abi.js';
-import { instantiate } from './instantiate.js';
 import { Lab } from './lab.js';
+import { moduleOptions } from './load-module.js';
+import createSamplingLabCore from './sampling-lab-core.js';
 
 export * from './common.js';
 
@@ -12,5 +12,5 @@ export function defaultWasmUrl(): URL {
 }
 
 export async function loadSamplingLab(options: LoadOptions = {}): Promise<Lab> {
-  return new Lab(coreModule(await instantiate(options, defaultWasmUrl())));
+  return new Lab(await createSamplingLabCore(moduleOptions(options)));
 }

@@ -3,7 +3,7 @@
 import { SamplingLabError } from './errors.js';
 import type { ExperimentName, ExperimentTypes } from './experiments.js';
 import { checkKeys, describe, isObject, Lab, unwrap, withProgress, type RunOptions } from './lab.js';
-import type { BulkType, CoreExperiments, ExperimentsCoreModule } from './sampling-lab-experiments.js';
+import type { CoreExperiments, ExperimentsCoreModule } from './sampling-lab-experiments.js';
 import type { DocumentedOptionSpec, ExperimentInfo } from './schema.js';
 
 /** Copies an array parameter into its WebAssembly buffer, refusing holes and non-numbers. */
@@ -19,25 +19,12 @@ function fillNumbers(buffer: Float64Array, values: ArrayLike<unknown>, name: str
   }
 }
 
-/** A copy of a result's bulk array as the typed array its BulkType names. */
-function typedArrayOf(type: BulkType, bytes: ArrayBuffer): Float32Array | Float64Array | Uint8Array {
-  switch (type) {
-    case 1: return new Float32Array(bytes);
-    case 2: return new Float64Array(bytes);
-    default: return new Uint8Array(bytes);
-  }
-}
-
-/** `value` with each {"$bulk": i} replaced by copies[i]: a walk, ~30× faster than a JSON.parse reviver. */
-function withBulk(value: unknown, copies: readonly ArrayBufferView[]): unknown {
+/** `value` with each typed-array view of WebAssembly memory replaced by a copy (in place). */
+function copyViews(value: unknown): unknown {
+  if (ArrayBuffer.isView(value)) return (value as Float64Array).slice();
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = withBulk(value[i], copies);
-    return value;
-  }
   const record = value as Record<string, unknown>;
-  if (typeof record.$bulk === 'number') return copies[record.$bulk];
-  for (const key in record) record[key] = withBulk(record[key], copies);
+  for (const key in record) record[key] = copyViews(record[key]);
   return record;
 }
 
@@ -51,8 +38,8 @@ export class ExperimentLab extends Lab {
 
   constructor(core: ExperimentsCoreModule) {
     super(core);
-    this.options = Object.freeze(JSON.parse(core.optionTable()) as DocumentedOptionSpec[]);
-    this.experiments = Object.freeze(JSON.parse(core.listExperiments()) as ExperimentInfo[]);
+    this.options = Object.freeze(core.optionTable());
+    this.experiments = Object.freeze(core.listExperiments());
     this.#experiments = new core.Experiments();
   }
 
@@ -75,7 +62,7 @@ export function runExperimentOn(experiments: CoreExperiments, name: ExperimentNa
   if (typeof name !== 'string') throw new SamplingLabError('experiment', 'experiment must be a string');
   checkKeys(options as unknown, ['onProgress']);
   if (!isObject(params)) throw new SamplingLabError('params', 'params must be an object');
-  const scalars: Record<string, unknown> = {};
+  const scalars: Record<string, number | string | boolean | null> = {};
   const arrays: [string, ArrayLike<unknown>][] = [];
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined) continue;
@@ -87,22 +74,16 @@ export function runExperimentOn(experiments: CoreExperiments, name: ExperimentNa
     } else if (typeof value === 'number' && !Number.isFinite(value)) {
       throw new SamplingLabError(key, `${key} is ${value}; it must be a finite number`);
     } else if (value === null || ['number', 'string', 'boolean'].includes(typeof value)) {
-      scalars[key] = value;
+      scalars[key] = value as number | string | boolean | null;
     } else {
       throw new SamplingLabError(key, `${key} must be a number, a string, null or an array of numbers, not ${typeof value}`);
     }
   }
   const lengths = Object.fromEntries(arrays.map(([key, values]) => [key, values.length]));
   try {
-    const { arrays: buffers } = unwrap(experiments.prepare(name, JSON.stringify(scalars), JSON.stringify(lengths)));
+    const { arrays: buffers } = unwrap(experiments.prepare(name, scalars, lengths));
     buffers.forEach((buffer, a) => fillNumbers(buffer, arrays[a][1], arrays[a][0]));
-    return withProgress(options.onProgress, (progress) => {
-      const { text, bulk } = unwrap(experiments.run(progress));
-      const result: unknown = JSON.parse(text);
-      if (bulk.length === 0) return result;
-      const copies = bulk.map(({ type, bytes }) => typedArrayOf(type, bytes.slice().buffer));
-      return withBulk(result, copies);
-    });
+    return withProgress(options.onProgress, (progress) => copyViews(unwrap(experiments.run(progress)).result));
   } finally {
     experiments.release();
   }

@@ -1,4 +1,5 @@
-import type { CoreEngine, CoreEnum, CoreError, CoreHistory, CoreModule, FilterStage, StageName } from './sampling-lab-core.js';
+import type { StageName } from './generated/tables.js';
+import type { CoreEngine, CoreEnum, CoreError, CoreHistory, CoreModule, FilterStage } from './sampling-lab-core.js';
 import { SamplingLabError } from './errors.js';
 import { LabBeamSearch, type BeamSearch, type BeamSearchOptions, type SpeculativeOptions, type SpeculativeVerification } from './decoding.js';
 import { OPTION_TABLE, STAGE_TABLE } from './generated/tables.js';
@@ -6,7 +7,8 @@ import type { FilterOptions, RandomKeyOptions } from './generated/types.js';
 import type { IntegerArray, NumericArray, OptionSpec } from './schema.js';
 
 export type { FilterOptions, RandomKeyOptions } from './generated/types.js';
-export type { FilterStage, StageName } from './sampling-lab-core.js';
+export type { StageName } from './generated/tables.js';
+export type { FilterStage } from './sampling-lab-core.js';
 export type { BeamHypothesis, BeamSearch, BeamSearchOptions, BeamStep, SpeculativeOptions, SpeculativeVerification } from './decoding.js';
 
 export interface DistributionResult {
@@ -146,6 +148,14 @@ export function checkKeys(options: unknown, allowed: readonly string[], name = '
 export function unwrap<T extends object>(result: CoreError | T): T {
   if ('error' in result) throw new SamplingLabError(result.error.argument, result.error.message);
   return result;
+}
+
+/** The module takes one call at a time: a call made from a run's progress report would take
+ * that run's buffers (and its callback) while it still uses them. */
+function checkIdle(core: CoreModule): void {
+  if (core.reporting()) {
+    throw new SamplingLabError('onProgress', 'no call into the lab can be made inside onProgress: make it once the run returns');
+  }
 }
 
 function isError(result: object): result is CoreError {
@@ -729,8 +739,9 @@ export class Lab {
     const eos = idList(eosTokenIds, 'eosTokenIds', this.maxEosTokens);
     view(this.#engine.ints(this.#core.IdSlot.tokens, eos.length, 'eosTokenIds')).set(eos);
     const search = new this.#core.BeamSearch();
-    const started = this.#engine.startBeamSearch(search, numBeams, lengthPenalty ?? NaN, numReturnSequences, earlyStopping,
-      stochastic, seed, stream, maxNewTokens);
+    const started = this.#engine.startBeamSearch(search, {
+      numBeams, lengthPenalty: lengthPenalty ?? NaN, numReturnSequences, earlyStopping, stochastic, seed, stream, maxNewTokens,
+    });
     if (isError(started)) {
       search.delete();
       throw new SamplingLabError(started.error.argument, started.error.message);
@@ -1085,7 +1096,7 @@ export class Lab {
    * every length before any copy; `count` of them when given), or one flat array.
    */
   #writeRows(slot: CoreEnum, rows: unknown, name: string, count?: { rows: number; why: string }): void {
-    this.#core.checkIdle();
+    checkIdle(this.#core);
     const matrix = Array.isArray(rows) && rows.length > 0 && typeof rows[0] !== 'number' ? rows as unknown[] : undefined;
     if (!matrix) return this.#write(slot, rows as NumericArray, name);
     checkLength(matrix, name, this.maxVocabulary);
@@ -1117,7 +1128,7 @@ export class Lab {
   }
 
   #write(slot: CoreEnum, values: NumericArray, name: string): void {
-    this.#core.checkIdle();
+    checkIdle(this.#core);
     if (!(values instanceof Float32Array) && !(values instanceof Float64Array) && !Array.isArray(values)) {
       throw new SamplingLabError(name, `${name} must be a Float32Array, Float64Array or number[]`);
     }

@@ -132,18 +132,21 @@ std::variant<Json, ArgumentError> run_experiment(std::string_view name, const Js
       scalars[key] = value;
       continue;
     }
-    for (std::size_t i = 0; i < value.size(); ++i) {
-      if (!value[i].is_number()) return ArgumentError{key, key + "[" + std::to_string(i) + "] must be a number"};
-    }
     arrays.push_back({key, value.size()});
     contents.push_back(&value);
   }
+  // Names and lengths first: an unknown key (even "") is refused as unknown before its items are read.
   auto prepared = prepare_experiment(name, scalars, arrays);
   if (auto* error = std::get_if<ArgumentError>(&prepared)) return *error;
   auto& experiment = std::get<PreparedExperiment>(prepared);
   for (std::size_t a = 0; a < arrays.size(); ++a) {
     auto buffer = experiment.array(a);
-    for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = (*contents[a])[i].get<double>();
+    const std::string& key = arrays[a].name;
+    for (std::size_t i = 0; i < buffer.size(); ++i) {
+      const Json& item = (*contents[a])[i];
+      if (!item.is_number()) return ArgumentError{key, key + "[" + std::to_string(i) + "] must be a number"};
+      buffer[i] = item.get<double>();
+    }
   }
   return experiment.run(progress);
 }

@@ -1,13 +1,11 @@
 // The page's one Web Worker: runs long experiments and vocabulary rankings off the main thread
-// with its own WebAssembly instance, reporting progress at most every 50 ms. It reads the module
-// through its C ABI alone: the sampler's Lab, which the page already has, would be bundled twice.
-import { experimentsModule } from '../core-abi.js';
+// with its own WebAssembly instance, reporting progress at most every 50 ms. It calls the
+// module's bound objects alone: the sampler's Lab, which the page already has, would be bundled twice.
 import { SamplingLabError } from '../errors.js';
-import { defaultWasmUrl } from '../experiments-index.js';
 import type { ExperimentName } from '../experiments.js';
 import { runExperimentOn } from '../lab-experiments.js';
 import { unwrap } from '../lab.js';
-import { instantiate } from '../instantiate.js';
+import createSamplingLabExperiments from '../sampling-lab-experiments.js';
 
 export type WorkerJob =
   | { kind: 'experiment'; name: ExperimentName; params: Record<string, unknown> }
@@ -20,10 +18,7 @@ export type WorkerReply =
   | { id: number; result: unknown }
   | { id: number; error: { argument: string; message: string } };
 
-const loaded = instantiate({}, defaultWasmUrl()).then((raw) => {
-  const core = experimentsModule(raw);
-  return { core, engine: new core.Engine(), experiments: new core.Experiments() };
-});
+const loaded = createSamplingLabExperiments().then((core) => ({ core, engine: new core.Engine(), experiments: new core.Experiments() }));
 const reply = (message: WorkerReply) => postMessage(message);
 
 addEventListener('message', async (event: MessageEvent<WorkerRequest>) => {
