@@ -11,21 +11,24 @@ if [[ ! -f build/wasm/CMakeCache.txt ]]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build/wasm -j"$(nproc)"
+# The modules and Emscripten's glue for them, beside the package's JavaScript.
+mkdir -p wasm/dist
+cp build/wasm/sampling-lab-core.{js,wasm} build/wasm/sampling-lab-experiments.{js,wasm} wasm/dist/
 
 # TypeScript types of the options and experiment parameters, from the core's schema.
 node scripts/generate-types.mjs
 npx tsc -p wasm/tsconfig.json
 cp wasm/src/sampling-lab-core.d.ts wasm/src/sampling-lab-experiments.d.ts wasm/dist/
-# npm links a workspace's bin at install time, before dist/cli.js exists: link it now, so that
+# npm links a workspace's bin at install time, before dist/entries/cli.js exists: link it now, so that
 # `npx sampling-lab` works in this checkout.
-chmod +x wasm/dist/cli.js
+chmod +x wasm/dist/entries/cli.js
 mkdir -p node_modules/.bin
-ln -sf ../sampling-lab/dist/cli.js node_modules/.bin/sampling-lab
+ln -sf ../sampling-lab/dist/entries/cli.js node_modules/.bin/sampling-lab
 
 # One iframe page per widget, from the template.
 node --input-type=module -e '
   import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-  import { WIDGETS } from "./wasm/dist/element/widgets/index.js";
+  import { WIDGETS } from "./wasm/dist/widgets/experiments/index.js";
   const template = readFileSync("web/embed.template.html", "utf8").replace(/<!-- Template.*?-->\n/, "");
   rmSync("web/embed", { recursive: true, force: true });
   mkdirSync("web/embed", { recursive: true });

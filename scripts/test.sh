@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: native GoogleTest (ctest), a 10-second fuzz pass per target with every input
-# that ever crashed one, then Vitest on the package in Node and the page in Chromium. Exits
-# non-zero if any fails, and ends with a line per suite, so the last lines of a log say what failed.
+# Runs every test: native GoogleTest (ctest), a fixed-size fuzz pass per target with every input
+# that ever crashed one (deterministic: scripts/fuzz.sh --smoke), then Vitest on the package in
+# Node and the page in Chromium. Exits non-zero if any fails, and ends with a line per suite, so
+# the last lines of a log say what failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build
@@ -16,7 +17,7 @@ else
   summary+=("ctest: FAILED: $(grep -E 'tests passed|\(Failed\)|\(Timeout\)|\*\*\*' build/ctest.log | tr '\n' ' ')")
 fi
 
-bash scripts/fuzz.sh 10 2>&1 | tee build/fuzz-summary.log
+bash scripts/fuzz.sh --smoke 2>&1 | tee build/fuzz-summary.log
 if ((PIPESTATUS[0] == 0)); then
   summary+=("fuzz: every target passed")
 else

@@ -675,13 +675,6 @@ EMSCRIPTEN_BINDINGS(sampling_lab_core) {
 #define SAMPLING_LAB_ENUM_VALUE(js, cpp) .value(#js, cpp)
 #define SAMPLING_LAB_ENUM(js, cpp, values, doc) enum_<cpp>(#js) values(SAMPLING_LAB_ENUM_VALUE);
   SAMPLING_LAB_ENUMS(SAMPLING_LAB_ENUM)
-#define SAMPLING_LAB_FUNCTION(js, cpp, signature, doc) function(#js, &cpp);
-  SAMPLING_LAB_MODULE_FUNCTIONS(SAMPLING_LAB_FUNCTION)
-#define SAMPLING_LAB_METHOD(js, cpp, signature, doc) .function(#js, &Class::cpp)
-#define SAMPLING_LAB_CLASS(js, cpp, methods, constructor_types, constructor_signature, doc)                   \
-  {                                                                                                           \
-    using Class = cpp;                                                                                        \
-    class_<cpp>(#js).constructor<SAMPLING_LAB_UNPARENTHESIZED constructor_types>() methods(SAMPLING_LAB_METHOD); \
-  }
-  SAMPLING_LAB_CLASSES(SAMPLING_LAB_CLASS)
+  SAMPLING_LAB_MODULE_FUNCTIONS(SAMPLING_LAB_BIND_FUNCTION)
+  SAMPLING_LAB_CLASSES(SAMPLING_LAB_BIND_CLASS)
 }

@@ -11,6 +11,7 @@
 // by the generator's preamble.
 #pragma once
 
+#include <emscripten/bind.h>
 #include <emscripten/val.h>
 
 #include <span>
@@ -135,6 +136,15 @@
 // clang-format on
 
 #define SAMPLING_LAB_UNPARENTHESIZED(...) __VA_ARGS__
+
+// How each kind of row is bound, inside EMSCRIPTEN_BINDINGS.
+#define SAMPLING_LAB_BIND_FUNCTION(js, cpp, signature, doc) emscripten::function(#js, &cpp);
+#define SAMPLING_LAB_BIND_METHOD(js, cpp, signature, doc) .function(#js, &Class::cpp)
+#define SAMPLING_LAB_BIND_CLASS(js, cpp, methods, constructor_types, constructor_signature, doc)                  \
+  {                                                                                                                \
+    using Class = cpp;                                                                                             \
+    emscripten::class_<cpp>(#js).constructor<SAMPLING_LAB_UNPARENTHESIZED constructor_types>() methods(SAMPLING_LAB_BIND_METHOD); \
+  }
 
 namespace sampling_lab::boundary {
 

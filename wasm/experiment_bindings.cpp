@@ -152,14 +152,6 @@ val stage_table() { return to_val(sampling_lab::stage_table_json()); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(sampling_lab_experiments) {
-  using namespace emscripten;
-#define SAMPLING_LAB_FUNCTION(js, cpp, signature, doc) function(#js, &cpp);
-  SAMPLING_LAB_EXPERIMENT_FUNCTIONS(SAMPLING_LAB_FUNCTION)
-#define SAMPLING_LAB_METHOD(js, cpp, signature, doc) .function(#js, &Class::cpp)
-#define SAMPLING_LAB_CLASS(js, cpp, methods, constructor_types, constructor_signature, doc)                   \
-  {                                                                                                           \
-    using Class = cpp;                                                                                        \
-    class_<cpp>(#js).constructor<SAMPLING_LAB_UNPARENTHESIZED constructor_types>() methods(SAMPLING_LAB_METHOD); \
-  }
-  SAMPLING_LAB_EXPERIMENT_CLASSES(SAMPLING_LAB_CLASS)
+  SAMPLING_LAB_EXPERIMENT_FUNCTIONS(SAMPLING_LAB_BIND_FUNCTION)
+  SAMPLING_LAB_EXPERIMENT_CLASSES(SAMPLING_LAB_BIND_CLASS)
 }

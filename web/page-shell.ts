@@ -5,10 +5,10 @@
 // system and in both languages.
 import katex from 'katex';
 import type { Plugin } from 'vite';
-import { reservedHeights } from '../wasm/src/element/reserved-heights';
-import { PAGE_TEXT } from './src/page-text';
+import { reservedHeights } from '../wasm/src/widgets/reserved-heights';
+import { zh } from './src/languages/zh';
 
-type Key = keyof typeof PAGE_TEXT.zh;
+type Key = keyof typeof zh.page;
 
 function unescape(html: string): string {
   return html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
@@ -41,8 +41,8 @@ export function pageShell(): Plugin {
         .replace('</head>', `<style>sampling-lab { display: block; }\n${reservedHeights()}</style>\n</head>`)
         .replace(/(<nav class="toc"[^>]*>[\s\S]*?<\/h2>)/, `$1${contents}`)
         .replace(/(<(\w+)[^>]*data-i18n="(\w+)"[^>]*>)(<\/\2>)/g, (_, open: string, _tag, key: Key, close: string) => {
-          const text = PAGE_TEXT.zh[key];
-          if (text === undefined) throw new Error(`page-text has no '${key}'`);
+          const text = zh.page[key];
+          if (text === undefined) throw new Error(`the page's text (web/src/languages/zh.ts) has no '${key}'`);
           return open + escape(text) + close;
         })
         .replace(/<p class="formula" data-tex="([^"]*)"><\/p>/g, (_, tex: string) => {

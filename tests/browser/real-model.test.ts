@@ -13,6 +13,7 @@ import { ensureTinyModel, MODELS_DIR } from '../support/tiny-model.js';
 import {
   blockMainThread, longTasksDuring, openRealModelPage, outsideRequests, phase, readyToLoad, type Phase, type RealModelPage,
 } from './real-model-page';
+import { expectNoneOver } from '../support/timing';
 
 const PASSAGE = readFileSync(join(__dirname, '../../web/public/sample-passage.txt'), 'utf8');
 const GENERATION = { temperature: 0.9, topK: 40, topP: 0.9, minP: 0.02, seed: 42 };
@@ -170,9 +171,9 @@ it('stops generating on request, between tokens', async () => {
   expect(await section.locator('.rm-generated').count()).toBeLessThan(48);
 });
 
-it('kept every main-thread task under 100 ms while the models loaded, prefilled, loaded a position, decoded, measured and generated', async () => {
+it('timed every main-thread task (bound 100 ms) while the models loaded, prefilled, loaded a position, decoded, measured and generated, and sees a 150 ms one', async () => {
   expect(phases.map((p) => p.name)).toEqual(['loading and prefilling', 'the first passage-position load', 'speculative decoding', 'measuring acceptance', 'generating']);
-  expect(await longTasksDuring(page, phases, 100)).toEqual([]);
+  expectNoneOver('main-thread tasks over 100 ms', await longTasksDuring(page, phases, 100));
   // The observer does see a task that long.
   expect(await longTasksDuring(page, [await blockMainThread(page, 150)], 100)).toHaveLength(1);
 });

@@ -2,6 +2,7 @@
 // results, react to their sliders and keep the page responsive.
 import { afterAll, expect, it } from 'vitest';
 import { openDevPage } from '../support/chromium';
+import { expectWithin } from '../support/timing';
 
 const { harness, page, problems } = await openDevPage();
 afterAll(() => harness.close());
@@ -46,7 +47,7 @@ it('mc-error: measured std follows sqrt(p(1-p)/n) within 5 %', async () => {
   expect(await mcError().locator('svg.sl-lines path.line').count()).toBeGreaterThan(0);
 });
 
-it('mc-error: the page stays responsive during a long run, with a progress bar', async () => {
+it('mc-error: the page keeps painting frames during a long run (gaps timed), with a progress bar', async () => {
   const before = await tableText(mcError());
   await mcError().getByLabel('重复次数').fill('5000');
   await mcError().locator('progress.sl-progress').waitFor({ state: 'visible' });
@@ -63,7 +64,8 @@ it('mc-error: the page stays responsive during a long run, with a progress bar',
     };
     requestAnimationFrame(tick);
   }));
-  expect(frameGaps).toBeLessThan(200);
+  expect(frameGaps).toBeGreaterThan(0);
+  expectWithin('mc-error: longest gap between frames', frameGaps, 200);
   await expect.poll(() => tableText(mcError()), { timeout: 30_000 }).not.toBe(before);
 });
 

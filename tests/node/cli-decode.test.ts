@@ -11,7 +11,7 @@ import { beamSearch, generateTokens, loadLocalModel, speculativeGenerate, type L
 import { ensureSpeculativePair, ensureTinyModel } from '../support/tiny-model.js';
 
 const WASM = join(__dirname, '../../wasm');
-const CLI = join(WASM, 'dist/cli.js');
+const CLI = join(WASM, 'dist/entries/cli.js');
 const PROMPT = 'The CLI decodes';
 const run = (args: string[], cli = CLI) => promisify(execFile)(process.execPath, [cli, 'decode', ...args]);
 const failure = (args: string[], cli = CLI) => run(args, cli).then(() => null, (error) => error as { code: number; stdout: string; stderr: string });
@@ -101,7 +101,7 @@ it('every user error is one line naming the argument, with exit code 2', async (
     [[...model, ...prompt, 'extra'], 'arguments', /unexpected argument 'extra'/],
     [['--model', tmpdir(), ...prompt], 'model', /holds no config\.json/],
     [[...model, '--draft', tmpdir(), ...prompt], 'draft', /holds no config\.json/],
-    [[...model, ...prompt], 'model', /needs the optional peer @huggingface\/transformers/, join(bare, 'dist/cli.js')],
+    [[...model, ...prompt], 'model', /needs the optional peer @huggingface\/transformers/, join(bare, 'dist/entries/cli.js')],
   ];
   for (const [args, argument, message, cli] of cases) {
     const result = await failure(args, cli);

@@ -12,7 +12,7 @@ import { npy } from '../support/npy';
 const execFileAsync = promisify(execFile);
 const WASM = join(__dirname, '../../wasm');
 // The package's bin entry, run the way npm's shim runs it.
-const CLI = join(WASM, 'dist/cli.js');
+const CLI = join(WASM, 'dist/entries/cli.js');
 const run = (args: string[], cli = CLI) => execFileAsync(process.execPath, [cli, ...args]);
 const failure = (args: string[], cli = CLI) => run(args, cli).then(() => null, (error) => error as { code: number; stdout: string; stderr: string });
 // Results as JSON has them: typed arrays become arrays.
@@ -128,7 +128,7 @@ const userErrors: [string, string[], string, RegExp, string?][] = [
   ['--model without --passage', ['temperature', '--model', model, '--position', '1'], 'passage', /--model needs --passage/],
   ['--model without a model folder', ['temperature', '--model', dir, ...passage], 'model', /holds no config\.json/],
   ['--model without @huggingface/transformers', ['temperature', '--model', model, ...passage], 'model',
-    /needs the optional peer @huggingface\/transformers \(cannot find @huggingface\/transformers\); install it with: ONNXRUNTIME_NODE_INSTALL=skip npm i @huggingface\/transformers$/, join(bare, 'dist/cli.js')],
+    /needs the optional peer @huggingface\/transformers \(cannot find @huggingface\/transformers\); install it with: ONNXRUNTIME_NODE_INSTALL=skip npm i @huggingface\/transformers$/, join(bare, 'dist/entries/cli.js')],
 ];
 
 it.each(userErrors)('%s: one line naming the argument, exit code 2', async (_what, args, argument, message, cli = CLI) => {

@@ -10,7 +10,7 @@ import { npy } from '../support/npy';
 import { fuzzNpy } from '../fuzz/fuzz_npy.mjs';
 
 const run = promisify(execFile);
-const CLI = join(__dirname, '../../wasm/dist/cli.js');
+const CLI = join(__dirname, '../../wasm/dist/entries/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'sampling-lab-npy-'));
 const good = npy([2, 4], new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]));
 const encoder = new TextEncoder();

@@ -15,7 +15,7 @@ import {
 import { ensureTinyModel, referenceIds } from '../support/tiny-model.js';
 
 const PASSAGE = join(__dirname, '../../web/public/sample-passage.txt');
-const CLI = join(__dirname, '../../wasm/dist/cli.js');
+const CLI = join(__dirname, '../../wasm/dist/entries/cli.js');
 const PROMPT = '语言模型在每个位置给出一个分布';
 let lab: Lab;
 let fp32: LoadedModel;

@@ -4,6 +4,7 @@
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { SamplingLabError, type Lab, type ValueSpec } from 'sampling-lab';
+import { TIMING } from './timing';
 
 /**
  * Issue 17, item 1: every rejection within 50 ms. A call within the limits gets 3 s: the work
@@ -13,6 +14,12 @@ import { SamplingLabError, type Lab, type ValueSpec } from 'sampling-lab';
  */
 const REJECT_MS = 50;
 export const ACCEPT_MS = 3000;
+/**
+ * Outside the timing suite the bounds above are measured and printed, not asserted (they flake on
+ * a loaded machine); a run still stops through onProgress past this, so that a missing work budget
+ * fails in seconds rather than hanging the suite.
+ */
+const RUNAWAY_MS = 30_000;
 const MiB = 1 << 20;
 /**
  * What the heap may keep after small calls: the resident logitsBuffer's 2^24 floats, and the
@@ -80,17 +87,20 @@ export class SizeFuzz {
   readonly #group: string;
   readonly #rejectMs: number;
   readonly #acceptMs: number;
+  readonly #timed: boolean;
   readonly #begun = performance.now();
   #started = 0;
   #label = '';
   #stopped = false;
   #broken = false;
 
-  constructor(lab: Lab, group: string, limits = { rejectMs: REJECT_MS, acceptMs: ACCEPT_MS }) {
+  /** `timed`: assert the bounds (the timing suite, and the driver's own negative control). */
+  constructor(lab: Lab, group: string, limits = { rejectMs: REJECT_MS, acceptMs: ACCEPT_MS }, timed = TIMING) {
     this.#lab = lab;
     this.#group = group;
     this.#rejectMs = limits.rejectMs;
     this.#acceptMs = limits.acceptMs;
+    this.#timed = timed;
   }
 
   /** The instance answered wrongly after a call: later calls would only repeat the failure. */
@@ -104,7 +114,7 @@ export class SizeFuzz {
    */
   readonly watchdog = (fraction: number): boolean => {
     if (!(fraction >= 0 && fraction <= 1)) this.#fail(`onProgress heard ${fraction}, not a fraction in [0, 1]`);
-    if (performance.now() - this.#started <= this.#acceptMs) return true;
+    if (performance.now() - this.#started <= (this.#timed ? this.#acceptMs : RUNAWAY_MS)) return true;
     this.#stopped = true;
     return false;
   };
@@ -148,13 +158,13 @@ export class SizeFuzz {
       this.#fail(`SamplingLabError without an argument or a message (${JSON.stringify(error.argument)})`);
     }
     const within = Math.min(test.rejectMs ?? this.#rejectMs, this.#acceptMs);
-    if (ms >= within) this.#fail(`rejected after ${ms.toFixed(1)} ms (limit ${within} ms): ${where}`);
+    if (this.#timed && ms >= within) this.#fail(`rejected after ${ms.toFixed(1)} ms (limit ${within} ms): ${where}`);
     if (test.expect === 'accept') this.#fail(`rejected a call within the limits: ${where}`);
   }
 
   #acceptance(test: Case, result: unknown, ms: number): void {
     if (ms > this.slowestAccepted.ms) Object.assign(this.slowestAccepted, { ms, label: test.label });
-    if (ms >= this.#acceptMs) this.#fail(`took ${ms.toFixed(0)} ms (limit ${this.#acceptMs} ms)`);
+    if (this.#timed && ms >= this.#acceptMs) this.#fail(`took ${ms.toFixed(0)} ms (limit ${this.#acceptMs} ms)`);
     if (test.expect === 'reject') this.#fail('accepted a call that must be rejected');
     try {
       test.check?.(result as never);

@@ -3,7 +3,7 @@
 // choice is kept in the address and in local storage.
 import 'katex/dist/katex.min.css';
 import 'sampling-lab/define';
-import { PAGE_TEXT } from './page-text';
+import { pageText } from './text';
 import { mountRealModel } from './real-model';
 import { mountSelfTest } from './self-test';
 import './style.css';
@@ -39,7 +39,7 @@ function setLanguage(language: Language): void {
 }
 
 function translatePage(): void {
-  const text = html.lang.startsWith('en') ? PAGE_TEXT.en : PAGE_TEXT.zh;
+  const text = pageText().page;
   for (const node of document.querySelectorAll<HTMLElement>('[data-i18n]')) {
     node.textContent = text[node.dataset.i18n as keyof typeof text];
   }

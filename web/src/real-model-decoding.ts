@@ -6,7 +6,7 @@ import type { BeamRow, PlainTiming, SpeculativeStepView, SpeculativeTotals, Toke
 import {
   button, filterSliders, node, pairNames, promptField, runAndStop, seedField, slider, table, type Plan, type Runner, type Section,
 } from './real-model-kit';
-import { realModelText } from './real-model-text';
+import { realModelText } from './text';
 
 /** The chapter's E[tokens per target pass] = (1 − α^(γ+1)) / (1 − α); γ + 1 at α = 1. */
 export function expectedTokens(alpha: number, gamma: number): number {
@@ -154,8 +154,8 @@ export function speculativeDecodingSection(options: readonly OptionSpec[], run: 
     text.textContent = t.decodeText;
     which.textContent = pair.kind === 'other' ? t.draftFrom(pair.draft, pair.target) : t.draftIsLowerPrecision(pair.draft, pair.target);
     prompt.relabel(t.defaultPrompt);
-    gamma.label.textContent = t.gamma;
-    length.label.textContent = t.newTokens;
+    gamma.setLabel(t.gamma);
+    length.setLabel(t.newTokens);
     filters.relabel();
     seed.relabel();
     steps.setAttribute('aria-label', t.stepsLabel);
@@ -229,7 +229,7 @@ export function beamSection(run: Runner, plan: Plan): Section {
     title.textContent = t.beamTitle;
     text.textContent = t.beamText;
     prompt.relabel(t.defaultPrompt);
-    length.label.textContent = t.beamTokens;
+    length.setLabel(t.beamTokens);
     seed.relabel();
     go.textContent = t.runBeam;
     results.replaceChildren(...(rows.length === 0 ? [] : [table(t.beamCaption, t.beamColumns, rows.map((row) => [

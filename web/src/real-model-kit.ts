@@ -1,10 +1,13 @@
-// What the real-model section's parts share: DOM helpers, the labelled controls, the job runner
+// What the real-model section's parts share: the package's widget kit (its DOM helpers and
+// labelled slider, re-exported), the section's own controls, the job runner
 // that shows download progress, and the plan of which model files to use.
 import type { OptionSpec } from 'sampling-lab';
-import { strings } from 'sampling-lab/element';
+import { element as node, fillTable, slider as kitSlider, strings } from 'sampling-lab/element';
 import { runModelJob, type JobListeners } from './model-client';
 import { isLocalSource, type Filters, type JobKind, type JobRequest, type Jobs, type Loading, type ModelRef } from './model-protocol';
-import { realModelText, type DraftKind } from './real-model-text';
+import { realModelText, type DraftKind } from './text';
+
+export { node };
 
 export const HUB_REPOSITORY = 'onnx-community/Qwen3-0.6B-ONNX';
 
@@ -12,13 +15,6 @@ export const HUB_REPOSITORY = 'onnx-community/Qwen3-0.6B-ONNX';
 export interface Section {
   root: HTMLElement;
   relabel(): void;
-}
-
-export function node<K extends keyof HTMLElementTagNameMap>(tag: K, className = '', text = ''): HTMLElementTagNameMap[K] {
-  const created = document.createElement(tag);
-  if (className) created.className = className;
-  if (text) created.textContent = text;
-  return created;
 }
 
 export function button(className: string): HTMLButtonElement {
@@ -52,16 +48,7 @@ export function runAndStop(runClass: string, run: (signal: AbortSignal) => Promi
 }
 
 export function table(caption: string, head: readonly string[], rows: (string | number)[][]): HTMLTableElement {
-  const t = node('table', 'rm-table');
-  t.append(node('caption', '', caption));
-  const headRow = t.createTHead().insertRow();
-  for (const h of head) headRow.append(node('th', '', h));
-  const body = t.createTBody();
-  for (const row of rows) {
-    const tr = body.insertRow();
-    for (const cell of row) tr.insertCell().textContent = String(cell);
-  }
-  return t;
+  return fillTable(node('table', 'rm-table'), { caption, head, rows });
 }
 
 // Which files to fetch: the 4-bit model for the reader's device, and for the acceptance and
@@ -163,22 +150,14 @@ export function promptField(id: string): { label: HTMLLabelElement; input: HTMLT
 export interface Slider {
   box: HTMLElement;
   input: HTMLInputElement;
-  label: HTMLLabelElement;
+  setLabel(text: string): void;
 }
 
-/** A range input with its label and its value beside it. */
+/** The widget kit's labelled slider (its value as aria-valuetext too), with the id the page addresses. */
 export function slider(id: string, range: { min: number; max: number; step: number; value: number }): Slider {
-  const box = node('div', 'rm-slider');
-  const input = node('input');
-  Object.assign(input, { type: 'range', id, min: String(range.min), max: String(range.max), step: String(range.step) });
-  input.value = String(range.value);
-  const label = node('label');
-  label.htmlFor = id;
-  const value = node('output', '', input.value);
-  value.htmlFor.add(id);
-  input.addEventListener('input', () => { value.textContent = input.value; });
-  box.append(label, input, value);
-  return { box, input, label };
+  const made = kitSlider({ name: id, id, ...range, format: String, onInput: () => {} });
+  made.root.classList.add('rm-slider');
+  return { box: made.root, input: made.input, setLabel: made.setLabel };
 }
 
 /** A labelled number box for a seed. */
@@ -205,7 +184,7 @@ export function filterSliders(options: readonly OptionSpec[], idPrefix: string):
     values: () => Object.fromEntries(sliders.map((s) => [s.name, Number(s.input.value)])),
     relabel() {
       const widgetText = strings();
-      for (const s of sliders) s.label.textContent = widgetText[s.name];
+      for (const s of sliders) s.setLabel(widgetText[s.name]);
     },
   };
 }

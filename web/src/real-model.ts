@@ -12,14 +12,14 @@ import {
   button, choosePlan, filterSliders, HUB_REPOSITORY, node, pairNames, progressShown, promptField, runAndStop, sameModel, seedField, table,
   type Plan, type Runner, type Section,
 } from './real-model-kit';
-import { realModelText } from './real-model-text';
+import { realModelText } from './text';
 import { shownTexts } from './passage-display';
 
 const PASSAGE_URL = new URL('sample-passage.txt', document.baseURI).href;
 const GENERATED_TOKENS = 48;
 // A position's most likely tokens, named in the shape widget's chart and list.
 const TOP_TOKENS = 10;
-// The model the page's text names (web/src/page-text.ts).
+// The model the page's text names (web/src/languages/).
 const DEFAULT_MODEL = 'Qwen3-0.6B';
 // A generated token repeats the text when it ends a run of this many tokens that already occurred.
 const REPEAT_RUN = 4;

@@ -1,7 +1,7 @@
 // The self-test at the top: the chapter's five questions, each answered by a choice before its
 // button shows whether the choice was right, the chapter's own answer and a link to the section
-// that shows it. The text is in the HTML (page-text.ts); this adds the behaviour.
-import { PAGE_TEXT } from './page-text';
+// that shows it. The text is in the HTML (languages/); this adds the behaviour.
+import { pageText } from './text';
 import './self-test.css';
 
 export function mountSelfTest(root: ParentNode): void {
@@ -16,7 +16,7 @@ export function mountSelfTest(root: ParentNode): void {
     const showVerdict = () => {
       const chosen = choices.findIndex((c) => c.checked);
       if (answer.hidden || chosen < 0) return;
-      const text = document.documentElement.lang.startsWith('en') ? PAGE_TEXT.en : PAGE_TEXT.zh;
+      const text = pageText().page;
       const right = chosen === correct;
       verdict.classList.toggle('right', right);
       verdict.textContent = right ? text.selfTestRight

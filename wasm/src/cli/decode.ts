@@ -1,10 +1,10 @@
 // sampling-lab decode: a prompt decoded by a local transformers.js model, plainly, speculatively
 // with a draft (--draft, --gamma) or by beam search (--beams), with its statistics.
-import { SamplingLabError } from '../errors.js';
-import type { ExperimentLab } from '../lab-experiments.js';
-import type { SampleTokenOptions } from '../lab.js';
-import { MODEL_DTYPES } from '../model-dtypes.js';
-import type { ExperimentInfo, ParamSpec } from '../schema.js';
+import { SamplingLabError } from '../lab/errors.js';
+import type { ExperimentLab } from '../lab/experiment-lab.js';
+import type { SampleTokenOptions } from '../lab/lab.js';
+import { MODEL_DTYPES } from '../adapters/transformers/model-dtypes.js';
+import type { ExperimentInfo, ParamSpec } from '../lab/schema.js';
 import { parseValue, readFlags, spellings } from './flags.js';
 import { checkDtype, importAdapter, modelFolder } from './model.js';
 import { describe, toJson } from './render.js';

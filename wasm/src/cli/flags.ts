@@ -3,9 +3,9 @@
 // logits come from; each value is then parsed by the kind its schema gives it.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { SamplingLabError } from '../errors.js';
-import { npyRow, parseNpy } from '../npy.js';
-import type { ExperimentInfo, ValueSpec } from '../schema.js';
+import { SamplingLabError } from '../lab/errors.js';
+import { npyRow, parseNpy } from '../lab/npy.js';
+import type { ExperimentInfo, ValueSpec } from '../lab/schema.js';
 import { modelLogits } from './model.js';
 
 /** Flags that say where the logits come from, not parameters of the experiment. */

@@ -3,10 +3,9 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { SamplingLabError } from '../errors.js';
-import { isModelDtype, MODEL_DTYPES } from '../model-dtypes.js';
-import type { ExperimentInfo } from '../schema.js';
-import type { Source } from './flags.js';
+import { SamplingLabError } from '../lab/errors.js';
+import { isModelDtype, MODEL_DTYPES } from '../adapters/transformers/model-dtypes.js';
+import type { ExperimentInfo } from '../lab/schema.js';
 
 const PEER = '@huggingface/transformers';
 // onnxruntime-node's install script downloads GPU providers; the CPU binary it ships is enough.
@@ -14,7 +13,7 @@ export const PEER_INSTALL = `ONNXRUNTIME_NODE_INSTALL=skip npm i ${PEER}`;
 
 export async function importAdapter() {
   try {
-    return await import('../transformers.js');
+    return await import('../adapters/transformers/index.js');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     const missing = /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1] ?? PEER;
@@ -35,7 +34,10 @@ export function modelFolder(path: string, flag: string): string {
   return folder;
 }
 
-export async function modelLogits(source: Source, position: number | undefined, info: ExperimentInfo): Promise<Float32Array> {
+/** The model flags as given (flags.ts's SOURCE_FLAGS). */
+export type ModelFlags = Partial<Record<'model' | 'passage' | 'position' | 'dtype', string>>;
+
+export async function modelLogits(source: ModelFlags, position: number | undefined, info: ExperimentInfo): Promise<Float32Array> {
   if (!info.params.some((p) => p.name === 'logits')) throw new SamplingLabError('model', `${info.name} takes no logits, so --model does not apply`);
   const dtype = source.dtype ?? 'fp32';
   checkDtype(dtype);

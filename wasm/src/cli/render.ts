@@ -1,6 +1,6 @@
 // How results print: a readable text form, or JSON. Vocabulary-sized arrays may arrive as typed
 // arrays, which both forms print as arrays.
-import type { ParamSpec, ValueSpec } from '../schema.js';
+import type { ParamSpec, ValueSpec } from '../lab/schema.js';
 import { spellings } from './flags.js';
 
 const SHOWN = 12;

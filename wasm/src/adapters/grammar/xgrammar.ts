@@ -1,0 +1,123 @@
+// Loading @mlc-ai/web-xgrammar and reading the reasons it gives, shared by the grammar entry and
+// its Node worker (grammar-host.ts). The package is an optional peer, loaded on the first grammar.
+import { SamplingLabError } from '../../lab/errors.js';
+
+/** xgrammar's API as its bundle exports it (the parts used here). */
+export interface XGrammar {
+  TokenizerInfo: { createTokenizerInfo(vocab: string[], vocabType: string, prependSpace: boolean, vocabSize?: number, stopTokenIds?: number[]): Promise<XHandle> };
+  GrammarCompiler: { createGrammarCompiler(info: XHandle, cacheEnabled?: boolean): Promise<XCompiler> };
+  GrammarMatcher: { createGrammarMatcher(grammar: XHandle, stopTokens?: number[]): Promise<XMatcher> };
+}
+export interface XHandle { dispose(): void }
+export interface XCompiler extends XHandle {
+  compileJSONSchema(schema: string, anyWhitespace: boolean, indent: number, separators: [string, string], strictMode: boolean): Promise<XHandle>;
+  compileGrammar(ebnf: string): Promise<XHandle>;
+  compileStructuralTag(tag: object): Promise<XHandle>;
+}
+export interface XMatcher extends XHandle {
+  acceptToken(token: number): boolean;
+  getNextTokenBitmask(): Promise<Int32Array>;
+  isTerminated(): boolean;
+  findJumpForwardString(): string;
+  rollBack(tokens: number): void;
+  reset(): void;
+}
+
+/** What a grammar is compiled from: the tokenizer's vocabulary as xgrammar reads it (sent with a worker's first request only), and the spec. */
+export interface CompileRequest {
+  tokens?: string[];
+  vocabType: string;
+  vocabSize: number;
+  stopTokenIds?: number[];
+  spec: { jsonSchema?: string; anyWhitespace?: boolean; ebnf?: string; regex?: string; structuralTag?: object };
+}
+
+/** A request to a worker's matcher (grammar-host.ts): `seq` numbers the reply in shared memory. */
+export interface HostRequest {
+  seq: number;
+  op: 'matcher' | 'accept' | 'mask' | 'terminated' | 'jumpForward' | 'rollBack' | 'reset' | 'dispose';
+  args: number[];
+}
+
+/** Reply kinds in a worker's shared control word 1: a JSON value, a mask's words, or an error's message. */
+export const enum ReplyKind { Json = 0, Mask = 1, Error = 2 }
+
+export const isNode = typeof process !== 'undefined' && typeof process.versions?.node === 'string' && typeof window === 'undefined'
+  && typeof self === 'undefined';
+
+let loaded: Promise<XGrammar> | undefined;
+
+// The bundle is UMD: imported as an ES module it only sets globalThis.xgrammar (a bundler's
+// CommonJS wrapper gives its exports instead); in Node its ES-module form asks for `require`, so
+// it runs as CommonJS there.
+export function loadXGrammar(): Promise<XGrammar> {
+  loaded ??= (async () => {
+    try {
+      if (isNode) {
+        const [{ createRequire }, { readFile }] = await Promise.all([import('node:module'), import('node:fs/promises')]);
+        const require = createRequire(import.meta.url);
+        const path = require.resolve('@mlc-ai/web-xgrammar');
+        const module = { exports: {} as XGrammar };
+        // Its one dynamic import (of 'module') goes through ours: code made by new Function has
+        // no import of its own under a test runner's module loader.
+        const source = (await readFile(path, 'utf8')).replace("import('module')", "importModule('module')");
+        new Function('exports', 'module', 'require', '__filename', '__dirname', 'importModule', source)(
+          module.exports, module, require, path, path.slice(0, path.lastIndexOf('/')), (specifier: string) => import(specifier));
+        return module.exports;
+      }
+      const imported = await import('@mlc-ai/web-xgrammar') as unknown as { default?: XGrammar } & Partial<XGrammar>;
+      const api = imported.GrammarCompiler ? imported as XGrammar : imported.default?.GrammarCompiler ? imported.default : (globalThis as { xgrammar?: XGrammar }).xgrammar;
+      if (!api) throw new Error('the bundle exported nothing');
+      return api;
+    } catch (error) {
+      loaded = undefined;
+      throw new SamplingLabError('grammar', `sampling-lab/grammar needs @mlc-ai/web-xgrammar (npm i @mlc-ai/web-xgrammar): ${(error as Error).message}`);
+    }
+  })();
+  return loaded;
+}
+
+/**
+ * xgrammar reports a bad grammar by printing "[FATAL] file:line: why" and "Aborted()" through the
+ * console.error it bound when its module started, then throwing "Aborted()". It binds this
+ * function instead (console.error is swapped only while it starts), which keeps the why for the
+ * error and prints neither line.
+ */
+let lastFatal: string | undefined;
+const originalError = console.error;
+function xgrammarError(...args: unknown[]): void {
+  const text = args.map(String).join(' ');
+  const why = /^\[FATAL\] \S*:\d+: (.*)$/s.exec(text);
+  if (why) lastFatal = why[1].trim();
+  else if (text !== 'Aborted()') (console.error === xgrammarError ? originalError : console.error).apply(console, args);
+}
+
+export async function startingXGrammar<T>(start: () => Promise<T>): Promise<T> {
+  const error = console.error;
+  console.error = xgrammarError;
+  try {
+    return await start();
+  } finally {
+    console.error = error;
+  }
+}
+
+/** Runs an xgrammar call, giving its failure the reason xgrammar printed. */
+export async function explained<T>(call: () => Promise<T>): Promise<T> {
+  lastFatal = undefined;
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof SamplingLabError) throw error;
+    throw new SamplingLabError('grammar', `xgrammar could not compile the grammar: ${lastFatal ?? (error as Error)?.message ?? String(error)}`);
+  }
+}
+
+/** Compiles a request with a compiler made for it (its tokenizer info and options). */
+export function compileSpec(compiler: XCompiler, spec: CompileRequest['spec']): Promise<XHandle> {
+  return spec.jsonSchema !== undefined
+    ? compiler.compileJSONSchema(spec.jsonSchema, spec.anyWhitespace ?? false, -1, [',', ':'], true)
+    : spec.ebnf !== undefined ? compiler.compileGrammar(spec.ebnf)
+      : compiler.compileStructuralTag(spec.regex !== undefined
+        ? { type: 'structural_tag', format: { type: 'regex', pattern: spec.regex } } : spec.structuralTag!);
+}

@@ -1,0 +1,87 @@
+// Beam search on a model (the chapter's sequence section: greedy is not the most probable
+// sequence): the beams run as one batch, one forward pass per step, lab.createBeamSearch picks the
+// next beams, and the KV cache is reordered by the beam each new one extends.
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+import { SamplingLabError } from '../../lab/errors.js';
+import type { Lab } from '../../lab/lab.js';
+import type { IntegerArray } from '../../lab/schema.js';
+import { selectRows } from './cache.js';
+import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, promptIds, promptLimit } from './checks.js';
+import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
+
+export interface BeamSearchOptions {
+  /** The Sampling Lab instance that selects the beams. */
+  lab: Lab;
+  /** Beams kept, the batch of each forward pass (default 4). */
+  numBeams?: number;
+  /** Tokens generated at most (default 32). */
+  maxNewTokens?: number;
+  /** Finished sequences score sum log p / length^lengthPenalty, as in transformers (default 1). */
+  lengthPenalty?: number;
+  /** Sequences returned, best first (default 1, at most numBeams). */
+  numReturnSequences?: number;
+  /** Stop as soon as numBeams sequences have finished (default false: while a running beam can still beat them). */
+  earlyStopping?: boolean;
+  /** Stochastic beam search: Gumbel-top-k over sequences (Kool et al. 2019), from Philox (seed, stream). */
+  stochastic?: boolean;
+  seed?: number;
+  stream?: number;
+  /** The longest prompt taken, in tokens (default and most: the model's max_position_embeddings). */
+  maxPromptTokens?: number;
+  /** Tokens that finish a beam (default the model's end-of-sequence ids; [] for none). */
+  eosTokenIds?: IntegerArray;
+  /** Stops before the next step; the sequences so far are returned. */
+  signal?: AbortSignal;
+  /** Hears every forward pass, for inspection. */
+  onForward?: (pass: ForwardPass) => void;
+}
+
+export interface BeamSequence {
+  /** The generated token ids (the prompt left out). */
+  ids: number[];
+  text: string;
+  /** Sum of the tokens' natural-log probabilities. */
+  logProb: number;
+  /** logProb / length^lengthPenalty, by which the sequences are ranked. */
+  score: number;
+}
+
+const OPTIONS = ['lab', 'numBeams', 'maxNewTokens', 'maxPromptTokens', 'lengthPenalty', 'numReturnSequences', 'earlyStopping', 'stochastic', 'seed', 'stream',
+  'eosTokenIds', 'signal', 'onForward'];
+
+/**
+ * Decodes `prompt` by beam search: each step scores every beam in one batched forward pass with
+ * the KV cache and keeps the best numBeams (beam, token) pairs by log-probability, as
+ * transformers' beam search does. Returns the best numReturnSequences sequences, best first.
+ */
+export async function beamSearch(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: string,
+                                 options: BeamSearchOptions): Promise<BeamSequence[]> {
+  checkModel(model);
+  checkTokenizer(tokenizer);
+  if (options === undefined) throw new SamplingLabError('lab', 'beamSearch needs options with lab: { lab, numBeams, ... }');
+  checkObject(options, 'options');
+  for (const key of Object.keys(options)) {
+    if (!OPTIONS.includes(key)) throw new SamplingLabError(key, `unknown option '${key}'; accepted: ${OPTIONS.join(', ')}`);
+  }
+  const { lab, maxNewTokens = 32, maxPromptTokens, eosTokenIds, signal, onForward, ...search } = options;
+  checkLab(lab);
+  checkInteger(maxNewTokens, 'maxNewTokens', 0, lab.maxNewTokens);
+  checkSignal(signal);
+  if (onForward !== undefined && typeof onForward !== 'function') throw new SamplingLabError('onForward', 'onForward must be a function');
+  const eos = eosTokenIds === undefined ? endOfSequenceIds(model) : checkTokenIds(eosTokenIds, 'eosTokenIds', vocabularyOf(model), lab.maxEosTokens);
+  const beams = lab.createBeamSearch({ numBeams: 4, ...search, eosTokenIds: eos, maxNewTokens });
+  const prompted = promptIds(tokenizer, prompt, vocabularyOf(model), promptLimit(model, maxPromptTokens)).map(Number);
+  // Each beam's ids through its last position; batch row j of the cache is beam j.
+  let sequences = [prompted];
+  let cache: KvCache | undefined;
+  for (let step = 0; step < maxNewTokens && !signal?.aborted; step++) {
+    const batch = step === 0 ? [prompted] : sequences.map((ids) => [ids[ids.length - 1]]);
+    const pass = await forward(model, batch.map((ids) => ids.map(BigInt)), cache, prompted.length + step - batch[0].length, 1);
+    onForward?.({ role: 'beams', sequences, rows: pass.rows, keep: 1, vocab: pass.vocab });
+    const { beamIndices, tokens, done } = beams.step(pass.rows);
+    sequences = Array.from(beamIndices, (beam, j) => [...sequences[beam], tokens[j]]);
+    if (done) break;
+    cache = await selectRows(pass.cache, beamIndices);
+  }
+  return beams.finish().map(({ tokens, logProb, score }) => ({ ids: tokens, text: tokenizer.decode(tokens), logProb, score }));
+}

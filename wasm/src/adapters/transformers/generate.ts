@@ -1,0 +1,309 @@
+// A generation loop over the KV cache in which Sampling Lab chooses, and explains, every token;
+// `n` sequences side by side in one batched forward pass per step.
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+import { SamplingLabError } from '../../lab/errors.js';
+import type { FilterStage, Lab, LogprobsOptions, Sampler, SampleTokenOptions } from '../../lab/lab.js';
+import type { CompiledGrammar, GrammarMatcher } from '../grammar/grammar.js';
+import type { IntegerArray } from '../../lab/schema.js';
+import { selectRows } from './cache.js';
+import {
+  checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
+  endOfSequenceIds, needsHistory, promptIds, promptLimit, shown,
+} from './checks.js';
+import { forward, row, vocabularyOf, type KvCache } from './forward.js';
+
+export interface GenerateOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds'>, Partial<LogprobsOptions> {
+  /** The Sampling Lab instance that chooses the tokens. */
+  lab: Lab;
+  /** Steps at most (default 64). */
+  maxNewTokens?: number;
+  /** The longest prompt taken, in tokens (default and most: the model's max_position_embeddings). */
+  maxPromptTokens?: number;
+  /** Candidates reported per step in `top` (default 5, at most 50). */
+  topCandidates?: number;
+  /** Stop at the model's end-of-sequence tokens (default true). */
+  stopAtEos?: boolean;
+  /** Stops the loop before the next step. */
+  signal?: AbortSignal;
+  /** Sequences generated from the prompt side by side, one batched forward pass per step (default 1); sequence i draws on stream `stream + i`. */
+  n?: number;
+  /** Strings that end a sequence at the token whose text completes one of them (that token is yielded). */
+  stop?: readonly string[];
+  /** Token ids that end a sequence, as EOS does (the token is yielded). */
+  stopTokenIds?: IntegerArray;
+  /** Tokens each sequence generates before EOS or a stop token can be drawn or a stop string can end it (vLLM's min_tokens; default 0). */
+  minNewTokens?: number;
+  /** A grammar (sampling-lab/grammar's compileGrammar): each sequence's tokens follow it, and it ends when the grammar terminates. */
+  grammar?: CompiledGrammar;
+}
+
+export interface Candidate {
+  token: number;
+  text: string;
+  /** Probability at the step's temperature, before any filter. */
+  prob: number;
+  /** Whether the filters kept it. */
+  kept: boolean;
+}
+
+/** A step's log-probabilities, as `lab.sampleToken` returns them with `logprobs`, with texts. */
+export interface StepLogprobs {
+  /** Natural log of the token's probability ('raw' or 'processed', as `logprobsMode` says). */
+  logprob: number;
+  /** 1 = the most probable (ties to the lower id). */
+  rank: number;
+  /** The `logprobs` most probable tokens, best first. */
+  top: { token: number; text: string; logprob: number }[];
+}
+
+export interface GeneratedToken {
+  token: number;
+  text: string;
+  /** Which of the `n` sequences the token continues (0 when n = 1). */
+  sequence: number;
+  /** Probability of the token in the distribution it was drawn from (filtered, renormalised). */
+  prob: number;
+  /** Entropy of that distribution, bits. */
+  entropyBits: number;
+  /** Tokens the filters kept. */
+  kept: number;
+  top: Candidate[];
+  /** Tokens kept after each active filter, in chain order: where each one cut the ranking. */
+  cuts: FilterStage[];
+  /** Present when `logprobs` was given. */
+  logprobs?: StepLogprobs;
+  /** On a sequence's last token: 'stop' (EOS, a stop token or a stop string) or 'length' (maxNewTokens). */
+  finishReason?: 'stop' | 'length';
+  /** With finishReason 'stop': the token id (EOS or one of stopTokenIds) or the stop string that ended it. */
+  stopReason?: number | string;
+  /** With a grammar: how many tokens its mask allowed at this step (0 for a forced token). */
+  grammarAllowed?: number;
+  /** With a grammar and n = 1: the token came from its jump-forward string, with no draw and no forward pass of its own. */
+  forced?: boolean;
+}
+
+const OWN_OPTIONS = ['lab', 'maxNewTokens', 'maxPromptTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode', 'n', 'stop', 'stopTokenIds', 'minNewTokens', 'grammar'];
+const MAX_SEQUENCES = 128;
+const MAX_STOPS = 64;
+
+function checkStops(stop: unknown): readonly string[] {
+  if (!Array.isArray(stop)) throw new SamplingLabError('stop', 'stop must be an array of strings');
+  if (stop.length > MAX_STOPS) throw new SamplingLabError('stop', `stop holds ${stop.length} strings, more than ${MAX_STOPS}`);
+  stop.forEach((text, i) => {
+    if (typeof text !== 'string' || text === '') throw new SamplingLabError('stop', `stop[${i}] is ${shown(text)}, not a non-empty string`);
+  });
+  return stop;
+}
+
+// A UTF-16 unit takes at most 3 bytes and every token at least 1: a stop string of L units lies
+// within the last 3L + 1 tokens.
+const tokensSpanning = (units: number): number => 3 * units + 2;
+
+/**
+ * The stop string that the last of `generated` completes, if any: a match that reaches past the
+ * text the tokens before it had settled (their last character may have been a partial one).
+ */
+function completedStop(tokenizer: PreTrainedTokenizer, generated: number[], stop: readonly string[], longest: number): string | undefined {
+  const window = generated.slice(-tokensSpanning(longest));
+  const before = window.length > 1 ? tokenizer.decode(window.slice(0, -1)) : '';
+  const after = tokenizer.decode(window);
+  const settled = before.endsWith('\uFFFD') ? before.length - 1 : before.length;
+  return stop.find((text) => after.indexOf(text, Math.max(0, settled - text.length + 1)) !== -1);
+}
+
+interface Sequence {
+  index: number;
+  /** Prompt and generated ids. */
+  ids: bigint[];
+  generated: number[];
+  sampler?: Sampler;
+  matcher?: GrammarMatcher;
+}
+
+/**
+ * Generates from `prompt` one token per iteration with the model's KV cache, every token chosen
+ * by `lab.sampleToken` exactly as `createLogitsProcessor` would choose it. With `n` > 1 the
+ * sequences share the prompt's prefill and then run as one batch; each step yields one token per
+ * unfinished sequence, in sequence order. Breaking out of the loop or aborting `signal` stops it.
+ * Every argument is checked before the first forward pass, token ids against the model's
+ * vocab_size.
+ */
+export async function* generateTokens(
+  model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: string, options: GenerateOptions,
+): AsyncGenerator<GeneratedToken> {
+  checkModel(model);
+  checkTokenizer(tokenizer);
+  if (typeof prompt !== 'string') throw new SamplingLabError('prompt', 'prompt must be a string');
+  if (options === undefined) throw new SamplingLabError('lab', 'generateTokens needs options with lab: { lab, ...sampling options }');
+  checkObject(options, 'options');
+  const {
+    lab, maxNewTokens = 64, maxPromptTokens, topCandidates = 5, stopAtEos = true, signal, logprobs, logprobsMode,
+    n = 1, stop = [], stopTokenIds = [], minNewTokens = 0, grammar, ...sampling
+  } = options;
+  checkLab(lab);
+  checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
+  checkInteger(topCandidates, 'topCandidates', 0, 50);
+  checkBoolean(stopAtEos, 'stopAtEos');
+  checkSignal(signal);
+  checkInteger(n, 'n', 1, MAX_SEQUENCES);
+  const stops = checkStops(stop);
+  const vocab = vocabularyOf(model);
+  const stopIds = new Set(checkTokenIds(stopTokenIds, 'stopTokenIds', vocab, 1024));
+  checkInteger(minNewTokens, 'minNewTokens', 0, maxNewTokens);
+  checkSamplingOptions(lab, sampling, OWN_OPTIONS, vocab);
+  checkGrammar(grammar, vocab, sampling);
+  const { seed = lab.freshSeed(), stream = 0, ...filterOptions } = sampling;
+  if (n > 1) lab.checkOptions({ stream: stream + n - 1 });
+  // logprobs' count and mode are not sampling options: a one-logit draw checks them as every draw will.
+  if (logprobs !== undefined) lab.sampleToken([0], { logprobs, logprobsMode });
+  else if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs (how many top tokens to list)');
+  const history = needsHistory(lab, filterOptions);
+  const prompted = promptIds(tokenizer, prompt, vocab, promptLimit(model, maxPromptTokens));
+  const eos = new Set(stopAtEos ? endOfSequenceIds(model) : []);
+  // Banned until minNewTokens: EOS (when it stops) and the stop tokens.
+  const held = [...new Set([...eos, ...stopIds])];
+  const longestStop = Math.max(0, ...stops.map((text) => text.length));
+  const sequences: Sequence[] = Array.from({ length: n }, (_, index) => ({
+    index,
+    ids: [...prompted],
+    generated: [],
+    // Mirostat's μ moves after every draw: a stateful sampler carries it and draws the same token.
+    sampler: filterOptions.mirostat && lab.createSampler({ ...sampling, stream: stream + index, generatedIds: Int32Array.from(prompted, Number), step: prompted.length }),
+  }));
+  try {
+    if (grammar) for (const sequence of sequences) sequence.matcher = await grammar.matcher();
+    let active = maxNewTokens > 0 ? sequences : [];
+    let past: KvCache | undefined;
+    // Positions in the cache: the same for every sequence (jump-forward runs with n = 1 only).
+    let cached = 0;
+    for (let step = 0; active.length > 0 && !signal?.aborted; step++) {
+      // The prompt once, then each unfinished sequence's tokens past the cache, batch row j = active[j].
+      const batch = active.map((sequence) => sequence.ids.slice(cached));
+      const pass = await forward(model, step === 0 ? [prompted] : batch, past, cached, 1);
+      cached += (step === 0 ? prompted : batch[0]).length;
+      const finished = new Set<Sequence>();
+      const forced: GeneratedToken[] = [];
+      for (const [j, sequence] of active.entries()) {
+        const logits = row(pass, step === 0 ? 0 : j);
+        if (sequence.generated.length < minNewTokens) for (const id of held) logits[id] = -Infinity;
+        const mu = sequence.sampler?.state.mirostatMu;
+        const matcher = sequence.matcher;
+        await matcher?.settled();
+        const filters = {
+          ...filterOptions,
+          ...(mu != null ? { mirostat: { ...filterOptions.mirostat, mu } } : {}),
+          ...(history ? { generatedIds: Int32Array.from(sequence.ids, Number) } : {}),
+          ...(matcher && { allowedMask: matcher.allowedMask }),
+        };
+        const grammarAllowed = matcher?.allowedCount;
+        const key = { seed, stream: stream + sequence.index, step: sequence.ids.length };
+        const drawn = logprobs === undefined ? undefined : lab.sampleToken(logits, { ...filters, ...key, logprobs, logprobsMode });
+        const token = sequence.sampler ? sequence.sampler.sample(logits) : drawn ? drawn.token : lab.sampleToken(logits, { ...filters, ...key });
+        sequence.ids.push(BigInt(token));
+        sequence.generated.push(token);
+        if (matcher && !matcher.accept(token)) throw new SamplingLabError('grammar', `the grammar refused token ${token}, which its mask allowed`);
+        const stopString = stops.length > 0 && sequence.generated.length >= minNewTokens
+          ? completedStop(tokenizer, sequence.generated, stops, longestStop) : undefined;
+        const stopReason = eos.has(token) || stopIds.has(token) ? token : stopString;
+        const finishReason = stopReason !== undefined || matcher?.isTerminated() ? 'stop'
+          : sequence.generated.length >= maxNewTokens ? 'length' : undefined;
+        if (finishReason) finished.add(sequence);
+        else if (matcher && n === 1) forced.push(...jumpForward(tokenizer, matcher, sequence, maxNewTokens));
+        yield described({
+          token,
+          text: tokenizer.decode([token]),
+          sequence: sequence.index,
+          ...(matcher && { grammarAllowed }),
+          ...(drawn && {
+            logprobs: {
+              logprob: drawn.logprob,
+              rank: drawn.rank,
+              top: drawn.top.map((t) => ({ token: t.token, text: tokenizer.decode([t.token]), logprob: t.logprob })),
+            },
+          }),
+          ...(finishReason && { finishReason }),
+          ...(stopReason !== undefined && { stopReason }),
+        }, () => describeStep(lab, tokenizer, logits, { ...filters, ...key }, token, topCandidates));
+        // Tokens the grammar forces go through the next forward pass together, with no draw.
+        for (const [f, forcedStep] of forced.entries()) {
+          const last = f === forced.length - 1 && (matcher!.isTerminated() || sequence.generated.length >= maxNewTokens);
+          if (last) finished.add(sequence);
+          yield { ...forcedStep, ...(last && { finishReason: matcher!.isTerminated() ? 'stop' : 'length' }) };
+        }
+      }
+      // Every sequence starts from the prompt's cache; finished ones leave the batch.
+      const rows = active.flatMap((sequence, j) => (finished.has(sequence) ? [] : [step === 0 ? 0 : j]));
+      active = active.filter((sequence) => !finished.has(sequence));
+      past = active.length > 0 ? await selectRows(pass.cache, rows) : undefined;
+    }
+  } finally {
+    // The matchers hold xgrammar memory, also when the consumer stops early.
+    for (const sequence of sequences) sequence.matcher?.dispose();
+  }
+}
+
+export function checkGrammar(grammar: unknown, vocab: number | undefined, sampling: Record<string, unknown>): void {
+  if (grammar === undefined) return;
+  const compiled = grammar as Partial<CompiledGrammar>;
+  if (typeof compiled?.matcher !== 'function' || typeof compiled.vocabSize !== 'number') {
+    throw new SamplingLabError('grammar', 'grammar must come from compileGrammar(tokenizer, { jsonSchema | ebnf | regex | structuralTag }) of sampling-lab/grammar');
+  }
+  if (vocab !== undefined && compiled.vocabSize !== vocab) {
+    throw new SamplingLabError('grammar', `the grammar was compiled for ${compiled.vocabSize} tokens and the model has ${vocab}: pass { vocabSize: ${vocab} } to compileGrammar`);
+  }
+  if ('allowedMask' in sampling) throw new SamplingLabError('allowedMask', 'allowedMask comes from the grammar at each step; give one or the other');
+  if ('mirostat' in sampling) throw new SamplingLabError('grammar', 'a grammar cannot be combined with mirostat (its stateful sampler draws without the mask)');
+}
+
+/**
+ * The tokens of the grammar's jump-forward string (the text every continuation starts with) that
+ * it accepts, at most `limit`, accepted into the matcher: tokens no model needs to choose.
+ */
+export function jumpForwardTokens(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, limit: number): number[] {
+  const text = matcher.jumpForward();
+  const tokens: number[] = [];
+  if (text === '') return tokens;
+  for (const token of tokenizer.encode(text, { add_special_tokens: false })) {
+    if (tokens.length >= limit || matcher.isTerminated() || !matcher.accept(token)) break;
+    tokens.push(token);
+  }
+  return tokens;
+}
+
+// The forced tokens appended to the sequence, as steps drawn by no one.
+function jumpForward(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, sequence: Sequence, maxNewTokens: number): GeneratedToken[] {
+  return jumpForwardTokens(tokenizer, matcher, maxNewTokens - sequence.generated.length).map((token) => {
+    sequence.ids.push(BigInt(token));
+    sequence.generated.push(token);
+    return { token, text: tokenizer.decode([token]), sequence: sequence.index, prob: 1, entropyBits: 0, kept: 1, top: [], cuts: [], grammarAllowed: 0, forced: true };
+  });
+}
+
+type Description = Pick<GeneratedToken, 'prob' | 'entropyBits' | 'kept' | 'top' | 'cuts'>;
+const DESCRIPTION: readonly (keyof Description)[] = ['prob', 'entropyBits', 'kept', 'top', 'cuts'];
+
+// The step with its description computed when first read: a loop that reads only the tokens pays
+// for the draws alone.
+function described(step: Omit<GeneratedToken, keyof Description>, describe: () => Description): GeneratedToken {
+  let description: Description | undefined;
+  for (const key of DESCRIPTION) Object.defineProperty(step, key, { enumerable: true, get: () => (description ??= describe())[key] });
+  return step as GeneratedToken;
+}
+
+// The distribution the token was drawn from (with the same random key: XTC's draw is part of
+// it), where each stage cut it, and the most probable candidates before the filters.
+function describeStep(lab: Lab, tokenizer: PreTrainedTokenizer, logits: Float32Array, options: SampleTokenOptions,
+                      token: number, topCandidates: number): Description {
+  const sampled = lab.distribution(logits, options);
+  const cuts = lab.stages(logits, options).stages;
+  const top: Candidate[] = [];
+  if (topCandidates > 0) {
+    const { temperature = 1, repetitionPenalty, presencePenalty, frequencyPenalty, penaltyLastN, generatedIds } = options;
+    const best = lab.distribution(logits, { temperature, repetitionPenalty, presencePenalty, frequencyPenalty, penaltyLastN, generatedIds, topK: topCandidates });
+    best.probs.forEach((p, id) => {
+      if (p > 0) top.push({ token: id, text: tokenizer.decode([id]), prob: p * best.keptMass, kept: sampled.probs[id] > 0 });
+    });
+    top.sort((a, b) => b.prob - a.prob || a.token - b.token);
+  }
+  return { prob: sampled.probs[token], entropyBits: sampled.entropyBits, kept: sampled.kept, top, cuts };
+}

@@ -1,0 +1,13 @@
+// sampling-lab/transformers: Sampling Lab as the sampler of a transformers.js model.
+// transformers.js's generate() applies only repetition penalty, temperature and top-k (50 by
+// default) and ignores top-p and min-p; here every token is chosen by lab.sampleToken instead.
+export type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+export {
+  createGenerateKwargs, createLogitsProcessor, type GenerateKwargs, type LogitsProcessorFunction, type ProcessorOptions,
+} from './processor.js';
+export { generateTokens, type Candidate, type GeneratedToken, type GenerateOptions, type StepLogprobs } from './generate.js';
+export { speculativeGenerate, type SpeculativeGeneration, type SpeculativeOptions, type SpeculativeStats, type SpeculativeStep } from './speculative.js';
+export { beamSearch, type BeamSearchOptions, type BeamSequence } from './beam.js';
+export type { ForwardPass } from './forward.js';
+export { logitsRows, passageIds, positionLogits } from './logits.js';
+export { loadHubModel, loadLocalModel, type LoadedModel, type LoadModelOptions } from './load.js';

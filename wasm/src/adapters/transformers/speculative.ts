@@ -1,0 +1,271 @@
+// Speculative decoding (the chapter's speculative section on two real models): the draft
+// proposes γ tokens through its KV cache, the target scores all γ + 1 positions in one forward
+// pass through its own, lab.speculativeVerify accepts or redraws, and both caches are cut back to
+// the accepted sequence. The output follows the target's distribution exactly.
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+import { SamplingLabError } from '../../lab/errors.js';
+import type { CompiledGrammar, GrammarMatcher } from '../grammar/grammar.js';
+import type { Lab, SampleTokenOptions } from '../../lab/lab.js';
+import { cachedLength, truncateCache } from './cache.js';
+import {
+  checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenizer,
+  endOfSequenceIds, needsHistory, promptIds, promptLimit,
+} from './checks.js';
+import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
+import { checkGrammar, jumpForwardTokens } from './generate.js';
+
+export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'> {
+  /** The Sampling Lab instance that draws and verifies the tokens. */
+  lab: Lab;
+  /** Tokens the draft proposes per step (default 4). */
+  gamma?: number;
+  /** Tokens generated at most (default 64). */
+  maxNewTokens?: number;
+  /** The longest prompt taken, in tokens (default and most: the target's max_position_embeddings). */
+  maxPromptTokens?: number;
+  /** Stop at the target's end-of-sequence tokens (default true). */
+  stopAtEos?: boolean;
+  /** Stops the loop before the next step. */
+  signal?: AbortSignal;
+  /** The draft's random stream (default lab.draftStream(stream)). */
+  draftStream?: number;
+  /** Hears every forward pass, for inspection (the page's and the tests'). */
+  onForward?: (pass: ForwardPass) => void;
+  /** A grammar (sampling-lab/grammar): the draft proposes under its mask, the target verifies each position under it, rejected proposals are rolled back; generation ends when it terminates. */
+  grammar?: CompiledGrammar;
+}
+
+export interface SpeculativeStep {
+  /** The tokens this step emits: the accepted drafts, then the target's own (cut at EOS or maxNewTokens). */
+  tokens: number[];
+  /** The draft's proposals. */
+  proposed: number[];
+  /** How many proposals the target accepted. */
+  accepted: number;
+  /** Whether the target's token was redrawn from norm(max(0, p − q)) after a rejection (else it is the bonus token). */
+  fromResidual: boolean;
+  text: string;
+  /** With a grammar: how many tokens its mask allowed at each position checked (proposals, then the target's own; 0 for forced tokens). */
+  grammarAllowed?: number[];
+  /** With a grammar: the tokens are its jump-forward string, proposed and verified by no model. */
+  forced?: boolean;
+}
+
+/** Running totals of a speculative generation. */
+export interface SpeculativeStats {
+  /** Tokens emitted. */
+  tokens: number;
+  proposed: number;
+  accepted: number;
+  /** accepted / proposed. */
+  acceptance: number;
+  /** Tokens emitted per target forward pass. */
+  tokensPerTargetPass: number;
+  targetCalls: number;
+  draftCalls: number;
+  /** Time spent generating, ms (the consumer's time between steps left out). */
+  wallMs: number;
+}
+
+/** The iterator speculativeGenerate returns, with its running totals. */
+export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep> {
+  readonly stats: Readonly<SpeculativeStats>;
+}
+
+const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar'];
+
+/** One model's side of the decoding: its cache holds the first `cache` positions of the sequence. */
+interface Side {
+  model: PreTrainedModel;
+  role: 'target' | 'draft';
+  cache?: KvCache;
+}
+
+/**
+ * Generates from `prompt` with `draft` proposing `gamma` tokens a step and `target` verifying
+ * them in one forward pass (lab.speculativeVerify: accepted with min(1, p/q), a rejection redrawn
+ * from the residual), so that the tokens follow the target's distribution with these options.
+ * Both models take the same tokenizer and vocabulary. The arguments are checked at once; breaking
+ * out of the loop or aborting `signal` stops it, and `.stats` keeps the totals.
+ */
+export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedModel, tokenizer: PreTrainedTokenizer,
+                                    prompt: string, options: SpeculativeOptions): SpeculativeGeneration {
+  checkModel(target, 'target');
+  checkModel(draft, 'draft');
+  checkTokenizer(tokenizer);
+  if (options === undefined) throw new SamplingLabError('lab', 'speculativeGenerate needs options with lab: { lab, gamma, ...sampling options }');
+  checkObject(options, 'options');
+  const { lab, gamma = 4, maxNewTokens = 64, maxPromptTokens, stopAtEos = true, signal, draftStream, onForward, grammar, ...sampling } = options;
+  checkLab(lab);
+  checkInteger(gamma, 'gamma', 1, lab.maxDraftTokens);
+  checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
+  checkBoolean(stopAtEos, 'stopAtEos');
+  checkSignal(signal);
+  if (onForward !== undefined && typeof onForward !== 'function') throw new SamplingLabError('onForward', 'onForward must be a function');
+  if ('mirostat' in sampling) {
+    throw new SamplingLabError('mirostat', 'mirostat cannot be verified speculatively: its μ depends on every emitted token');
+  }
+  const vocab = vocabularyOf(target);
+  if (vocabularyOf(draft) !== vocab) {
+    throw new SamplingLabError('draft', `the draft's vocab_size ${vocabularyOf(draft)} is not the target's ${vocab}: they must share the tokenizer`);
+  }
+  checkSamplingOptions(lab, sampling, OWN_OPTIONS, vocab);
+  checkGrammar(grammar, vocab, sampling);
+  if (draftStream !== undefined) checkInteger(draftStream, 'draftStream', 0, Number.MAX_SAFE_INTEGER);
+  const stream = sampling.stream ?? 0;
+  const keys = { ...sampling, seed: sampling.seed ?? lab.freshSeed(), stream, draftStream: draftStream ?? lab.draftStream(stream) };
+  // Both models see the prompt: the shorter context bounds it.
+  const ids = promptIds(tokenizer, prompt, vocab, Math.min(promptLimit(target, maxPromptTokens), promptLimit(draft, undefined))).map(Number);
+  const stats: SpeculativeStats = { tokens: 0, proposed: 0, accepted: 0, acceptance: 0, tokensPerTargetPass: 0, targetCalls: 0, draftCalls: 0, wallMs: 0 };
+  const run = decode({
+    lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, onForward, options: keys, grammar,
+    eos: new Set(stopAtEos ? endOfSequenceIds(target) : []),
+    target: { model: target, role: 'target' }, draft: { model: draft, role: 'draft' },
+  });
+  return Object.assign(run, { stats });
+}
+
+interface Decoding {
+  lab: Lab;
+  tokenizer: PreTrainedTokenizer;
+  /** The prompt, then every emitted token. */
+  ids: number[];
+  gamma: number;
+  maxNewTokens: number;
+  signal?: AbortSignal;
+  stats: SpeculativeStats;
+  onForward?: (pass: ForwardPass) => void;
+  options: Omit<SampleTokenOptions, 'step' | 'generatedIds'> & { stream: number; draftStream: number };
+  eos: Set<number>;
+  target: Side;
+  draft: Side;
+  grammar?: CompiledGrammar;
+}
+
+// Runs the part of `sequence` past the side's cache and keeps its last `keep` logits rows;
+// the cache then holds all of `sequence`.
+async function pass(side: Side, sequence: number[], keep: number, decoding: Decoding): Promise<Float32Array> {
+  const past = cachedLength(side.cache);
+  const result = await forward(side.model, [sequence.slice(past).map(BigInt)], side.cache, past, keep);
+  side.cache = result.cache;
+  decoding.stats[side.role === 'target' ? 'targetCalls' : 'draftCalls']++;
+  decoding.onForward?.({ role: side.role, sequences: [sequence], rows: result.rows, keep, vocab: result.vocab });
+  return result.rows;
+}
+
+async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
+  const { lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, options, eos, target, draft, grammar } = decoding;
+  const { draftStream, ...targetOptions } = options;
+  const history = needsHistory(lab, options);
+  const promptLength = ids.length;
+  const matcher = grammar && await grammar.matcher();
+  try {
+    let draftRows = new Float32Array(0);
+    let started = performance.now();
+    while (ids.length - promptLength < maxNewTokens && !signal?.aborted) {
+      // Text the grammar forces goes through both models with the next passes, never drafted.
+      const forced = matcher ? jumpForwardTokens(tokenizer, matcher, maxNewTokens - (ids.length - promptLength)) : [];
+      if (forced.length > 0) {
+        ids.push(...forced);
+        stats.tokens += forced.length;
+        yield { tokens: forced, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(forced), grammarAllowed: forced.map(() => 0), forced: true };
+        if (matcher!.isTerminated()) return;
+        continue;
+      }
+      // γ, or fewer when fewer tokens remain (a step emits up to γ + 1).
+      let proposing = Math.min(gamma, Math.max(1, maxNewTokens - (ids.length - promptLength) - 1));
+      const proposed: number[] = [];
+      // The grammar's mask at each position: the draft proposes and the target verifies under it.
+      const masks: (Int32Array | undefined)[] = [];
+      const allowed: number[] = [];
+      for (let i = 0; i < proposing; i++) {
+        const rows = await pass(draft, [...ids, ...proposed], 1, decoding);
+        // One buffer for every step's draft rows.
+        if (draftRows.length < gamma * rows.length) draftRows = new Float32Array(gamma * rows.length);
+        draftRows.set(rows, i * rows.length);
+        masks.push(await maskOf(matcher, allowed));
+        const proposal = lab.sampleToken(rows, {
+          ...targetOptions, stream: draftStream, step: ids.length + i,
+          ...(history && { generatedIds: [...ids, ...proposed] }), ...(masks[i] && { allowedMask: masks[i] }),
+        });
+        proposed.push(proposal);
+        if (matcher && !matcher.accept(proposal)) throw new SamplingLabError('grammar', `the grammar refused token ${proposal}, which its mask allowed`);
+        // Nothing follows the grammar's end: the proposals stop there.
+        if (matcher?.isTerminated()) proposing = i + 1;
+      }
+      const ended = matcher?.isTerminated() ?? false;
+      if (matcher && !ended) masks.push(await maskOf(matcher, allowed));
+      const targetRows = await pass(target, [...ids, ...proposed], proposing + 1, decoding);
+      const vocab = targetRows.length / (proposing + 1);
+      const verdict = matcher
+        ? verifyEach(lab, targetRows, draftRows, proposed, masks, vocab, ended, { ...options, step: ids.length }, history ? ids : undefined)
+        : lab.speculativeVerify(targetRows, draftRows.subarray(0, proposing * vocab), proposed, {
+          ...options, step: ids.length, ...(history && { generatedIds: ids }),
+        });
+      // Both caches back to the accepted sequence: the target holds it minus the emitted token, the
+      // draft at most that (its last proposal never went through it).
+      const kept = ids.length + verdict.accepted;
+      target.cache = await truncateCache(target.cache!, kept);
+      draft.cache = await truncateCache(draft.cache!, Math.min(kept, cachedLength(draft.cache)));
+      let tokens = Array.from(verdict.tokens);
+      if (matcher) {
+        // The rejected proposals leave the grammar; the target's own token enters it.
+        matcher.rollBack(proposing - verdict.accepted);
+        if (tokens.length > verdict.accepted && !matcher.accept(tokens[tokens.length - 1])) {
+          throw new SamplingLabError('grammar', `the grammar refused token ${tokens[tokens.length - 1]}, which its mask allowed`);
+        }
+      }
+      let end = tokens.findIndex((token) => eos.has(token));
+      if (matcher?.isTerminated()) end = tokens.length - 1;
+      if (end !== -1) tokens = tokens.slice(0, end + 1);
+      tokens = tokens.slice(0, maxNewTokens - (ids.length - promptLength));
+      ids.push(...tokens);
+      stats.tokens += tokens.length;
+      stats.proposed += proposing;
+      stats.accepted += verdict.accepted;
+      stats.acceptance = stats.accepted / stats.proposed;
+      stats.tokensPerTargetPass = stats.tokens / stats.targetCalls;
+      stats.wallMs += performance.now() - started;
+      yield {
+        tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
+        ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
+      };
+      started = performance.now();
+      if (end !== -1) return;
+    }
+  } finally {
+    // The matcher holds xgrammar memory, also when the consumer stops early.
+    matcher?.dispose();
+  }
+}
+
+async function maskOf(matcher: GrammarMatcher | undefined, allowed: number[]): Promise<Int32Array | undefined> {
+  if (!matcher) return undefined;
+  await matcher.settled();
+  allowed.push(matcher.allowedCount);
+  return matcher.allowedMask;
+}
+
+/**
+ * lab.speculativeVerify one position at a time, each under its own grammar mask: position i's
+ * call reads the same uniforms (block step + i) as one call over all γ would, so the rule and the
+ * draws are the same; the bonus after γ accepted proposals is drawn under the last mask (none
+ * when the grammar ended with the proposals).
+ */
+function verifyEach(lab: Lab, targetRows: Float32Array, draftRows: Float32Array, proposed: number[], masks: (Int32Array | undefined)[],
+                    vocab: number, ended: boolean, options: SampleTokenOptions & { step: number; draftStream: number },
+                    history: number[] | undefined): { accepted: number; tokens: number[]; fromResidual: boolean } {
+  for (let i = 0; i < proposed.length; i++) {
+    const verdict = lab.speculativeVerify(targetRows.subarray(i * vocab, (i + 2) * vocab), draftRows.subarray(i * vocab, (i + 1) * vocab), [proposed[i]], {
+      ...options, step: options.step + i, allowedMask: masks[i], ...(history && { generatedIds: [...history, ...proposed.slice(0, i)] }),
+    });
+    if (verdict.accepted === 0) return { accepted: i, tokens: [...proposed.slice(0, i), verdict.token], fromResidual: true };
+  }
+  if (ended) return { accepted: proposed.length, tokens: [...proposed], fromResidual: false };
+  const { draftStream: _, ...targetOptions } = options;
+  const bonus = lab.sampleToken(targetRows.subarray(proposed.length * vocab, (proposed.length + 1) * vocab), {
+    ...targetOptions, step: options.step + proposed.length, allowedMask: masks[proposed.length],
+    ...(history && { generatedIds: [...history, ...proposed] }),
+  });
+  return { accepted: proposed.length, tokens: [...proposed, bonus], fromResidual: false };
+}

@@ -1,6 +1,0 @@
-// Registers <sampling-lab> once, however many times this module is imported.
-import { SamplingLabElement } from './element/sampling-lab-element.js';
-
-if (!customElements.get('sampling-lab')) customElements.define('sampling-lab', SamplingLabElement);
-
-export { SamplingLabElement };

@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// The `sampling-lab` command (cli/main.ts).
+import '../cli/main.js';

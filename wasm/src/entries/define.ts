@@ -1,0 +1,6 @@
+// Registers <sampling-lab> once, however many times this module is imported.
+import { SamplingLabElement } from '../widgets/sampling-lab-element.js';
+
+if (!customElements.get('sampling-lab')) customElements.define('sampling-lab', SamplingLabElement);
+
+export { SamplingLabElement };

@@ -1,0 +1,11 @@
+// `sampling-lab`, Node entry: reads sampling-lab-core.wasm from disk.
+import { Lab } from '../lab/lab.js';
+import { coreWasmUrl, loadCoreModule } from '../runtime/core-module.js';
+import type { LoadOptions } from '../runtime/load-options.js';
+import { withWasmBinary } from '../runtime/node-wasm.js';
+
+export * from './index.js';
+
+export async function loadSamplingLab(options: LoadOptions = {}): Promise<Lab> {
+  return new Lab(await loadCoreModule(await withWasmBinary(options, coreWasmUrl())));
+}

@@ -1,0 +1,113 @@
+// Speculative verification's and beam search's types, and the beam search handle. The core
+// (core/sampling/include/sampling_lab/speculative_decoding.hpp, beam_search.hpp) does the work.
+import type { CoreBeamSearch } from '../sampling-lab-core.js';
+import type { SampleTokenOptions } from './types.js';
+import type { IntegerArray, NumericArray } from './schema.js';
+
+export interface SpeculativeOptions extends SampleTokenOptions {
+  /** The stream the draft drew its tokens on; default `lab.draftStream(stream)`. */
+  draftStream?: number;
+}
+
+export interface SpeculativeVerification {
+  /** Drafts accepted, 0 … γ. */
+  accepted: number;
+  /** The residual draw at the first rejection, or the bonus token from the last target row. */
+  token: number;
+  /** The accepted drafts, then `token` (accepted + 1 entries). */
+  tokens: Int32Array;
+  /** min(1, p_i(x_i) / q_i(x_i)) at each position checked: accepted + 1, or γ when all were accepted. */
+  acceptance: Float64Array;
+  /** `token` replaced a rejected draft (drawn from norm(max(0, p − q)); the target's token at temperature 0). */
+  fromResidual: boolean;
+}
+
+export interface BeamSearchOptions {
+  /** Beams kept, 1 … lab.maxBeams. */
+  numBeams: number;
+  /** Steps at most, 1 … lab.maxNewTokens. */
+  maxNewTokens: number;
+  /** transformers' length_penalty: a finished sequence scores logProb / length^lengthPenalty; default 1, in [−10, 10]; not with stochastic. */
+  lengthPenalty?: number;
+  /** Tokens that end a sequence (at most lab.maxEosTokens). */
+  eosTokenIds?: IntegerArray;
+  /** Hypotheses finish() returns, 1 … numBeams; default 1. */
+  numReturnSequences?: number;
+  /** Stop as soon as numBeams sequences have ended; default false. */
+  earlyStopping?: boolean;
+  /** Stochastic beam search (Kool et al. 2019): Gumbel-perturbed log-probabilities from (seed, stream) rank the candidates. */
+  stochastic?: boolean;
+  seed?: number;
+  stream?: number;
+}
+
+export interface BeamStep {
+  /** New beam j extends the beam of row beamIndices[j]: reorder the KV cache by it. */
+  beamIndices: Int32Array;
+  /** The token new beam j adds. */
+  tokens: Int32Array;
+  /** No further step: call finish(). */
+  done: boolean;
+}
+
+export interface BeamHypothesis {
+  /** Generated tokens, the end-of-sequence token that ended it included. */
+  tokens: number[];
+  /** Σ of each token's log-softmax in its row. */
+  logProb: number;
+  /** logProb / length^lengthPenalty; stochastic: the perturbed log-probability. */
+  score: number;
+}
+
+/** A beam search fed one forward pass at a time. */
+export interface BeamSearch {
+  /**
+   * One step on the running beams' logits: 1 row (the prompt's last position) at the first step,
+   * numBeams after; an array of rows or one flat array.
+   */
+  step(logitsRows: readonly NumericArray[] | Float32Array | Float64Array): BeamStep;
+  /** The best numReturnSequences hypotheses, best first. */
+  finish(): BeamHypothesis[];
+  readonly numBeams: number;
+  readonly done: boolean;
+}
+
+/** What a beam search needs of its lab: a step on rows it writes where the engine reads them, and the finish. */
+export interface BeamSearchPort {
+  /** `first`: no step has succeeded yet. */
+  step(search: CoreBeamSearch, logitsRows: readonly NumericArray[] | Float32Array | Float64Array, first: boolean): BeamStep;
+  finish(search: CoreBeamSearch): BeamHypothesis[];
+}
+
+// Each search lives in WebAssembly memory until its handle is garbage-collected.
+const searches = new FinalizationRegistry<CoreBeamSearch>((search) => search.delete());
+
+export class LabBeamSearch implements BeamSearch {
+  readonly numBeams: number;
+  readonly #port: BeamSearchPort;
+  readonly #search: CoreBeamSearch;
+  #done = false;
+  #stepped = false;
+
+  constructor(port: BeamSearchPort, search: CoreBeamSearch, numBeams: number) {
+    this.#port = port;
+    this.#search = search;
+    this.numBeams = numBeams;
+    searches.register(this, search);
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  step(logitsRows: readonly NumericArray[] | Float32Array | Float64Array): BeamStep {
+    const step = this.#port.step(this.#search, logitsRows, !this.#stepped);
+    this.#stepped = true;
+    this.#done = step.done;
+    return step;
+  }
+
+  finish(): BeamHypothesis[] {
+    return this.#port.finish(this.#search);
+  }
+}

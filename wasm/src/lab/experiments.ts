@@ -1,0 +1,249 @@
+// Result shapes of the core's experiments (core/experiments/src/chapter/). Their parameter
+// types are generated from the core's schemas (generated/types.ts). Vocabulary-sized arrays are
+// typed arrays: they cross from WebAssembly as bytes, never as JSON text.
+import type { FilterStage } from '../sampling-lab-core.js';
+import type { ExperimentName, ExperimentParams } from '../generated/types.js';
+
+export type { ExperimentName, ExperimentParams } from '../generated/types.js';
+export type * from '../generated/types.js';
+
+export interface FiltersResult {
+  /** The kept tokens renormalised; 0 for cut ones. */
+  probs: Float32Array;
+  /** The distribution before truncation (penalties and temperature only). */
+  tempered: Float32Array;
+  /** Where each active truncating filter cut the ranking, cumulatively in chain order. */
+  stages: FilterStage[];
+  /** Per token: 0 = kept, else 1 + the index in `lab.stageNames` of the stage that cut it (`lab.masksCode` for the masks), as `lab.stages` gives. */
+  cutBy: Uint8Array;
+  kept: number;
+  keptMass: number;
+  entropyBits: number;
+  topProb: number;
+  /** Tokens needed for 90 % of the tempered distribution's mass. */
+  tokensFor90: number;
+  /** E, E[f²], Var and SD of a drawn token's surprisal f = −log2 p, in bits (E is the entropy), after and before the cuts. */
+  surprisal: { kept: Moments; tempered: Moments };
+}
+
+export interface Moments {
+  mean: number;
+  meanSquare: number;
+  variance: number;
+  standardDeviation: number;
+}
+
+export interface TemperatureResult {
+  vocabSize: number;
+  mass: number;
+  rows: { temperature: number; topProb: number; tokensForMass: number; entropyBits: number }[];
+}
+
+export interface ChiSquare {
+  statistic: number;
+  dof: number;
+  pValue: number;
+}
+
+export interface SamplersResult {
+  n: number;
+  /** √(p(1 − p)/n) per category: the spread of a correct sampler's frequencies. */
+  standardErrors: Float64Array;
+  methods: {
+    name: 'inverse-cdf' | 'gumbel-max' | 'exponential-race' | 'alias';
+    frequencies: Float64Array;
+    /** frequency − p per category. */
+    deviations: Float64Array;
+    maxDeviation: number;
+    chiSquare: ChiSquare;
+    nanosPerSample: number;
+  }[];
+}
+
+/** Single draws of one method with what it computed on the way; draw k is draw k of `samplers` on the same seed and stream. */
+export interface SamplerTraceResult {
+  method: 'inverse-cdf' | 'gumbel-max' | 'exponential-race' | 'alias';
+  seed: number;
+  stream: number;
+  first: number;
+  /** Inverse CDF: the normalised running sums; the token is the first whose sum exceeds u. */
+  cdf?: number[];
+  /** Gumbel-max: log p_i, which the noise G_i is added to. */
+  logP?: number[];
+  /** Alias: column i keeps token i when the coin is below threshold[i], else gives alias[i]. */
+  aliasTable?: { threshold: number[]; alias: number[] };
+  draws: {
+    index: number;
+    token: number;
+    /** Inverse CDF. */
+    u?: number;
+    /** Gumbel-max: G_i = −ln E_i, and log p_i + G_i (its argmax is the token). */
+    gumbel?: number[];
+    noisyLogits?: number[];
+    /** Race: E_i ~ Exp(1), and the arrival E_i / p_i (the earliest is the token). */
+    clocks?: number[];
+    arrivals?: number[];
+    /** Alias: the column and the coin in [0, 1). */
+    column?: number;
+    coin?: number;
+  }[];
+}
+
+/** A sequence's probability multiplied out against the sum of its logs. */
+export interface LogSpaceResult {
+  tokenProb: number;
+  length: number;
+  productFloat32: number;
+  productFloat64: number;
+  /** Natural log of the sequence's probability, and its base-10 exponent. */
+  logSum: number;
+  log10Prob: number;
+  /** The first step at which each product is 0; null when it never is. */
+  float32ZeroAt: number | null;
+  float64ZeroAt: number | null;
+  series: { step: number; float64: number; logSum: number }[];
+}
+
+export interface McErrorResult {
+  p: number;
+  repeats: number;
+  rows: {
+    n: number; std: number; theory: number; ratio: number;
+    /** The estimates' 5th, 25th, 50th, 75th and 95th percentiles. */
+    spread: [number, number, number, number, number];
+  }[];
+  /** Least-squares slope of log std against log n: −½ by the 1/√n law; null without two distinct n with spread. */
+  slope: number | null;
+}
+
+export interface EvalErrorResult {
+  questions: number;
+  accuracy: number;
+  standardError: number;
+  /** Wilson score interval. */
+  interval95: [number, number];
+  /** A second model `gap` better on the same questions. */
+  other: { accuracy: number; interval95: [number, number] };
+  differenceStandardError: number;
+  /** The gap in standard errors of the difference. */
+  z: number;
+  /** Questions needed for the gap to reach two standard errors. */
+  questionsForGap: number;
+}
+
+export interface PathResult {
+  path: number[];
+  prob: number;
+}
+
+export interface SequenceHandbookResult {
+  mode: 'handbook';
+  vocab: number;
+  depth: number;
+  best: PathResult;
+  greedy: PathResult;
+  beams: (PathResult & { width: number })[];
+  /** Every sequence, most probable first, with the frequency of `samples` ancestral draws. */
+  leaves: (PathResult & { sampled: number })[];
+  /** `draws` sequences sampled without replacement (Gumbel-top-k, Kool et al. 2019). */
+  withoutReplacement: PathResult[];
+}
+
+export interface SequenceRandomResult {
+  mode: 'random';
+  vocab: number;
+  depth: number;
+  sharpness: number;
+  models: number;
+  greedyMisses: number;
+  greedyMissRate: number;
+  beams: { width: number; misses: number; missRate: number; meanProbRatio: number }[];
+  closingWidth: number | null;
+}
+
+export interface SpeculativeResult {
+  mode: 'exact' | 'pitfall';
+  n: number;
+  target: Float32Array;
+  draft: Float32Array;
+  /** norm(max(0, p − q)): where a rejection resamples from. */
+  residual: Float32Array;
+  /** The draft moved towards p in 11 steps: 1 − TV against the simulated acceptance. */
+  sweep: { closeness: number; oneMinusTV: number; simulated: number }[];
+  /** `untruncated`: Σ min(p, q) before top-k, for exercise 1's comparison. */
+  acceptance: { empirical: number; theory: number; oneMinusTV: number; standardError: number; untruncated: number };
+  output: { frequencies: Float64Array; chiSquare: ChiSquare };
+  expectedTokens: { alpha: number; gamma: number; formula: number; simulated: number; verifications: number };
+}
+
+export interface AcceptanceResult {
+  positions: number;
+  /** Of Σ min(p, q) over the positions. */
+  mean: number;
+  median: number;
+  min: number;
+  max: number;
+  meanOneMinusTV: number;
+  /** max |Σ min(p, q) − (1 − TV)|: zero up to rounding, as the identity says. */
+  maxDifference: number;
+  histogram: { edges: number[]; counts: number[] };
+}
+
+export interface EstimatorSpread {
+  mean: number;
+  bias: number;
+  std: number;
+  mse: number;
+}
+
+export type EstimatorName = 'none' | 'tis' | 'mis' | 'selfNormalised';
+
+export interface ImportanceResult {
+  trueMean: number;
+  p: number[];
+  n: number;
+  clip: number;
+  repeats: number;
+  rows: {
+    shift: number;
+    q: number[];
+    estimate: number;
+    ess: number;
+    clipped: number;
+    masked: number;
+    selfNormalised: number;
+    /** Present when repeats > 1. */
+    estimators?: Record<EstimatorName, EstimatorSpread>;
+    /** Each estimator's estimates on shared bins: edges.length = counts[e].length + 1. */
+    histogram?: { edges: number[]; counts: Record<EstimatorName, number[]> };
+    essMean?: number;
+    essStd?: number;
+  }[];
+}
+
+export interface SampleSizeResult {
+  mode: 'means' | 'proportions';
+  n: number;
+  perConfiguration: number;
+  standardErrorAtN: number;
+}
+
+export interface ExperimentResults {
+  filters: FiltersResult;
+  temperature: TemperatureResult;
+  samplers: SamplersResult;
+  'sampler-trace': SamplerTraceResult;
+  'mc-error': McErrorResult;
+  'eval-error': EvalErrorResult;
+  sequence: SequenceHandbookResult | SequenceRandomResult;
+  'log-space': LogSpaceResult;
+  speculative: SpeculativeResult;
+  acceptance: AcceptanceResult;
+  importance: ImportanceResult;
+  'sample-size': SampleSizeResult;
+}
+
+/** Parameters and result of each experiment; tsc fails here if a result type is missing. */
+export type ExperimentTypes = {
+  [N in ExperimentName]: { params: ExperimentParams[N]; result: ExperimentResults[N] };
+};

@@ -1,0 +1,128 @@
+// The 1/√n law: where a Bernoulli frequency's estimates fall over repeated runs, and their
+// standard deviation against sqrt(p(1−p)/n) on log-log axes with its fitted −½ slope, run in the
+// Worker; and the error bars of an eval set, with the question whether a 2-point gap shows.
+import type { EvalErrorResult, McErrorResult } from '../../lab/experiments.js';
+import { IntervalChart } from '../charts/interval-chart.js';
+import { LineChart } from '../charts/line-chart.js';
+import { element, fillTable } from '../dom.js';
+import { strings } from '../i18n.js';
+import { experimentWidget } from '../kit.js';
+import { prediction } from '../predict.js';
+import type { Widget, WidgetContext } from './types.js';
+
+// The guesses offered for "100 times the draws makes the spread … times smaller".
+const SHRINK_GUESSES = [1, 2, 3, 5, 10, 20, 50, 100];
+
+// 10, 30, 100, 300, … up to the largest n chosen.
+function sampleSizes(largest: number): number[] {
+  const sizes: number[] = [];
+  for (let decade = 10; decade <= largest; decade *= 10) {
+    sizes.push(decade);
+    if (3 * decade <= largest) sizes.push(3 * decade);
+  }
+  return sizes;
+}
+
+export function mcErrorWidget(context: WidgetContext): Widget {
+  return experimentWidget<McErrorResult>(context, {
+    experiment: 'mc-error',
+    inWorker: () => true,
+    setup(kit) {
+      const largest = kit.slider('max-n', {
+        label: (s) => s.largestN, min: 2, max: 4, step: 1, value: 4, fromAttribute: Math.log10,
+        format: (v) => (10 ** v).toLocaleString(),
+      });
+      const repeats = kit.slider('repeats', { label: (s) => s.repeats, format: (v) => v.toLocaleString() });
+      kit.controls.append(largest.root, repeats.root);
+      // The guess: how many times smaller the spread gets with 100 times the draws.
+      let last: McErrorResult | undefined;
+      const question = prediction(kit, {
+        name: 'slope',
+        question: (s) => s.slopeQuestion,
+        slider: { label: (s) => s.slopeGuess, min: 0, max: SHRINK_GUESSES.length - 1, step: 1, value: 0, format: (i) => `${SHRINK_GUESSES[i]}×` },
+        onChange: () => { if (last) render(last); },
+      });
+      const numbers = kit.readouts(['slope']);
+      const spreadBox = element('div', 'sl-chart');
+      const spreadChart = kit.chart(new LineChart(spreadBox));
+      const chartBox = element('div', 'sl-chart');
+      const chart = kit.chart(new LineChart(chartBox));
+      const table = element('table', 'sl-table');
+      kit.body.append(question.root, spreadBox, numbers.root, chartBox, table);
+      function render(result: McErrorResult): void {
+        last = result;
+        const s = strings();
+        // The answer's parts stay hidden until the guess.
+        for (const part of [numbers.root, chartBox, table, ...(kit.handbook ? [kit.handbook] : [])]) part.hidden = !question.revealed();
+        const rows = result.rows;
+        const n = rows.map((r) => r.n);
+        const quantile = (k: number) => rows.map((r) => r.spread[k]);
+        spreadChart.draw({
+          xLabel: s.drawsPerRun, yLabel: s.estimateOfP, logX: true, height: 220,
+          series: [
+            { label: `${s.middleHalf}: 25%`, color: '--sl-kept' }, { label: '75%', color: '--sl-kept' },
+            { label: `${s.middle90}: 5%`, color: '--sl-muted', dash: [4, 4] }, { label: '95%', color: '--sl-muted', dash: [4, 4] },
+            { label: `p = ${result.p}`, color: '--sl-text', points: true },
+          ],
+        }, [n, quantile(1), quantile(3), quantile(0), quantile(4), rows.map(() => result.p)], s.spreadSummary(result.p, result.repeats));
+        const slope = result.slope === null ? '—' : result.slope.toFixed(3);
+        numbers.set('slope', s.fittedSlope, `${slope} (${s.theory} −0.5)`);
+        // The measured shrink over the largest hundredfold step of n the rows hold.
+        const pair = rows.map((r) => [r, rows.find((other) => other.n === 100 * r.n)] as const).reverse().find(([, other]) => other);
+        const measured = pair ? { from: pair[0].n, to: pair[1]!.n, before: pair[0].std, after: pair[1]!.std } : undefined;
+        question.setAnswer(s.slopeAnswer(slope, SHRINK_GUESSES[question.guess() as number], measured));
+        chart.draw({
+          xLabel: s.drawsPerRun, yLabel: s.stdOfEstimate, logX: true, logY: true,
+          series: [{ label: s.theoryLine, color: '--sl-cut', dash: [6, 4] }, { label: s.measured, color: '--sl-kept', points: true }],
+        }, [rows.map((r) => r.n), rows.map((r) => r.theory), rows.map((r) => r.std)], s.mcErrorSummary(result.p, result.repeats));
+        fillTable(table, {
+          head: ['n', s.measured, s.theoryLine, s.ratio],
+          rows: rows.map((r) => [r.n.toLocaleString(), r.std.toFixed(4), r.theory.toFixed(4), r.ratio.toFixed(3)]),
+        });
+      }
+      return {
+        params: () => ({ p: kit.param('p').default, ns: sampleSizes(10 ** largest.value()), repeats: repeats.value() }),
+        render,
+      };
+    },
+  });
+}
+
+/** The standard error of an accuracy measured on a finite eval set. */
+export function evalErrorWidget(context: WidgetContext): Widget {
+  return experimentWidget<EvalErrorResult>(context, {
+    experiment: 'eval-error',
+    setup(kit) {
+      const questions = kit.slider('questions', { label: (s) => s.questions });
+      const accuracy = kit.slider('accuracy', { label: (s) => s.accuracy, format: (v) => v.toFixed(2) });
+      const gap = kit.slider('gap', { label: (s) => s.gap, format: (v) => `${(100 * v).toFixed(1)} ${strings().percentagePoints}` });
+      kit.controls.append(questions.root, accuracy.root, gap.root);
+      const numbers = kit.readouts(['standard-error', 'interval', 'z', 'needed']);
+      const chartBox = element('div', 'sl-chart');
+      const chart = kit.chart(new IntervalChart(chartBox));
+      const verdict = element('p', 'sl-verdict');
+      kit.body.append(chartBox, numbers.root, verdict);
+      const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+      return {
+        params: () => ({ questions: questions.value(), accuracy: accuracy.value(), gap: gap.value() }),
+        render(result) {
+          const s = strings();
+          chart.draw({
+            rows: [
+              { label: s.modelA, value: result.accuracy, low: result.interval95[0], high: result.interval95[1], className: 'first' },
+              { label: s.modelB, value: result.other.accuracy, low: result.other.interval95[0], high: result.other.interval95[1], className: 'second' },
+            ],
+            format: percent,
+            columns: { label: s.model, value: s.accuracy, interval: s.interval95 },
+            summary: s.intervalsSummary(result.questions),
+          });
+          numbers.set('standard-error', s.standardErrorLabel, `${(100 * result.standardError).toFixed(1)} ${s.percentagePoints}`);
+          numbers.set('interval', s.interval95, result.interval95.map(percent).join(' – '));
+          numbers.set('z', s.gapInSe, result.z.toFixed(2));
+          numbers.set('needed', s.questionsForGap, result.questionsForGap.toLocaleString('en'));
+          verdict.textContent = s.gapVerdict(result.z >= 2, result.questions, result.other.accuracy - result.accuracy, result.questionsForGap);
+        },
+      };
+    },
+  });
+}
