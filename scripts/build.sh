@@ -11,7 +11,9 @@ if [[ ! -f build/wasm/CMakeCache.txt ]]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build/wasm -j"$(nproc)"
-# The modules and Emscripten's glue for them, beside the package's JavaScript.
+# The modules and Emscripten's glue for them, beside the package's JavaScript (dist is rebuilt
+# whole: tsc never deletes the output of a removed source).
+rm -rf wasm/dist
 mkdir -p wasm/dist
 cp build/wasm/sampling-lab-core.{js,wasm} build/wasm/sampling-lab-experiments.{js,wasm} wasm/dist/
 

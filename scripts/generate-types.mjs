@@ -115,6 +115,9 @@ export type StageName = ${stageTable.stages.map((name) => `'${name}'`).join(' | 
 
 export const OPTION_TABLE: readonly OptionSpec[] = ${JSON.stringify(options.map(({ doc, slider, ...spec }) => spec))};
 
+/** The core's limits as the module binds them (wasm/boundary.hpp's SAMPLING_LAB_CONSTANTS), for code that checks them without a loaded module. */
+export const CORE_LIMITS = ${JSON.stringify(Object.fromEntries(rows(readFileSync(new URL('wasm/boundary.hpp', root), 'utf8'), 'SAMPLING_LAB_CONSTANTS').map(([js]) => [js, core[js]])))} as const;
+
 export const STAGE_TABLE: {
   stages: StageName[];
   presets: Record<'handbook' | 'llama.cpp', StageName[]>;

@@ -29,6 +29,8 @@
   X(maxBeams, sampling_lab::kMaxBeams, "Most beams in a beam search.")                                \
   X(maxEosTokens, sampling_lab::kMaxEosTokens, "Most end-of-sequence ids.")                           \
   X(maxNewTokens, sampling_lab::kMaxNewTokens, "Most new tokens of one decoding run.")                \
+  X(maxLogprobs, sampling_lab::kMaxLogprobs, "Most top logprobs listed with a token.")               \
+  X(maxSamples, sampling_lab::kMaxSamples, "Most draws of one sample call.")                          \
   X(qwen3Vocabulary, sampling_lab::kQwen3Vocabulary, "Qwen3's vocabulary size (151,936).")            \
   X(scalarOptions, sampling_lab::kScalarOptions, "The option table's scalar options, per row.")       \
   X(listOptions, sampling_lab::kListOptions, "The option table's id lists, per row.")                 \

@@ -1,6 +1,7 @@
 // sampling-lab/grammar: xgrammar's grammars (JSON schema, EBNF, regex, structural tags) as the
 // core's allowedMask. @mlc-ai/web-xgrammar is an optional peer, loaded on the first grammar: its
 // WebAssembly (728 KB, inlined) costs nothing to a page that never constrains a generation.
+import { CORE_LIMITS } from '../../generated/tables.js';
 import { SamplingLabError } from '../../lab/errors.js';
 import {
   compileSpec, explained, isNode, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type HostRequest, type XCompiler,
@@ -65,8 +66,8 @@ function vocabularyOf(tokenizer: GrammarTokenizer): { tokens: string[]; vocabTyp
   return { tokens, vocabType };
 }
 
-// The core's largest vocabulary.
-const MAX_VOCABULARY = 2 ** 24;
+// The core's largest vocabulary, as the module binds it.
+const MAX_VOCABULARY = CORE_LIMITS.maxVocabulary;
 
 function checkSpec(spec: GrammarSpec): void {
   if (typeof spec !== 'object' || spec === null) throw new SamplingLabError('grammar', 'the grammar must be { jsonSchema | ebnf | regex | structuralTag }');
