@@ -41,3 +41,4 @@ node --input-type=module -e '
 
 npx tsc -p web/tsconfig.json
 npx vite build --config web/vite.config.ts --logLevel warn
+echo "build: done in ${SECONDS} s"
