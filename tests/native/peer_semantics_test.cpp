@@ -267,6 +267,23 @@ TEST(PromptIds, RepetitionSeesThePromptPresenceAndFrequencyOnlyTheOutputAsInVllm
   EXPECT_FLOAT_EQ(penalised(logits, prompt_only, 0), 1.0f);
 }
 
+// Fuzz regression (tests/fuzz/regressions/fuzz_sampling/prompt-ids-read-again-on-the-gathered-input): the fast paths apply the
+// penalties to their input once; promptIds then must not reach the input's options, where they
+// penalised the prompt's tokens a second time and, on a gathered (masked) input, indexed past it.
+TEST(PromptIds, TheFastPathsPenaliseThePromptOnce) {
+  // Token 0 banned, so the fast path gathers tokens 1–4 and penalises token 3 there. Read again
+  // as an index of the gathered four, id 3 would penalise token 4 as well, and token 3 would win.
+  const std::vector<float> logits = {9.0f, 0.0f, 0.0f, 3.0f, 2.9f};
+  const std::vector<std::int32_t> prompt = {3}, banned = {0};
+  sl::SamplingOptions o;
+  o.prompt_ids = prompt;
+  o.banned_tokens = banned;
+  o.repetition_penalty = 1.4;  // token 3: 3 / 1.4 = 2.14 < 2.9
+  o.top_k = 1;
+  sl::FilterWorkspace workspace;
+  EXPECT_EQ(sl::sample_token(logits, o, workspace), 4);
+}
+
 // Tokens the chain keeps.
 std::size_t kept(const std::vector<float>& logits, const sl::SamplingOptions& options) {
   sl::FilterWorkspace workspace;

@@ -32,6 +32,14 @@ SamplingOptions plain(const SamplingOptions& o) {
 
 void clear_bit(Buffer<std::uint32_t>& words, std::int32_t id) { words[std::size_t(id) / 32] &= ~(1u << (std::size_t(id) % 32)); }
 
+// The input's penalties are applied: its options forget the ids they read (the generated ids and
+// counts, and the prompt's), which also index the whole vocabulary, not the input's tokens.
+void clear_history(SamplingOptions& options) {
+  options.generated_ids = {};
+  options.generated_counts.reset();
+  options.prompt_ids = {};
+}
+
 // The three penalties on the gathered logits, each token found by id.
 void penalise_gathered(std::span<const std::uint32_t> ids, std::span<float> logits, const SamplingOptions& options,
                        PenaltyScratch& scratch) {
@@ -131,8 +139,7 @@ std::optional<FastInput> fast_input(std::span<const float> logits, const Samplin
     if (fold && greedy_or_whole && !(options.dynatemp_range > 0.0) && 2 * allowed_count() >= logits.size()) {
       input.mask = mask;
       penalise_copy(logits, options, workspace.penalties, check, input);
-      input.options.generated_ids = {};
-      input.options.generated_counts.reset();
+      clear_history(input.options);
       return input;
     }
     const auto gathered = check ? kernels::checked_gather_allowed(mask, logits, chain.allowed_ids, chain.allowed_logits)
@@ -151,8 +158,7 @@ std::optional<FastInput> fast_input(std::span<const float> logits, const Samplin
     penalise_copy(logits, options, workspace.penalties, check, input);
     if (!input.finite) return input;
   }
-  input.options.generated_ids = {};
-  input.options.generated_counts.reset();
+  clear_history(input.options);
   // One token left has nothing to scale (as the chain leaves it).
   if (options.dynatemp_range > 0.0) {
     input.options.temperature = input.logits.size() > 1 ? dynamic_temperature(input.logits, options) : 1.0;
