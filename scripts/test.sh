@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: native GoogleTest (ctest), every committed fuzz input replayed under ASan and
-# UBSan (scripts/fuzz.sh --smoke), then Vitest on the package in Node and the page in Chromium. Exits non-zero if any fails, and ends with a line per suite, so
+# UBSan (scripts/fuzz.sh --smoke), then Vitest on the package in Node and, beside it, the page in Chromium. Exits non-zero if any fails, and ends with a line per suite, so
 # the last lines of a log say what failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,13 +26,22 @@ else
   summary+=("fuzz: FAILED: $(grep -E 'CRASH|crashes again|Error' build/fuzz-summary.log | tr '\n' ' ')")
 fi
 
+# Vitest: the Node files and the Chromium files in two processes side by side (each runs its files
+# one at a time), so both cores work; each writes its own report.
 started=$SECONDS
-npx vitest run --reporter=default --reporter=json --outputFile=build/vitest-results.json || status=1
+rm -f build/vitest-node.json build/vitest-browser.json
+npx vitest run tests/node --reporter=default --reporter=json --outputFile=build/vitest-node.json > build/vitest-node.log 2>&1 &
+node_suite=$!
+npx vitest run tests/browser --reporter=default --reporter=json --outputFile=build/vitest-browser.json || status=1
+wait $node_suite || status=1
+cat build/vitest-node.log
 summary+=("$(node -e '
-  const r = require("./build/vitest-results.json");
-  const failed = r.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status === "failed").map((a) => a.fullName));
-  console.log(`vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed${failed.length ? ": " + failed.join("; ") : ""}`);
-' 2>&1 || echo 'vitest: no report') ($((SECONDS - started)) s)")
+  const reports = ["node", "browser"].map((suite) => { try { return require(`./build/vitest-${suite}.json`); } catch { return undefined; } });
+  if (reports.includes(undefined)) { console.log("vitest: a suite wrote no report"); process.exit(); }
+  const failed = reports.flatMap((r) => r.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status === "failed").map((a) => a.fullName)));
+  const passed = reports.reduce((n, r) => n + r.numPassedTests, 0);
+  console.log(`vitest: ${passed} passed, ${failed.length} failed${failed.length ? ": " + failed.join("; ") : ""}`);
+') ($((SECONDS - started)) s)")
 
 printf '%s\n' "${summary[@]}"
 exit $status

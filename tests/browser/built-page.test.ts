@@ -40,8 +40,8 @@ it('renders every widget in chapter order', async () => {
   expect(names).toEqual(WIDGETS);
   for (const host of await page.locator('sampling-lab').all()) {
     await host.scrollIntoViewIfNeeded();
-    await expect.poll(() => host.locator('.sl-widget').count(), { timeout: 20_000 }).toBe(1);
-    await expect.poll(() => host.locator('dd, tbody tr').count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(() => host.locator('.sl-widget').count(), { timeout: 60_000 }).toBe(1);
+    await expect.poll(() => host.locator('dd, tbody tr').count(), { timeout: 60_000 }).toBeGreaterThan(0);
   }
 });
 
@@ -81,7 +81,7 @@ it('keeps slider values in the address, restores them, and resets', async () => 
   await temperature.fill('0.5');
   await expect.poll(() => new URL(page.url()).searchParams.get('shape.temperature')).toBe('0.5');
   await page.reload();
-  await expect.poll(() => page.locator('#shape').getByLabel('温度 T').inputValue(), { timeout: 20_000 }).toBe('0.5');
+  await expect.poll(() => page.locator('#shape').getByLabel('温度 T').inputValue(), { timeout: 60_000 }).toBe('0.5');
   await page.locator('#shape').getByRole('button', { name: '重置' }).click();
   await expect.poll(() => page.locator('#shape').getByLabel('温度 T').inputValue()).toBe('1');
   expect(new URL(page.url()).searchParams.get('shape.temperature')).toBeNull();
@@ -119,7 +119,7 @@ it('takes kebab-case attributes and emits change events', async () => {
   });
   const added = page.locator('#added');
   await added.scrollIntoViewIfNeeded();
-  await expect.poll(() => added.getByLabel('温度 T').inputValue(), { timeout: 20_000 }).toBe('0.7');
+  await expect.poll(() => added.getByLabel('温度 T').inputValue(), { timeout: 60_000 }).toBe('0.7');
   expect(await added.getByLabel('top-p').inputValue()).toBe('0.5');
   const detail = await page.evaluate(() => (window as unknown as { events: { experiment: string; params: { topP: number }; result: { kept: number } }[] }).events.at(-1));
   expect(detail).toMatchObject({ experiment: 'filters', params: { topP: 0.5, temperature: 0.7 } });
@@ -139,7 +139,7 @@ it('loads logits from a 2-D .npy file with a position slider and the three-tempe
   bytes.write(padded, 10, 'latin1');
   for (let i = 0; i < rows * vocab; i++) bytes.writeFloatLE(Math.sin(i * 12.9898) * 4 + (i % vocab === 7 ? 12 : 0), 10 + padded.length + 4 * i);
   await host.locator('input[type=file]').setInputFiles({ name: 'logits.npy', mimeType: 'application/octet-stream', buffer: bytes });
-  await expect.poll(() => host.locator('.sl-temperatures caption').innerText(), { timeout: 20_000 }).toContain('5,000');
+  await expect.poll(() => host.locator('.sl-temperatures caption').innerText(), { timeout: 60_000 }).toContain('5,000');
   expect(await host.locator('.sl-temperatures tbody tr').count()).toBe(3);
   const position = host.getByLabel('位置（第几行）');
   expect(await position.getAttribute('max')).toBe('2');
@@ -158,7 +158,7 @@ it.each([[1280, 'light'], [360, 'dark']] as const)('works at %i px wide in %s (a
     await view.goto(site.url);
     for (const host of await view.locator('sampling-lab').all()) {
       await host.scrollIntoViewIfNeeded();
-      await expect.poll(() => host.locator('.sl-widget').count(), { timeout: 20_000 }).toBe(1);
+      await expect.poll(() => host.locator('.sl-widget').count(), { timeout: 60_000 }).toBe(1);
     }
     await view.waitForTimeout(1500);
     const overflow = await view.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -195,9 +195,9 @@ it('gives every chart an accessible description and a hidden data table', async 
 it('shows every figure the handbook prints beside its live value, with the standard error where chance enters', async () => {
   for (const host of await page.locator('sampling-lab').all()) await host.scrollIntoViewIfNeeded();
   const rows = page.locator('main > section > sampling-lab .sl-handbook tbody tr');
-  await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(HANDBOOK_FIGURES.length);
+  await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(HANDBOOK_FIGURES.length);
   // Live values arrive from the Worker after the runs the slider tests queued: "…" until then.
-  await expect.poll(() => rows.evaluateAll((trs) => trs.some((tr) => tr.textContent!.includes('…'))), { timeout: 30_000 }).toBe(false);
+  await expect.poll(() => rows.evaluateAll((trs) => trs.some((tr) => tr.textContent!.includes('…'))), { timeout: 60_000 }).toBe(false);
   const shown = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? '')));
   // figure, source, handbook, here, agreement
   const printed = shown.map((cells) => cells[2]);

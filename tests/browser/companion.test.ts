@@ -68,7 +68,7 @@ it('draws chart text at 11 px or more on a 390 px phone, with tables as cards an
   const page = await open('', 390);
   for (const host of await page.locator('main sampling-lab').all()) {
     await host.scrollIntoViewIfNeeded();
-    await expect.poll(() => host.evaluate((el) => el.classList.contains('sl-starting') || !el.querySelector('.sl-widget')), { timeout: 20_000 }).toBe(false);
+    await expect.poll(() => host.evaluate((el) => el.classList.contains('sl-starting') || !el.querySelector('.sl-widget')), { timeout: 60_000 }).toBe(false);
   }
   await page.waitForTimeout(500);
   const smallest = await page.evaluate(() => {

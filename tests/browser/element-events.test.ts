@@ -38,7 +38,7 @@ async function widgetWithListeners(page: Page, experiment: string): Promise<() =
     document.body.prepend(el);
   }, experiment);
   const seen = () => page.evaluate(() => (window as unknown as { seen: Seen }).seen);
-  await expect.poll(async () => (await seen()).host.length, { timeout: 20_000 }).toBeGreaterThan(0);
+  await expect.poll(async () => (await seen()).host.length, { timeout: 60_000 }).toBeGreaterThan(0);
   return seen;
 }
 
@@ -57,7 +57,7 @@ for (const { kind, experiment, control, keys } of CONTROLS) {
     const before = (await seen()).host.length;
     await page.locator(`#listened ${control}`).first().focus();
     for (const key of keys) await page.keyboard.press(key);
-    await expect.poll(async () => (await seen()).host.length, { timeout: 10_000 }).toBeGreaterThan(before);
+    await expect.poll(async () => (await seen()).host.length, { timeout: 60_000 }).toBeGreaterThan(before);
     const { host, document, native } = await seen();
     expect(native).toBeGreaterThan(0);
     expect(host.every((name) => name === experiment)).toBe(true);

@@ -31,13 +31,13 @@ const readoutTerm = (page: Page) => page.locator('.aig-widget sampling-lab [data
 
 it('upgrades the placeholders in Chinese, with data-* parameters', async () => {
   const page = await open(`${site.url}mkdocs-sample.html`);
-  await expect.poll(() => page.locator('.aig-widget[data-ready] sampling-lab').count(), { timeout: 20_000 }).toBe(3);
+  await expect.poll(() => page.locator('.aig-widget[data-ready] sampling-lab').count(), { timeout: 60_000 }).toBe(3);
   expect(await page.locator('.aig-widget sampling-lab').evaluateAll((els) => els.map((e) => e.getAttribute('experiment'))))
     .toEqual(['filters', 'samplers', 'speculative']);
-  await expect.poll(() => readoutTerm(page).innerText(), { timeout: 20_000 }).toBe('熵 H = E[−log₂ p]（截断后）');
+  await expect.poll(() => readoutTerm(page).innerText(), { timeout: 60_000 }).toBe('熵 H = E[−log₂ p]（截断后）');
   const speculative = page.locator('sampling-lab[experiment="speculative"]');
   await speculative.scrollIntoViewIfNeeded();
-  await expect.poll(() => speculative.getByLabel('草稿长度 γ').inputValue(), { timeout: 20_000 }).toBe('3');
+  await expect.poll(() => speculative.getByLabel('草稿长度 γ').inputValue(), { timeout: 60_000 }).toBe('3');
   await page.close();
 });
 
@@ -47,7 +47,7 @@ it('follows lang="en" and the host\'s slate scheme, and re-scans after instant n
     document.documentElement.lang = 'en';
     document.documentElement.setAttribute('data-md-color-scheme', 'slate');
   });
-  await expect.poll(() => readoutTerm(page).innerText(), { timeout: 20_000 }).toBe('Entropy H = E[−log₂ p] (after truncation)');
+  await expect.poll(() => readoutTerm(page).innerText(), { timeout: 60_000 }).toBe('Entropy H = E[−log₂ p] (after truncation)');
   const background = () => page.locator('sampling-lab .sl-widget').first().evaluate((el) => getComputedStyle(el).backgroundColor);
   expect(await background()).toBe('rgb(29, 33, 41)');
   // Material's instant navigation replaces the article without a reload.
@@ -56,7 +56,7 @@ it('follows lang="en" and the host\'s slate scheme, and re-scans after instant n
       + '<div class="aig-widget" data-widget="sample-size"></div><div class="aig-widget" data-widget="mc-error"></div>';
   });
   const sampleSize = page.locator('sampling-lab[experiment="sample-size"]');
-  await expect.poll(() => sampleSize.locator('[data-readout="n"] dd').count(), { timeout: 20_000 }).toBe(1);
+  await expect.poll(() => sampleSize.locator('[data-readout="n"] dd').count(), { timeout: 60_000 }).toBe(1);
   await expect.poll(() => sampleSize.locator('[data-readout="n"] dd').innerText()).toBe('1,152');
   expect(await sampleSize.locator('[data-readout="n"] dt').innerText()).toBe('Samples per configuration');
   expect(await page.locator('.aig-widget[data-ready]').count()).toBe(2);
@@ -69,7 +69,7 @@ it('embed.js alone upgrades placeholders on a foreign page', async () => {
     <div class="aig-widget" data-widget="softmax" data-temperature="0.5"></div>
     <script type="module" src="${site.url}embed.js"></script></body></html>`);
   const widget = page.locator('sampling-lab');
-  await expect.poll(() => widget.getByLabel('Temperature T').count(), { timeout: 20_000 }).toBe(1);
+  await expect.poll(() => widget.getByLabel('Temperature T').count(), { timeout: 60_000 }).toBe(1);
   expect(await widget.getByLabel('Temperature T').inputValue()).toBe('0.5');
   await page.close();
 });
@@ -82,7 +82,7 @@ it('an iframe embed reports the widget\'s own height, shrinking too, on an opaqu
       window.heights.push(e.data.height); document.querySelector('iframe').style.height = e.data.height + 'px'; } });</script>
     <iframe src="${site.url}embed/sample-size.html?lang=en&theme=dark" style="width:100%;height:3000px;border:0"></iframe></body></html>`);
   const frame = page.frameLocator('iframe');
-  await expect.poll(() => frame.locator('[data-readout="n"] dt').innerText(), { timeout: 20_000 }).toBe('Samples per configuration');
+  await expect.poll(() => frame.locator('[data-readout="n"] dt').innerText(), { timeout: 60_000 }).toBe('Samples per configuration');
   const widgetHeight = await frame.locator('sampling-lab').evaluate((el) => Math.ceil(el.getBoundingClientRect().height));
   await expect.poll(() => page.evaluate(() => (window as unknown as { heights: number[] }).heights.at(-1))).toBe(widgetHeight);
   expect(widgetHeight).toBeLessThan(1000);

@@ -39,7 +39,7 @@ const trace = (method: string, n: number): SamplerTraceResult => lab.runExperime
 
 it('samplers: each step shows the core\'s u, noises, clocks or alias coin for that draw, and the histogram grows by one', async () => {
   await widget('samplers').scrollIntoViewIfNeeded();
-  await expect.poll(() => mechanisms().count(), { timeout: 20_000 }).toBe(1);
+  await expect.poll(() => mechanisms().count(), { timeout: 60_000 }).toBe(1);
   expect(await histogramCounts()).toEqual([0, 0, 0, 0, 0]);
   const expected = {
     'inverse-cdf': (d: SamplerTraceResult['draws'][number]) => `u = ${d.u!.toFixed(4)}`,
@@ -124,10 +124,10 @@ it('samplers: with the fixed y-axis, a larger n keeps the axis and the ±2 SE ba
   const bandHeight = () => host.locator('.sl-deviation rect.band').first().evaluate((el) => Number(el.getAttribute('height')));
   expect(await host.getByLabel('固定纵轴（n 变大时纵轴不动）').isChecked()).toBe(true);
   await host.getByLabel('采样次数 n').fill('0');  // 1,000
-  await expect.poll(() => host.locator('.sl-band-note').innerText(), { timeout: 20_000 }).toMatch(/到 1,000/);
+  await expect.poll(() => host.locator('.sl-band-note').innerText(), { timeout: 60_000 }).toMatch(/到 1,000/);
   const [axis, wide] = [await tick(), await bandHeight()];
   await host.getByLabel('采样次数 n').fill('6');  // 100,000
-  await expect.poll(() => host.locator('.sl-band-note').innerText(), { timeout: 20_000 }).toMatch(/从 1,000 到 100,000/);
+  await expect.poll(() => host.locator('.sl-band-note').innerText(), { timeout: 60_000 }).toMatch(/从 1,000 到 100,000/);
   expect(await tick()).toBe(axis);
   const ratio = Number(/收窄 ([\d.]+) 倍/.exec(await host.locator('.sl-band-note').innerText())![1]);
   expect(ratio).toBeCloseTo(10, 1);
@@ -135,7 +135,7 @@ it('samplers: with the fixed y-axis, a larger n keeps the axis and the ±2 SE ba
   // Without it the axis follows n, and the note says why the band then looks the same.
   await host.getByLabel('固定纵轴（n 变大时纵轴不动）').uncheck();
   await host.getByLabel('采样次数 n').fill('5');  // 50,000
-  await expect.poll(() => host.locator('.sl-band-note').innerText(), { timeout: 20_000 }).toMatch(/看起来一样宽/);
+  await expect.poll(() => host.locator('.sl-band-note').innerText(), { timeout: 60_000 }).toMatch(/看起来一样宽/);
   expect(await tick()).not.toBe(axis);
   await host.getByLabel('固定纵轴（n 变大时纵轴不动）').check();
 });
@@ -167,7 +167,7 @@ it('shape: the sampled dots and their whiskers never cover a bar\'s value label'
   const host = page.locator('#shape');
   await host.scrollIntoViewIfNeeded();
   await host.getByRole('button', { name: /采样 1,000 次/ }).click();
-  await expect.poll(() => host.locator('.sl-legend').first().innerText(), { timeout: 20_000 }).toMatch(/已抽 1,000 次/);
+  await expect.poll(() => host.locator('.sl-legend').first().innerText(), { timeout: 60_000 }).toMatch(/已抽 1,000 次/);
   const covered = await host.locator('svg.sl-bars').first().evaluate((root) => {
     const labels = [...root.querySelectorAll('text.value')].map((t) => t.getBoundingClientRect());
     const marks = [...root.querySelectorAll('circle.sampled, line.whisker')].map((m) => m.getBoundingClientRect());
@@ -179,7 +179,7 @@ it('shape: the sampled dots and their whiskers never cover a bar\'s value label'
 it('mc-error: no slope, std chart or table before the guess; the answer and the guess\'s distance after', async () => {
   const host = widget('mc-error');
   await host.scrollIntoViewIfNeeded();
-  await expect.poll(() => host.locator('.sl-body .sl-table tbody tr').count(), { timeout: 30_000 }).toBe(7);
+  await expect.poll(() => host.locator('.sl-body .sl-table tbody tr').count(), { timeout: 60_000 }).toBe(7);
   const visibleText = () => host.locator('.sl-body').innerText();
   expect(await visibleText()).not.toMatch(/−0\.4\d|-0\.4\d|拟合出的斜率/);
   expect(await host.locator('.sl-body .sl-table').isVisible()).toBe(false);
@@ -196,7 +196,7 @@ it('mc-error: no slope, std chart or table before the guess; the answer and the 
 it('sequence: leaves show "?" and no path before the guess; the best, greedy and the guess\'s shortfall after', async () => {
   const host = widget('sequence');
   await host.scrollIntoViewIfNeeded();
-  await expect.poll(() => host.locator('.sl-tree-svg text.leaf').count(), { timeout: 20_000 }).toBe(4);
+  await expect.poll(() => host.locator('.sl-tree-svg text.leaf').count(), { timeout: 60_000 }).toBe(4);
   expect(await host.locator('.sl-tree-svg text.leaf').allTextContents()).toEqual(['A a1  ?', 'A a2  ?', 'B b1  ?', 'B b2  ?']);
   expect(await host.locator('.sl-tree-svg .edge.best, .sl-tree-svg .edge.greedy').count()).toBe(0);
   expect(await host.locator('.sl-body').innerText()).not.toMatch(/0\.36|贪心第二步/);
@@ -213,7 +213,7 @@ it('sequence: leaves show "?" and no path before the guess; the best, greedy and
 it('sequence: the three-step tree asks about width 2 first, and its note describes that tree only then', async () => {
   const host = widget('sequence');
   await host.getByRole('button', { name: '束宽有用的三步树' }).click();
-  await expect.poll(() => host.locator('.sl-tree-svg text.leaf').count(), { timeout: 20_000 }).toBe(8);
+  await expect.poll(() => host.locator('.sl-tree-svg text.leaf').count(), { timeout: 60_000 }).toBe(8);
   expect(await host.locator('.sl-body').innerText()).not.toMatch(/贪心第二步|0\.24/);
   await host.locator('[data-predict="beam-finds-best"]').getByRole('button', { name: '能', exact: true }).click();
   await host.locator('[data-predict="beam-finds-best"]').getByRole('button', { name: '我猜好了，揭晓答案' }).click();
@@ -237,16 +237,16 @@ it('sequence: the log-space demo multiplies to 0 in float32 and float64 while th
 it('speculative: the acceptance numbers wait for the guess; the pitfall and exercise 1 are put into words', async () => {
   const host = widget('speculative');
   await host.scrollIntoViewIfNeeded();
-  await expect.poll(() => host.locator('.sl-overlap rect.target').count(), { timeout: 20_000 }).toBe(4);
+  await expect.poll(() => host.locator('.sl-overlap rect.target').count(), { timeout: 60_000 }).toBe(4);
   expect(await host.locator('.sl-body').innerText()).not.toMatch(/0\.700/);
   expect(await host.locator('[data-readout="acceptance"]').isVisible()).toBe(false);
   await host.getByLabel('我猜接受率是').fill('0.5');
   await reveal(host).click();
   expect(await host.locator('.sl-predict-answer').innerText()).toMatch(/= 0\.700（模拟 0\.70\d）.*你猜 0\.50，差 0\.20/);
   await host.getByRole('checkbox', { name: /top-2/ }).check();
-  await expect.poll(() => host.locator('.sl-verdict').innerText(), { timeout: 20_000 }).toMatch(/练习 1 的答案.*0\.875.*0\.700：这里升高了/);
+  await expect.poll(() => host.locator('.sl-verdict').innerText(), { timeout: 60_000 }).toMatch(/练习 1 的答案.*0\.875.*0\.700：这里升高了/);
   await host.getByRole('checkbox', { name: /未截断/ }).check();
-  await expect.poll(() => host.locator('.sl-verdict').innerText(), { timeout: 20_000 }).toMatch(/为什么模拟的接受率 1\.000 与公式的 0\.875 不同.*每一个都被接受/);
+  await expect.poll(() => host.locator('.sl-verdict').innerText(), { timeout: 60_000 }).toMatch(/为什么模拟的接受率 1\.000 与公式的 0\.875 不同.*每一个都被接受/);
   expect(await host.locator('.sl-body > .sl-note').innerText()).toMatch(/错误做法的输出不服从目标分布/);
   await host.getByRole('checkbox', { name: /未截断/ }).uncheck();
   await host.getByRole('checkbox', { name: /top-2/ }).uncheck();
@@ -255,7 +255,7 @@ it('speculative: the acceptance numbers wait for the guess; the pitfall and exer
 it('importance: the ESS waits for the guess; the true mean is a dashed line and the third shift a slider', async () => {
   const host = widget('importance');
   await host.scrollIntoViewIfNeeded();
-  await expect.poll(() => host.locator('.sl-body .sl-table tbody tr').count(), { timeout: 20_000 }).toBe(12);
+  await expect.poll(() => host.locator('.sl-body .sl-table tbody tr').count(), { timeout: 60_000 }).toBe(12);
   expect(await host.locator('[data-readout="ess"] dd').innerText()).toBe('?');
   expect(await host.locator('.sl-panel figcaption').allInnerTexts()).toEqual(['q 偏移 0；虚线是真值 6.20', 'q 偏移 1；虚线是真值 6.20', 'q 偏移 3；虚线是真值 6.20']);
   await host.getByLabel('我猜 ESS 是').fill('600');
@@ -263,7 +263,7 @@ it('importance: the ESS waits for the guess; the true mean is a dashed line and 
   expect(await host.locator('.sl-predict-answer').innerText()).toMatch(/偏移 3 时 ESS ≈ 4\d\d \/ 1,000（300 次重复的平均）。你猜 600，差 1\d\d/);
   expect(await host.locator('[data-readout="ess"] dd').innerText()).toMatch(/^1000 \/ 9\d\d \/ 4\d\d/);
   await host.getByLabel('第三组 q 相对 p 的偏移（章节用 3）').fill('2');
-  await expect.poll(() => host.locator('.sl-panel figcaption').last().innerText(), { timeout: 20_000 }).toMatch(/^q 偏移 2：ESS ≈ \d+；/);
+  await expect.poll(() => host.locator('.sl-panel figcaption').last().innerText(), { timeout: 60_000 }).toMatch(/^q 偏移 2：ESS ≈ \d+；/);
   expect(await host.locator('.sl-note').last().innerText()).toMatch(/PPO、GRPO 的比值 π_θ\/π_old/);
 });
 

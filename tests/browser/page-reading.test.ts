@@ -17,7 +17,7 @@ const CJK = /[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]
 async function loadModel(page: Page): Promise<void> {
   await readyToLoad(page);
   await page.locator('button.rm-load').click();
-  await expect.poll(() => page.locator('.rm-token').count(), { timeout: 30_000 }).toBeGreaterThan(100);
+  await expect.poll(() => page.locator('.rm-token').count(), { timeout: 60_000 }).toBeGreaterThan(100);
 }
 
 /** CJK characters the page shows outside the passage (the chapter's Chinese text) and the language toggle. */
@@ -104,7 +104,7 @@ describe('the Chinese page with the local model', () => {
       const chosen = Number(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.index));
       await page.keyboard.press('Enter');
       const shape = page.locator('sampling-lab#shape');
-      await expect.poll(() => shape.locator('.sl-source').textContent(), { timeout: 10_000 }).toContain(`第 ${chosen + 1} 个位置`);
+      await expect.poll(() => shape.locator('.sl-source').textContent(), { timeout: 60_000 }).toContain(`第 ${chosen + 1} 个位置`);
       await expect.poll(() => shape.locator('.sl-top-tokens tbody tr').count()).toBe(10);
       await page.locator('.rm-passage [tabindex="0"]').focus();
     };
@@ -126,7 +126,7 @@ describe('the Chinese page with the local model', () => {
     const section = page.locator('.rm-generate');
     phases.push(await phase(page, 'greedy generation', async () => {
       await section.locator('button.rm-greedy').click();
-      await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 20_000 }).toBe(false);
+      await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 60_000 }).toBe(false);
     }));
     expect(await section.locator('#rm-temperature').inputValue()).toBe('0');
     await section.locator('.rm-generated').first().hover();
@@ -134,7 +134,7 @@ describe('the Chinese page with the local model', () => {
     // T → 0: the same text twice, and what repeats is marked and counted.
     const text = await section.locator('.rm-output').innerText();
     await section.locator('button.rm-go').click();
-    await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 20_000 }).toBe(false);
+    await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 60_000 }).toBe(false);
     expect(await section.locator('.rm-output').innerText()).toBe(text);
     const repeated = await section.locator('.rm-repeat').count();
     await expect(section.locator('.rm-repeats').textContent()).resolves.toContain(`48 个 token 中有 ${repeated} 个在重复前文`);
@@ -226,7 +226,7 @@ describe('the English page', () => {
     expect(await cjkOutsidePassage(page)).toEqual([]);
     await loadModel(page);
     for (const host of await page.locator('sampling-lab').all()) await host.scrollIntoViewIfNeeded();
-    await expect.poll(() => page.locator('.sl-handbook-title').count(), { timeout: 20_000 }).toBe(7);
+    await expect.poll(() => page.locator('.sl-handbook-title').count(), { timeout: 60_000 }).toBe(7);
     expect((await cjkOutsidePassage(page)).length).toBeLessThan(10);
     await expect(page.locator('.rm-passage-note').textContent()).resolves.toMatch(/the chapter's own Chinese text/);
     await page.reload();
@@ -255,7 +255,7 @@ describe('an embedded widget', () => {
     await page.setViewportSize({ width: 700, height: 900 });
     await page.goto(`${site.url}embed/filters.html?lang=en`);
     const widget = page.locator('sampling-lab');
-    await expect.poll(() => widget.locator('.sl-temperatures caption').textContent(), { timeout: 20_000 }).toMatch(/stand-in/);
+    await expect.poll(() => widget.locator('.sl-temperatures caption').textContent(), { timeout: 60_000 }).toMatch(/stand-in/);
     const caption = await widget.locator('.sl-temperatures caption').textContent();
     expect(caption).not.toMatch(/real-model section|at the top/);
     expect(await widget.locator('.sl-handbook-title').textContent()).not.toMatch(CJK);

@@ -43,7 +43,7 @@ beforeAll(async () => {
   await readyToLoad(page);
   phases.push(await phase(page, 'loading', async () => {
     await page.locator('button.rm-load').click();
-    await page.locator('.rm-results > section').nth(4).waitFor({ state: 'attached', timeout: 30_000 });
+    await page.locator('.rm-results > section').nth(4).waitFor({ state: 'attached', timeout: 60_000 });
   }));
 });
 
@@ -80,7 +80,7 @@ async function setSliders(section: Locator, values: Record<string, number>, pref
 
 async function runDecoding(): Promise<void> {
   await decode().locator('button.rm-spec-go').click();
-  await expect.poll(() => decode().locator('.rm-spec-stats tbody tr').count(), { timeout: 20_000 }).toBe(4);
+  await expect.poll(() => decode().locator('.rm-spec-stats tbody tr').count(), { timeout: 60_000 }).toBe(4);
   await expect.poll(() => decode().locator('button.rm-spec-go').isDisabled()).toBe(false);
 }
 
@@ -154,9 +154,9 @@ it('stops on request, between steps, without timing plain decoding', async () =>
   const section = decode();
   await section.locator('#rm-spec-tokens').fill('64');
   await section.locator('button.rm-spec-go').click();
-  await expect.poll(() => section.locator('.rm-spec-step').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect.poll(() => section.locator('.rm-spec-step').count(), { timeout: 60_000 }).toBeGreaterThan(0);
   await section.locator('button.rm-stop').click();
-  await expect.poll(() => section.locator('.rm-status').textContent(), { timeout: 10_000 }).toBe('已停止：没有测速度。');
+  await expect.poll(() => section.locator('.rm-status').textContent(), { timeout: 60_000 }).toBe('已停止：没有测速度。');
   expect(await section.locator('button.rm-spec-go').isDisabled()).toBe(false);
   const rows = await section.locator('.rm-spec-stats tbody tr').count();
   expect(rows).toBe(2);
@@ -172,7 +172,7 @@ it('decodes one prompt greedily, by beam search at widths 2 and 4 and sampled, w
   await section.locator('#rm-beam-seed').fill('5');
   phases.push(await phase(page, 'beam search', async () => {
     await section.locator('button.rm-beam-go').click();
-    await expect.poll(() => section.locator('tbody tr').count(), { timeout: 20_000 }).toBe(4);
+    await expect.poll(() => section.locator('tbody tr').count(), { timeout: 60_000 }).toBe(4);
   }));
   const prompt = await section.locator('textarea').inputValue();
   const expected: string[][] = [];

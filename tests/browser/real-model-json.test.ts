@@ -36,7 +36,7 @@ afterAll(async () => {
 it('loads the local model', async () => {
   await readyToLoad(page);
   await page.locator('button.rm-load').click();
-  await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(5);
+  await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 60_000 }).toBe(5);
 });
 
 it('JSON mode: the output follows the edited schema, is shown parsed, and each step says what the grammar allowed', async () => {
@@ -48,7 +48,7 @@ it('JSON mode: the output follows the edited schema, is shown parsed, and each s
   await section.locator('#rm-seed').fill(String(SEED));
   const prompt = await section.locator('textarea.rm-prompt').inputValue();
   await section.locator('button.rm-go').click();
-  await expect.poll(() => section.locator('.rm-parsed').textContent(), { timeout: 30_000 }).toMatch(/解析后的输出/);
+  await expect.poll(() => section.locator('.rm-parsed').textContent(), { timeout: 60_000 }).toMatch(/解析后的输出/);
   const parsed = JSON.parse(await section.locator('.rm-parsed-json').textContent() as string);
   expect(new Ajv().compile(SCHEMA)(parsed)).toBe(true);
   // The same tokens as in Node, with the page's filter defaults.

@@ -85,7 +85,7 @@ export async function readyToLoad(page: Page, ms = 500): Promise<void> {
   await page.waitForFunction((quiet) => {
     const last = window.longTasks.at(-1);
     return performance.now() - (last ? last.start + last.duration : 0) > quiet;
-  }, ms, { timeout: 10_000, polling: 100 });
+  }, ms, { timeout: 60_000, polling: 100 });
 }
 
 /** The tasks longer than `limitMs` that overlap one of `phases`, described. */

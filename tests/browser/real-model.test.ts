@@ -44,8 +44,8 @@ it('loads the local model on request and shows the five experiments', async () =
   await readyToLoad(page);
   phases.push(await phase(page, 'loading and prefilling', async () => {
     await load.click();
-    await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 30_000 }).toBe(5);
-    await expect.poll(() => page.locator('.rm-temperature tbody tr').count(), { timeout: 10_000 }).toBe(3);
+    await expect.poll(() => page.locator('.rm-results > section').count(), { timeout: 60_000 }).toBe(5);
+    await expect.poll(() => page.locator('.rm-temperature tbody tr').count(), { timeout: 60_000 }).toBe(3);
   }));
 });
 
@@ -55,7 +55,7 @@ it('the temperature experiment at position 50 equals the Node computation, besid
     logits: await positionLogits(fp32.model, ids, 49), temperatures: REAL_MODEL_FIGURES.temperature.rows.map((r) => r.temperature),
   });
   const rows = page.locator('.rm-temperature tbody tr');
-  await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(3);
+  await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(3);
   const cells = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
   expect(cells).toEqual(expected.rows.map((r, i) => [
     String(r.temperature), r.topProb.toFixed(3), r.tokensForMass.toLocaleString('en'),
@@ -73,7 +73,7 @@ it('clicking a token of the passage loads that position into the shape widget', 
   expect(await shape.locator('.sl-segment[data-value="model"]').isVisible()).toBe(false);
   phases.push(await phase(page, 'the first passage-position load', async () => {
     await option.click();
-    await expect.poll(() => shape.locator('.sl-source').textContent(), { timeout: 10_000 }).toMatch(new RegExp(`第 ${index + 1} 个位置`));
+    await expect.poll(() => shape.locator('.sl-source').textContent(), { timeout: 60_000 }).toMatch(new RegExp(`第 ${index + 1} 个位置`));
     await expect.poll(() => shape.locator('.sl-temperatures tbody tr').count()).toBe(3);
   }));
   // Under its own tab, not the file's: no drop box.
@@ -107,7 +107,7 @@ it('decodes speculatively with the folder\'s q4 file as draft, saying so and sho
   });
   phases.push(await phase(page, 'speculative decoding', async () => {
     await section.locator('button.rm-spec-go').click();
-    await expect.poll(() => section.locator('.rm-spec-stats tbody tr').count(), { timeout: 20_000 }).toBe(4);
+    await expect.poll(() => section.locator('.rm-spec-stats tbody tr').count(), { timeout: 60_000 }).toBe(4);
   }));
   const statuses = await page.evaluate(() => (window as unknown as { statuses: string[] }).statuses);
   expect(statuses.some((text) => /^正在下载模型：[\d.]+ \/ [\d.]+ MB$/.test(text))).toBe(true);
@@ -135,7 +135,7 @@ it('the acceptance experiment over 400 positions equals Σ min(p, q) computed in
   const rows = page.locator('.rm-acceptance table.rm-table:not(.rm-visually-hidden) tbody tr');
   phases.push(await phase(page, 'measuring acceptance', async () => {
     await page.locator('.rm-speculative button.rm-run').click();
-    await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(5);
+    await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(5);
   }));
   const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.children[1].textContent));
   expect(shown.slice(0, 4)).toEqual([expected.mean, expected.median, expected.min, expected.meanOneMinusTV].map((x) => x.toFixed(2)));
@@ -150,7 +150,7 @@ it('generates the same tokens in Chromium as generateTokens in Node, and explain
   }
   phases.push(await phase(page, 'generating', async () => {
     await section.locator('button.rm-go').click();
-    await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 20_000 }).toBe(false);
+    await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 60_000 }).toBe(false);
   }));
   const shown = await section.locator('.rm-generated').evaluateAll((spans) => spans.map((span) => Number((span as HTMLElement).dataset.token)));
   const expected: number[] = [];
@@ -165,9 +165,9 @@ it('generates the same tokens in Chromium as generateTokens in Node, and explain
 it('stops generating on request, between tokens', async () => {
   const section = page.locator('.rm-generate');
   await section.locator('button.rm-go').click();
-  await expect.poll(() => section.locator('.rm-generated').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect.poll(() => section.locator('.rm-generated').count(), { timeout: 60_000 }).toBeGreaterThan(0);
   await section.locator('button.rm-stop').click();
-  await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 10_000 }).toBe(false);
+  await expect.poll(() => section.locator('button.rm-go').isDisabled(), { timeout: 60_000 }).toBe(false);
   expect(await section.locator('.rm-generated').count()).toBeLessThan(48);
 });
 

@@ -14,7 +14,7 @@ const tableText = (host: ReturnType<typeof samplers>) => host.locator('.sl-body 
 it('samplers: four methods\' deviations from p against the ±2 SE band, largest deviation and chi-square p-value', async () => {
   await samplers().scrollIntoViewIfNeeded();
   const rows = samplers().locator('.sl-body .sl-table tbody tr');
-  await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(4);
+  await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(4);
   expect(await rows.locator('th').allInnerTexts()).toEqual(['逆 CDF', 'Gumbel-max', '指数竞赛', '别名法']);
   for (const row of await rows.all()) {
     const [deviation, pValue] = (await row.locator('td').allInnerTexts()).map(Number);
@@ -29,17 +29,17 @@ it('samplers: four methods\' deviations from p against the ±2 SE band, largest 
 it('samplers: the n slider and a new seed change the results', async () => {
   const before = await tableText(samplers());
   await samplers().getByLabel('采样次数 n').fill('0'); // 1,000 draws
-  await expect.poll(() => tableText(samplers()), { timeout: 20_000 }).not.toBe(before);
+  await expect.poll(() => tableText(samplers()), { timeout: 60_000 }).not.toBe(before);
   const atSmallN = await tableText(samplers());
   await samplers().getByRole('button', { name: '换一个种子重跑' }).click();
   await expect.poll(() => samplers().locator('.sl-seed').innerText()).toBe('种子 1');
-  await expect.poll(() => tableText(samplers()), { timeout: 20_000 }).not.toBe(atSmallN);
+  await expect.poll(() => tableText(samplers()), { timeout: 60_000 }).not.toBe(atSmallN);
 });
 
 it('mc-error: measured std follows sqrt(p(1-p)/n) within 5 %', async () => {
   await mcError().scrollIntoViewIfNeeded();
   const rows = mcError().locator('.sl-body .sl-table tbody tr');
-  await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(7); // n = 10 … 10,000
+  await expect.poll(() => rows.count(), { timeout: 60_000 }).toBe(7); // n = 10 … 10,000
   for (const row of await rows.all()) {
     const ratio = Number((await row.locator('td').allInnerTexts())[3]);
     expect(Math.abs(ratio - 1)).toBeLessThan(0.1);
@@ -66,7 +66,7 @@ it('mc-error: the page keeps painting frames during a long run (gaps timed), wit
   }));
   expect(frameGaps).toBeGreaterThan(0);
   expectWithin('mc-error: longest gap between frames', frameGaps, 200);
-  await expect.poll(() => tableText(mcError()), { timeout: 30_000 }).not.toBe(before);
+  await expect.poll(() => tableText(mcError()), { timeout: 60_000 }).not.toBe(before);
 });
 
 it('logged no console error and no failed request', () => {
