@@ -29,6 +29,8 @@ fi
 # Vitest: the Node files and the Chromium files in two processes side by side (each runs its files
 # one at a time), so both cores work; each writes its own report.
 started=$SECONDS
+# The tiny models both processes load, built first.
+node --input-type=module -e 'import { ensureSpeculativePair, ensureTinyModel } from "./tests/support/tiny-model.js"; ensureTinyModel(); ensureSpeculativePair();'
 rm -f build/vitest-node.json build/vitest-browser.json
 npx vitest run tests/node --reporter=default --reporter=json --outputFile=build/vitest-node.json > build/vitest-node.log 2>&1 &
 node_suite=$!

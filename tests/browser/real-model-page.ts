@@ -4,7 +4,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium, watchProblems } from '../support/chromium';
 import { serveDist } from '../support/static-server';
-import { MODELS_DIR } from '../support/tiny-model.js';
+import { ensureSpeculativePair, ensureTinyModel, MODELS_DIR } from '../support/tiny-model.js';
 
 export interface RealModelPage {
   page: Page;
@@ -17,6 +17,9 @@ export interface RealModelPage {
 
 /** The page at `query` (e.g. '?model=/models/tiny-qwen3'), set up by `prepare` before it loads. */
 export async function openRealModelPage(query: string, prepare: (page: Page) => Promise<void> = async () => {}): Promise<RealModelPage> {
+  // The models it serves, built unless this checkout has them.
+  ensureTinyModel();
+  ensureSpeculativePair();
   const site = await serveDist('/handbook/sampling/', { '/models/': MODELS_DIR });
   let context: BrowserContext | undefined;
   try {

@@ -71,7 +71,7 @@ it('refuses what it cannot use, naming the argument', async () => {
   // xgrammar aborts on a bad grammar: its reason becomes the message, and nothing is printed.
   const printed = vi.spyOn(console, 'error');
   await expect(compileGrammar(tiny.tokenizer, { ebnf: 'root ::= ' })).rejects.toMatchObject({
-    argument: 'grammar', message: 'xgrammar could not compile the grammar: EBNF parser error at line 1, column 10: Expect element, but got',
+    argument: 'ebnf', message: 'xgrammar could not compile the grammar: EBNF parser error at line 1, column 10: Expect element, but got',
   });
   expect(printed).not.toHaveBeenCalled();
   printed.mockRestore();

@@ -56,7 +56,7 @@ it('rolling back a rejected proposal leaves the matcher as if it had never been 
     await Promise.all([rolled.settled(), fresh.settled()]);
     expect(rolled.length).toBe(fresh.length);
     expect(rolled.allowedMask).toEqual(fresh.allowedMask);
-    expect(rolled.jumpForward()).toBe(fresh.jumpForward());
+    expect(await rolled.jumpForward()).toBe(await fresh.jumpForward());
     expect(rolled.accept(token)).toBe(true);
     expect(fresh.accept(token)).toBe(true);
   }

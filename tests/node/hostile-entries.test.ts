@@ -91,6 +91,22 @@ describe('grammars', () => {
   });
 });
 
+describe('grammars xgrammar would compile wrong', () => {
+  it('refuses a negated class whose shorthand spans non-ASCII (xgrammar clamps it to ASCII), by its key, and compiles other negated classes', async () => {
+    // [^\s\S] matches nothing, yet xgrammar's clamped class allowed 18,670 of these tokens.
+    for (const regex of ['[^\\s\\S]', '[^\\d\\D]', 'a[^\\w\\W]']) {
+      expect(await rejectedArgument(() => compileGrammar(tiny.tokenizer, { regex }, { vocabSize: 151936 })), regex).toBe('regex');
+    }
+    expect(await rejectedArgument(() => compileGrammar(tiny.tokenizer, { jsonSchema: { type: 'string', pattern: '[^\\s\\S]' } }, { vocabSize: 151936 }))).toBe('jsonSchema');
+    // A bad EBNF names ebnf; ASCII negated classes compile.
+    expect(await rejectedArgument(() => compileGrammar(tiny.tokenizer, { ebnf: 'root ::= ' }, { vocabSize: 151936 }))).toBe('ebnf');
+    for (const regex of ['[^a]', '[^你]']) {
+      const negated = await compileGrammar(tiny.tokenizer, { regex }, { vocabSize: 151936 });
+      expect((await negated.matcher()).allowedCount).toBeGreaterThan(1000);
+    }
+  });
+});
+
 describe('grammar sizes', () => {
   const nested = (depth: number): object => (depth === 0 ? { type: 'integer' } : { type: 'array', items: nested(depth - 1) });
   const manyRules = Array.from({ length: 20000 }, (_, i) => `r${i} ::= r${i + 1}`).join('\n') + '\nr20000 ::= "a"';

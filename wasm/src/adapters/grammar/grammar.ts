@@ -4,9 +4,10 @@
 import { CORE_LIMITS } from '../../generated/tables.js';
 import { SamplingLabError } from '../../lab/errors.js';
 import {
-  compileSpec, explained, isNode, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type HostRequest, type XCompiler,
+  compiledOrExplained, isNode, specArgument, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type HostRequest, type XCompiler,
   type XMatcher,
 } from './xgrammar.js';
+import type { JumpForwardReply, JumpForwardRequest } from './jump-forward-host.js';
 
 /** What to constrain the output to: exactly one of jsonSchema, ebnf, regex, structuralTag. */
 export interface GrammarSpec {
@@ -169,10 +170,9 @@ function checkRepetitions(text: string, argument: string): void {
 }
 
 function checkSize(spec: GrammarSpec): void {
-  const [argument, text] = spec.jsonSchema !== undefined
-    ? ['jsonSchema', typeof spec.jsonSchema === 'string' ? spec.jsonSchema : JSON.stringify(spec.jsonSchema)]
-    : spec.ebnf !== undefined ? ['ebnf', spec.ebnf]
-      : spec.regex !== undefined ? ['regex', spec.regex] : ['structuralTag', JSON.stringify(spec.structuralTag)];
+  const argument = specArgument(spec);
+  const text = argument === 'jsonSchema' && typeof spec.jsonSchema === 'string' ? spec.jsonSchema
+    : argument === 'ebnf' ? spec.ebnf! : argument === 'regex' ? spec.regex! : JSON.stringify(spec[argument]);
   if (text.length > GRAMMAR_LIMITS.textLength) throw tooBig(argument, `its text (${text.length} characters)`, GRAMMAR_LIMITS.textLength);
   if (argument === 'jsonSchema' || argument === 'structuralTag') {
     let parsed: unknown;
@@ -211,7 +211,7 @@ export class CompiledGrammar {
   /** A matcher at the start of the output, its first mask computed. */
   async matcher(): Promise<GrammarMatcher> {
     if (this.#disposed) throw new SamplingLabError('grammar', 'the grammar was disposed: compile it again');
-    const created = new GrammarMatcher(await this.#backend.matcher(), this.vocabSize);
+    const created = new GrammarMatcher(await this.#backend.matcher(), this.vocabSize, this.#backend);
     await created.settled();
     return created;
   }
@@ -228,8 +228,14 @@ export class CompiledGrammar {
 /** Where a compiled grammar lives: this thread's xgrammar, or a Node worker's. */
 interface GrammarBackend {
   matcher(): Promise<XMatcher>;
+  /** The jump-forward string of the matcher `key` after `tokens`, answered off this thread (in a browser: xgrammar's may never end). */
+  jumpForward?(key: number, tokens: readonly number[]): Promise<string>;
+  /** Forgets the matcher `key`. */
+  forget?(key: number): void;
   dispose(): void;
 }
+
+let matcherKeys = 0;
 
 /**
  * One sequence's place in the grammar. `allowedMask` is the current step's mask (the core's
@@ -239,14 +245,18 @@ interface GrammarBackend {
 export class GrammarMatcher {
   readonly vocabSize: number;
   readonly #matcher: XMatcher;
+  readonly #backend: GrammarBackend;
+  readonly #key = matcherKeys++;
   #disposed = false;
   #mask: Int32Array | undefined;
   #pending: Promise<void> = Promise.resolve();
-  #accepted = 0;
+  // The tokens accepted and not rolled back: what a jump-forward mirror replays.
+  readonly #tokens: number[] = [];
 
   /** @internal */
-  constructor(matcher: XMatcher, vocabSize: number) {
+  constructor(matcher: XMatcher, vocabSize: number, backend: GrammarBackend) {
     this.#matcher = matcher;
+    this.#backend = backend;
     this.vocabSize = vocabSize;
     this.#refresh();
   }
@@ -283,7 +293,7 @@ export class GrammarMatcher {
 
   /** Tokens accepted and not rolled back. */
   get length(): number {
-    return this.#accepted;
+    return this.#tokens.length;
   }
 
   /** Advances by one token; false (and no change) when the grammar does not allow it. */
@@ -293,7 +303,7 @@ export class GrammarMatcher {
       throw new SamplingLabError('token', `token must be an id in [0, ${this.vocabSize}), not ${String(token)}`);
     }
     if (!this.#matcher.acceptToken(token)) return false;
-    this.#accepted++;
+    this.#tokens.push(token);
     this.#refresh();
     return true;
   }
@@ -301,12 +311,12 @@ export class GrammarMatcher {
   /** Undoes the last `tokens` accepts. */
   rollBack(tokens: number): void {
     this.#alive();
-    if (!Number.isInteger(tokens) || tokens < 0 || tokens > this.#accepted) {
-      throw new SamplingLabError('tokens', `rollBack takes 0 … ${this.#accepted} tokens, not ${String(tokens)}`);
+    if (!Number.isInteger(tokens) || tokens < 0 || tokens > this.#tokens.length) {
+      throw new SamplingLabError('tokens', `rollBack takes 0 … ${this.#tokens.length} tokens, not ${String(tokens)}`);
     }
     if (tokens === 0) return;
     this.#matcher.rollBack(tokens);
-    this.#accepted -= tokens;
+    this.#tokens.length -= tokens;
     this.#refresh();
   }
 
@@ -316,17 +326,20 @@ export class GrammarMatcher {
     return this.#matcher.isTerminated();
   }
 
-  /** The longest text every continuation starts with (xgrammar's findJumpForwardString). */
-  jumpForward(): string {
+  /**
+   * The longest text every continuation starts with (xgrammar's findJumpForwardString), computed
+   * off the caller's thread; one that never ends is a SamplingLabError for `grammar` within a second.
+   */
+  async jumpForward(): Promise<string> {
     this.#alive();
-    return this.#matcher.findJumpForwardString();
+    return this.#backend.jumpForward ? this.#backend.jumpForward(this.#key, this.#tokens) : this.#matcher.findJumpForwardString();
   }
 
   /** Back to the start. */
   reset(): void {
     this.#alive();
     this.#matcher.reset();
-    this.#accepted = 0;
+    this.#tokens.length = 0;
     this.#refresh();
   }
 
@@ -335,6 +348,7 @@ export class GrammarMatcher {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#mask = undefined;
+    this.#backend.forget?.(this.#key);
     // A mask still being computed reads the matcher: it is freed once that is done.
     void this.#pending.finally(() => this.#matcher.dispose());
   }
@@ -443,11 +457,101 @@ async function compileHere(target: Target, spec: CompileRequest['spec'], forget:
   })();
   target.compiler.catch(() => { target.compiler = undefined; });
   const { api, compiler } = await target.compiler;
-  const grammar = await explained(() => compileSpec(compiler, spec));
+  const grammar = await compiledOrExplained(compiler, spec);
+  const mirror = new JumpForwardMirror({ tokens: target.tokens, vocabType: target.vocabType, vocabSize: target.vocabSize, stopTokenIds: target.stopTokenIds, spec });
   return new CompiledGrammar({
     matcher: () => api.GrammarMatcher.createGrammarMatcher(grammar, target.stopTokenIds),
-    dispose: () => grammar.dispose(),
+    jumpForward: (key, tokens) => mirror.jumpForward(key, tokens),
+    forget: (key) => mirror.forget(key),
+    dispose: () => {
+      mirror.end();
+      grammar.dispose();
+    },
   }, target.vocabSize, forget);
+}
+
+// The first jump-forward waits for the Worker to load xgrammar and compile the grammar; each later
+// one answers in milliseconds, and past a second its string never ends.
+const MIRROR_COMPILE_MS = 30_000;
+
+/**
+ * In a browser, jump-forward strings come from a Worker holding a copy of the grammar
+ * (jump-forward-host.ts), started on the first request: this thread keeps its matchers, whose masks
+ * transformers.js's processor needs synchronously, and never runs findJumpForwardString.
+ */
+class JumpForwardMirror {
+  readonly #request: CompileRequest;
+  #worker?: Worker;
+  #ready?: Promise<void>;
+  #ended?: string;
+  #seq = 0;
+
+  constructor(request: CompileRequest) {
+    this.#request = request;
+  }
+
+  async jumpForward(key: number, tokens: readonly number[]): Promise<string> {
+    if (this.#ended) throw new SamplingLabError('grammar', `the grammar's jump-forward Worker has ended (${this.#ended}): compile the grammar again`);
+    await (this.#ready ??= this.#start());
+    const seq = ++this.#seq;
+    const reply = this.#reply((data) => 'seq' in data && data.seq === seq, JUMP_FORWARD_MS,
+      `xgrammar's jump-forward string took more than ${JUMP_FORWARD_MS} ms (a string that never ends), so its Worker was ended`);
+    this.#worker!.postMessage({ seq, matcher: key, tokens: [...tokens] } satisfies JumpForwardRequest);
+    const data = await reply;
+    if ('error' in data) {
+      this.end(data.error);
+      throw new SamplingLabError('grammar', `xgrammar failed in jumpForward (${data.error}), so its Worker was ended`);
+    }
+    return (data as { text: string }).text;
+  }
+
+  forget(key: number): void {
+    if (this.#worker && !this.#ended) this.#worker.postMessage({ dispose: key } satisfies JumpForwardRequest);
+  }
+
+  end(reason = 'its grammar was disposed'): void {
+    if (this.#ended) return;
+    this.#ended = reason;
+    this.#worker?.terminate();
+  }
+
+  async #start(): Promise<void> {
+    this.#worker = new Worker(new URL('./jump-forward-host.js', import.meta.url), { type: 'module' });
+    const compiled = this.#reply((data) => 'compiled' in data || !('seq' in data), MIRROR_COMPILE_MS,
+      `xgrammar's jump-forward Worker did not compile the grammar within ${MIRROR_COMPILE_MS} ms`);
+    this.#worker.postMessage({ compile: this.#request } satisfies JumpForwardRequest);
+    const data = await compiled;
+    if ('error' in data) {
+      this.end(data.error);
+      throw new SamplingLabError(data.argument ?? 'grammar', `xgrammar's jump-forward Worker could not compile the grammar: ${data.error}`);
+    }
+  }
+
+  // The Worker's next reply that `matches`; past `ms` (or if the Worker fails) it is ended.
+  #reply(matches: (data: JumpForwardReply) => boolean, ms: number, late: string): Promise<JumpForwardReply> {
+    const worker = this.#worker!;
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        worker.removeEventListener('message', onMessage);
+        worker.removeEventListener('error', onError);
+      };
+      const onMessage = ({ data }: MessageEvent<JumpForwardReply>) => {
+        if (!matches(data)) return;
+        done();
+        resolve(data);
+      };
+      const fail = (reason: string) => {
+        done();
+        this.end(reason);
+        reject(new SamplingLabError('grammar', reason));
+      };
+      const onError = (event: ErrorEvent) => fail(`xgrammar's jump-forward Worker failed: ${event.message}`);
+      const timer = setTimeout(() => fail(late), ms);
+      worker.addEventListener('message', onMessage);
+      worker.addEventListener('error', onError);
+    });
+  }
 }
 
 // Idle workers kept per tokenizer and options, for the next compile.
@@ -530,9 +634,9 @@ class GrammarHost {
         if (error) reject(error);
         else resolve();
       };
-      const onMessage = (message: { compiled: boolean; message?: string }) => {
+      const onMessage = (message: { compiled: boolean; message?: string; argument?: string }) => {
         if (message.compiled) this.fresh = false;
-        finish(message.compiled ? undefined : new SamplingLabError('grammar', message.message ?? 'xgrammar could not compile the grammar'));
+        finish(message.compiled ? undefined : new SamplingLabError(message.argument ?? 'grammar', message.message ?? 'xgrammar could not compile the grammar'));
       };
       const onExit = () => finish(new SamplingLabError('grammar', `xgrammar's worker ended while compiling: ${this.#ended ?? 'it exited'}`));
       const onAbort = () => {

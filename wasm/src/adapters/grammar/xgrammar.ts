@@ -79,42 +79,67 @@ export function loadXGrammar(): Promise<XGrammar> {
 
 /**
  * xgrammar reports a bad grammar by printing "[FATAL] file:line: why" and "Aborted()" through the
- * console.error it bound when its module started, then throwing "Aborted()". It binds this
- * function instead (console.error is swapped only while it starts), which keeps the why for the
- * error and prints neither line.
+ * console.error it bound when its module started, then throwing "Aborted()". It binds these
+ * functions instead (console.error and console.log are swapped only while it starts), which keep
+ * the why for the error and print neither line. They also keep the one warning (printed through
+ * console.log) that means a wrong mask: a negated class whose shorthand spans non-ASCII
+ * characters (`[^\s\S]`, `[^\d\D]`) is clamped to ASCII, so `[^\s\S]`, which matches nothing,
+ * would allow 18,670 of Qwen3's tokens.
  */
 let lastFatal: string | undefined;
-const originalError = console.error;
-function xgrammarError(...args: unknown[]): void {
+let lastClamp: string | undefined;
+const originals = { error: console.error, log: console.log };
+const bound = {
+  error: (...args: unknown[]) => xgrammarPrinted('error', args),
+  log: (...args: unknown[]) => xgrammarPrinted('log', args),
+};
+function xgrammarPrinted(stream: 'error' | 'log', args: unknown[]): void {
   const text = args.map(String).join(' ');
   const why = /^\[FATAL\] \S*:\d+: (.*)$/s.exec(text);
   if (why) lastFatal = why[1].trim();
-  else if (text !== 'Aborted()') (console.error === xgrammarError ? originalError : console.error).apply(console, args);
+  else if (/^\[WARNING\] .*clamping/s.test(text)) lastClamp = text.replace(/^\[WARNING\] \S*:\d+: /, '').trim();
+  else if (text !== 'Aborted()') (console[stream] === bound[stream] ? originals[stream] : console[stream]).apply(console, args);
 }
 
 export async function startingXGrammar<T>(start: () => Promise<T>): Promise<T> {
-  const error = console.error;
-  console.error = xgrammarError;
+  const { error, log } = console;
+  console.error = bound.error;
+  console.log = bound.log;
   try {
     return await start();
   } finally {
     console.error = error;
+    console.log = log;
   }
 }
 
-/** Runs an xgrammar call, giving its failure the reason xgrammar printed. */
-export async function explained<T>(call: () => Promise<T>): Promise<T> {
+/** The spec's argument: the key of its grammar. */
+export function specArgument(spec: { jsonSchema?: unknown; ebnf?: unknown; regex?: unknown }): 'jsonSchema' | 'ebnf' | 'regex' | 'structuralTag' {
+  return spec.jsonSchema !== undefined ? 'jsonSchema' : spec.ebnf !== undefined ? 'ebnf' : spec.regex !== undefined ? 'regex' : 'structuralTag';
+}
+
+/** Compiles `spec`, its failure a SamplingLabError naming its key with the reason xgrammar printed; a grammar xgrammar clamps is refused. */
+export async function compiledOrExplained(compiler: XCompiler, spec: CompileRequest['spec']): Promise<XHandle> {
+  const argument = specArgument(spec);
   lastFatal = undefined;
+  lastClamp = undefined;
+  let compiled: XHandle;
   try {
-    return await call();
+    compiled = await compileSpec(compiler, spec);
   } catch (error) {
     if (error instanceof SamplingLabError) throw error;
-    throw new SamplingLabError('grammar', `xgrammar could not compile the grammar: ${lastFatal ?? (error as Error)?.message ?? String(error)}`);
+    throw new SamplingLabError(argument, `xgrammar could not compile the grammar: ${lastFatal ?? (error as Error)?.message ?? String(error)}`);
   }
+  if (lastClamp !== undefined) {
+    compiled.dispose();
+    throw new SamplingLabError(argument, `xgrammar would compile this grammar to a wrong mask (${lastClamp}): a negated character class `
+      + 'must not hold \\S, \\D or \\W (they span non-ASCII characters, which xgrammar clamps)');
+  }
+  return compiled;
 }
 
 /** Compiles a request with a compiler made for it (its tokenizer info and options). */
-export function compileSpec(compiler: XCompiler, spec: CompileRequest['spec']): Promise<XHandle> {
+function compileSpec(compiler: XCompiler, spec: CompileRequest['spec']): Promise<XHandle> {
   return spec.jsonSchema !== undefined
     ? compiler.compileJSONSchema(spec.jsonSchema, spec.anyWhitespace ?? false, -1, [',', ':'], true)
     : spec.ebnf !== undefined ? compiler.compileGrammar(spec.ebnf)

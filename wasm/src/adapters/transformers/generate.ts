@@ -208,7 +208,7 @@ export async function* generateTokens(
         const finishReason = stopReason !== undefined || matcher?.isTerminated() ? 'stop'
           : sequence.generated.length >= maxNewTokens ? 'length' : undefined;
         if (finishReason) finished.add(sequence);
-        else if (matcher && n === 1) forced.push(...jumpForward(tokenizer, matcher, sequence, maxNewTokens));
+        else if (matcher && n === 1) forced.push(...await jumpForward(tokenizer, matcher, sequence, maxNewTokens));
         yield described({
           token,
           text: tokenizer.decode([token]),
@@ -259,8 +259,8 @@ export function checkGrammar(grammar: unknown, vocab: number | undefined, sampli
  * The tokens of the grammar's jump-forward string (the text every continuation starts with) that
  * it accepts, at most `limit`, accepted into the matcher: tokens no model needs to choose.
  */
-export function jumpForwardTokens(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, limit: number): number[] {
-  const text = matcher.jumpForward();
+export async function jumpForwardTokens(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, limit: number): Promise<number[]> {
+  const text = await matcher.jumpForward();
   const tokens: number[] = [];
   if (text === '') return tokens;
   for (const token of tokenizer.encode(text, { add_special_tokens: false })) {
@@ -271,8 +271,8 @@ export function jumpForwardTokens(tokenizer: PreTrainedTokenizer, matcher: Gramm
 }
 
 // The forced tokens appended to the sequence, as steps drawn by no one.
-function jumpForward(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, sequence: Sequence, maxNewTokens: number): GeneratedToken[] {
-  return jumpForwardTokens(tokenizer, matcher, maxNewTokens - sequence.generated.length).map((token) => {
+async function jumpForward(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, sequence: Sequence, maxNewTokens: number): Promise<GeneratedToken[]> {
+  return (await jumpForwardTokens(tokenizer, matcher, maxNewTokens - sequence.generated.length)).map((token) => {
     sequence.ids.push(BigInt(token));
     sequence.generated.push(token);
     return { token, text: tokenizer.decode([token]), sequence: sequence.index, prob: 1, entropyBits: 0, kept: 1, top: [], cuts: [], grammarAllowed: 0, forced: true };

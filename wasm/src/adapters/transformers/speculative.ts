@@ -164,7 +164,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
     let started = performance.now();
     while (ids.length - promptLength < maxNewTokens && !signal?.aborted) {
       // Text the grammar forces goes through both models with the next passes, never drafted.
-      const forced = matcher ? jumpForwardTokens(tokenizer, matcher, maxNewTokens - (ids.length - promptLength)) : [];
+      const forced = matcher ? await jumpForwardTokens(tokenizer, matcher, maxNewTokens - (ids.length - promptLength)) : [];
       if (forced.length > 0) {
         ids.push(...forced);
         stats.tokens += forced.length;
