@@ -68,6 +68,11 @@ describe('the logits processor', () => {
     expect(argumentOf(() => processor([[1n], [2n ** 60n]], logits()))).toBe('inputIds');
     expect(() => processor([[1n], [2n]], logits())).not.toThrow();
   });
+
+  it("refuses a matcher that answers from a browser Worker: transformers.js's processors run synchronously", () => {
+    const workerMatcher = { accept: () => true, synchronous: false };
+    expect(argumentOf(() => createLogitsProcessor(lab, { grammar: workerMatcher as never }))).toBe('grammar');
+  });
 });
 
 describe('grammars', () => {

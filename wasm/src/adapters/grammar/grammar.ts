@@ -7,7 +7,7 @@ import {
   compiledOrExplained, isNode, specArgument, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type HostRequest, type XCompiler,
   type XMatcher,
 } from './xgrammar.js';
-import type { JumpForwardReply, JumpForwardRequest } from './jump-forward-host.js';
+import { compileInBrowserWorker, JumpForwardMirror, WorkerMatcher } from './browser-grammar.js';
 
 /** What to constrain the output to: exactly one of jsonSchema, ebnf, regex, structuralTag. */
 export interface GrammarSpec {
@@ -26,8 +26,15 @@ export interface GrammarSpec {
 export interface CompileOptions {
   /** The model's vocab_size, the logits' length (default: the tokenizer's vocabulary). */
   vocabSize?: number;
-  /** Stops the compile (in Node, which compiles in a worker thread); the promise then rejects with a SamplingLabError for `signal`. */
+  /** Stops the compile (which runs in a worker thread in Node, a Worker in a browser); the promise then rejects with a SamplingLabError for `signal`. */
   signal?: AbortSignal;
+  /**
+   * Browsers: compile and match in the calling thread, so that matchers answer within the call, as
+   * transformers.js's processors (createLogitsProcessor) need; the compile then blocks that thread.
+   * By default a browser's grammar lives in a Worker (await matcher.settled() after each change).
+   * In Node every grammar lives in a worker thread and answers within the call.
+   */
+  synchronous?: boolean;
   /** Ids that end the output once the grammar is complete (default: the tokenizer's eos_token_id; xgrammar's guess from the vocabulary when it has none). */
   stopTokenIds?: readonly number[];
 }
@@ -211,7 +218,7 @@ export class CompiledGrammar {
   /** A matcher at the start of the output, its first mask computed. */
   async matcher(): Promise<GrammarMatcher> {
     if (this.#disposed) throw new SamplingLabError('grammar', 'the grammar was disposed: compile it again');
-    const created = new GrammarMatcher(await this.#backend.matcher(), this.vocabSize, this.#backend);
+    const created = new GrammarMatcher(await this.#backend.matcher(), this.vocabSize, this.#backend.synchronous);
     await created.settled();
     return created;
   }
@@ -225,17 +232,13 @@ export class CompiledGrammar {
   }
 }
 
-/** Where a compiled grammar lives: this thread's xgrammar, or a Node worker's. */
+/** Where a compiled grammar lives: this thread's xgrammar, a Node worker's, or a browser Worker's. */
 interface GrammarBackend {
   matcher(): Promise<XMatcher>;
-  /** The jump-forward string of the matcher `key` after `tokens`, answered off this thread (in a browser: xgrammar's may never end). */
-  jumpForward?(key: number, tokens: readonly number[]): Promise<string>;
-  /** Forgets the matcher `key`. */
-  forget?(key: number): void;
+  /** Whether its matchers answer within the call (a browser Worker's answer later). */
+  synchronous: boolean;
   dispose(): void;
 }
-
-let matcherKeys = 0;
 
 /**
  * One sequence's place in the grammar. `allowedMask` is the current step's mask (the core's
@@ -244,20 +247,23 @@ let matcherKeys = 0;
  */
 export class GrammarMatcher {
   readonly vocabSize: number;
+  /**
+   * Whether accept, isTerminated and allowedMask answer within the call, as transformers.js's
+   * processors need (in Node always; in a browser when compiled with `synchronous: true`). Else
+   * the matcher lives in a Worker: await settled() after each accept, rollBack or reset.
+   */
+  readonly synchronous: boolean;
   readonly #matcher: XMatcher;
-  readonly #backend: GrammarBackend;
-  readonly #key = matcherKeys++;
   #disposed = false;
   #mask: Int32Array | undefined;
   #pending: Promise<void> = Promise.resolve();
-  // The tokens accepted and not rolled back: what a jump-forward mirror replays.
-  readonly #tokens: number[] = [];
+  #accepted = 0;
 
   /** @internal */
-  constructor(matcher: XMatcher, vocabSize: number, backend: GrammarBackend) {
+  constructor(matcher: XMatcher, vocabSize: number, synchronous: boolean) {
     this.#matcher = matcher;
-    this.#backend = backend;
     this.vocabSize = vocabSize;
+    this.synchronous = synchronous;
     this.#refresh();
   }
 
@@ -293,7 +299,7 @@ export class GrammarMatcher {
 
   /** Tokens accepted and not rolled back. */
   get length(): number {
-    return this.#tokens.length;
+    return this.#accepted;
   }
 
   /** Advances by one token; false (and no change) when the grammar does not allow it. */
@@ -302,8 +308,10 @@ export class GrammarMatcher {
     if (!Number.isInteger(token) || token < 0 || token >= this.vocabSize) {
       throw new SamplingLabError('token', `token must be an id in [0, ${this.vocabSize}), not ${String(token)}`);
     }
+    // A Worker's matcher answers later: the current mask says now whether the token is allowed.
+    if (!this.synchronous && (this.isTerminated() || !((this.allowedMask[token >>> 5] >>> (token & 31)) & 1))) return false;
     if (!this.#matcher.acceptToken(token)) return false;
-    this.#tokens.push(token);
+    this.#accepted++;
     this.#refresh();
     return true;
   }
@@ -311,12 +319,12 @@ export class GrammarMatcher {
   /** Undoes the last `tokens` accepts. */
   rollBack(tokens: number): void {
     this.#alive();
-    if (!Number.isInteger(tokens) || tokens < 0 || tokens > this.#tokens.length) {
-      throw new SamplingLabError('tokens', `rollBack takes 0 … ${this.#tokens.length} tokens, not ${String(tokens)}`);
+    if (!Number.isInteger(tokens) || tokens < 0 || tokens > this.#accepted) {
+      throw new SamplingLabError('tokens', `rollBack takes 0 … ${this.#accepted} tokens, not ${String(tokens)}`);
     }
     if (tokens === 0) return;
     this.#matcher.rollBack(tokens);
-    this.#tokens.length -= tokens;
+    this.#accepted -= tokens;
     this.#refresh();
   }
 
@@ -332,14 +340,14 @@ export class GrammarMatcher {
    */
   async jumpForward(): Promise<string> {
     this.#alive();
-    return this.#backend.jumpForward ? this.#backend.jumpForward(this.#key, this.#tokens) : this.#matcher.findJumpForwardString();
+    return this.#matcher.jumpForward ? this.#matcher.jumpForward() : this.#matcher.findJumpForwardString();
   }
 
   /** Back to the start. */
   reset(): void {
     this.#alive();
     this.#matcher.reset();
-    this.#tokens.length = 0;
+    this.#accepted = 0;
     this.#refresh();
   }
 
@@ -348,7 +356,6 @@ export class GrammarMatcher {
     if (this.#disposed) return;
     this.#disposed = true;
     this.#mask = undefined;
-    this.#backend.forget?.(this.#key);
     // A mask still being computed reads the matcher: it is freed once that is done.
     void this.#pending.finally(() => this.#matcher.dispose());
   }
@@ -359,8 +366,9 @@ export class GrammarMatcher {
 
   #refresh(): void {
     this.#mask = undefined;
-    // A terminated matcher has no next mask (xgrammar aborts when asked for one).
-    if (this.#matcher.isTerminated()) {
+    // A terminated matcher has no next mask (xgrammar aborts when asked for one); a Worker's
+    // matcher may learn it from its reply.
+    if (this.synchronous && this.#matcher.isTerminated()) {
       this.#pending = Promise.resolve();
       return;
     }
@@ -368,6 +376,7 @@ export class GrammarMatcher {
       if (this.#pending === computing) this.#mask = mask;
     }, (error: unknown) => {
       // Never an unhandled rejection: settled() and allowedMask report it.
+      if (error instanceof SamplingLabError) throw error;
       throw new SamplingLabError('grammar', `xgrammar could not compute the mask: ${(error as Error)?.message ?? String(error)}`);
     });
     computing.catch(() => {});
@@ -384,12 +393,15 @@ export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarS
   checkSize(spec);
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new SamplingLabError('options', 'options must be an object');
   for (const key of Object.keys(options)) {
-    if (!['vocabSize', 'stopTokenIds', 'signal'].includes(key)) throw new SamplingLabError(key, `unknown compile option '${key}'; accepted: vocabSize, stopTokenIds, signal`);
+    if (!['vocabSize', 'stopTokenIds', 'signal', 'synchronous'].includes(key)) {
+      throw new SamplingLabError(key, `unknown compile option '${key}'; accepted: vocabSize, stopTokenIds, signal, synchronous`);
+    }
   }
+  if (options.synchronous !== undefined && typeof options.synchronous !== 'boolean') throw new SamplingLabError('synchronous', 'synchronous is true or false');
   const { signal } = options;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new SamplingLabError('signal', 'signal must be an AbortSignal');
   const target = targetFor(tokenizer, options);
-  const key = JSON.stringify(spec);
+  const key = JSON.stringify([spec, !isNode && options.synchronous === true]);
   const cached = target.grammars.get(key);
   if (cached) return cached;
   const { jsonSchema, ...rest } = spec;
@@ -397,7 +409,8 @@ export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarS
     ...rest, ...(jsonSchema !== undefined && { jsonSchema: typeof jsonSchema === 'string' ? jsonSchema : JSON.stringify(jsonSchema) }),
   };
   const forget = () => target.grammars.delete(key);
-  const compiling = isNode ? compileInWorker(target, request, forget, signal) : compileHere(target, request, forget);
+  const compiling = isNode ? compileInWorker(target, request, forget, signal)
+    : options.synchronous ? compileHere(target, request, forget) : compileInBrowser(target, request, forget, signal);
   target.grammars.set(key, compiling);
   // A failed compile is not kept.
   compiling.catch(forget);
@@ -458,11 +471,10 @@ async function compileHere(target: Target, spec: CompileRequest['spec'], forget:
   target.compiler.catch(() => { target.compiler = undefined; });
   const { api, compiler } = await target.compiler;
   const grammar = await compiledOrExplained(compiler, spec);
-  const mirror = new JumpForwardMirror({ tokens: target.tokens, vocabType: target.vocabType, vocabSize: target.vocabSize, stopTokenIds: target.stopTokenIds, spec });
+  const mirror = new JumpForwardMirror(requestFor(target, spec));
   return new CompiledGrammar({
-    matcher: () => api.GrammarMatcher.createGrammarMatcher(grammar, target.stopTokenIds),
-    jumpForward: (key, tokens) => mirror.jumpForward(key, tokens),
-    forget: (key) => mirror.forget(key),
+    matcher: async () => mirror.mirrored(await api.GrammarMatcher.createGrammarMatcher(grammar, target.stopTokenIds)),
+    synchronous: true,
     dispose: () => {
       mirror.end();
       grammar.dispose();
@@ -470,88 +482,17 @@ async function compileHere(target: Target, spec: CompileRequest['spec'], forget:
   }, target.vocabSize, forget);
 }
 
-// The first jump-forward waits for the Worker to load xgrammar and compile the grammar; each later
-// one answers in milliseconds, and past a second its string never ends.
-const MIRROR_COMPILE_MS = 30_000;
+function requestFor(target: Target, spec: CompileRequest['spec']): CompileRequest {
+  return { tokens: target.tokens, vocabType: target.vocabType, vocabSize: target.vocabSize, stopTokenIds: target.stopTokenIds, spec };
+}
 
-/**
- * In a browser, jump-forward strings come from a Worker holding a copy of the grammar
- * (jump-forward-host.ts), started on the first request: this thread keeps its matchers, whose masks
- * transformers.js's processor needs synchronously, and never runs findJumpForwardString.
- */
-class JumpForwardMirror {
-  readonly #request: CompileRequest;
-  #worker?: Worker;
-  #ready?: Promise<void>;
-  #ended?: string;
-  #seq = 0;
-
-  constructor(request: CompileRequest) {
-    this.#request = request;
-  }
-
-  async jumpForward(key: number, tokens: readonly number[]): Promise<string> {
-    if (this.#ended) throw new SamplingLabError('grammar', `the grammar's jump-forward Worker has ended (${this.#ended}): compile the grammar again`);
-    await (this.#ready ??= this.#start());
-    const seq = ++this.#seq;
-    const reply = this.#reply((data) => 'seq' in data && data.seq === seq, JUMP_FORWARD_MS,
-      `xgrammar's jump-forward string took more than ${JUMP_FORWARD_MS} ms (a string that never ends), so its Worker was ended`);
-    this.#worker!.postMessage({ seq, matcher: key, tokens: [...tokens] } satisfies JumpForwardRequest);
-    const data = await reply;
-    if ('error' in data) {
-      this.end(data.error);
-      throw new SamplingLabError('grammar', `xgrammar failed in jumpForward (${data.error}), so its Worker was ended`);
-    }
-    return (data as { text: string }).text;
-  }
-
-  forget(key: number): void {
-    if (this.#worker && !this.#ended) this.#worker.postMessage({ dispose: key } satisfies JumpForwardRequest);
-  }
-
-  end(reason = 'its grammar was disposed'): void {
-    if (this.#ended) return;
-    this.#ended = reason;
-    this.#worker?.terminate();
-  }
-
-  async #start(): Promise<void> {
-    this.#worker = new Worker(new URL('./jump-forward-host.js', import.meta.url), { type: 'module' });
-    const compiled = this.#reply((data) => 'compiled' in data || !('seq' in data), MIRROR_COMPILE_MS,
-      `xgrammar's jump-forward Worker did not compile the grammar within ${MIRROR_COMPILE_MS} ms`);
-    this.#worker.postMessage({ compile: this.#request } satisfies JumpForwardRequest);
-    const data = await compiled;
-    if ('error' in data) {
-      this.end(data.error);
-      throw new SamplingLabError(data.argument ?? 'grammar', `xgrammar's jump-forward Worker could not compile the grammar: ${data.error}`);
-    }
-  }
-
-  // The Worker's next reply that `matches`; past `ms` (or if the Worker fails) it is ended.
-  #reply(matches: (data: JumpForwardReply) => boolean, ms: number, late: string): Promise<JumpForwardReply> {
-    const worker = this.#worker!;
-    return new Promise((resolve, reject) => {
-      const done = () => {
-        clearTimeout(timer);
-        worker.removeEventListener('message', onMessage);
-        worker.removeEventListener('error', onError);
-      };
-      const onMessage = ({ data }: MessageEvent<JumpForwardReply>) => {
-        if (!matches(data)) return;
-        done();
-        resolve(data);
-      };
-      const fail = (reason: string) => {
-        done();
-        this.end(reason);
-        reject(new SamplingLabError('grammar', reason));
-      };
-      const onError = (event: ErrorEvent) => fail(`xgrammar's jump-forward Worker failed: ${event.message}`);
-      const timer = setTimeout(() => fail(late), ms);
-      worker.addEventListener('message', onMessage);
-      worker.addEventListener('error', onError);
-    });
-  }
+async function compileInBrowser(target: Target, spec: CompileRequest['spec'], forget: () => void, signal?: AbortSignal): Promise<CompiledGrammar> {
+  const worker = await compileInBrowserWorker(requestFor(target, spec), signal);
+  return new CompiledGrammar({
+    matcher: async () => new WorkerMatcher(worker, (await worker.call({ op: 'matcher' })).value as number, target.stopTokenIds),
+    synchronous: false,
+    dispose: () => worker.end('its grammar was disposed'),
+  }, target.vocabSize, forget);
 }
 
 // Idle workers kept per tokenizer and options, for the next compile.
@@ -569,6 +510,7 @@ async function compileInWorker(target: Target, spec: CompileRequest['spec'], for
   const generation = host.generation;
   return new CompiledGrammar({
     matcher: async () => hostMatcher(host, host.call('matcher', []) as number, generation),
+    synchronous: true,
     dispose: () => {
       if (host.alive && target.idle.length < MAX_IDLE_WORKERS) {
         host.release();

@@ -16,9 +16,12 @@ export interface XCompiler extends XHandle {
 }
 export interface XMatcher extends XHandle {
   acceptToken(token: number): boolean;
-  getNextTokenBitmask(): Promise<Int32Array>;
+  /** The next mask; none once terminated (a Worker's matcher says so here). */
+  getNextTokenBitmask(): Promise<Int32Array | undefined>;
   isTerminated(): boolean;
   findJumpForwardString(): string;
+  /** The jump-forward string computed off the calling thread (a browser's matchers). */
+  jumpForward?(): Promise<string>;
   rollBack(tokens: number): void;
   reset(): void;
 }

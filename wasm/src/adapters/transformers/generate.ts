@@ -202,6 +202,8 @@ export async function* generateTokens(
         sequence.ids.push(BigInt(token));
         sequence.generated.push(token);
         if (matcher && !matcher.accept(token)) throw new SamplingLabError('grammar', `the grammar refused token ${token}, which its mask allowed`);
+        // A browser's matcher answers from its Worker: whether the grammar ended comes with the next mask.
+        await matcher?.settled();
         const stopString = stops.length > 0 && sequence.generated.length >= minNewTokens
           ? completedStop(tokenizer, sequence.generated, stops, longestStop) : undefined;
         const stopReason = eos.has(token) || stopIds.has(token) ? token : stopString;
@@ -264,9 +266,11 @@ export async function jumpForwardTokens(tokenizer: PreTrainedTokenizer, matcher:
   const tokens: number[] = [];
   if (text === '') return tokens;
   for (const token of tokenizer.encode(text, { add_special_tokens: false })) {
+    await matcher.settled();
     if (tokens.length >= limit || matcher.isTerminated() || !matcher.accept(token)) break;
     tokens.push(token);
   }
+  await matcher.settled();
   return tokens;
 }
 

@@ -42,6 +42,10 @@ export function createLogitsProcessor(lab: Lab, options: ProcessorOptions = {}):
   if (matchers.some((matcher) => typeof (matcher as Partial<GrammarMatcher>)?.accept !== 'function')) {
     throw new SamplingLabError('grammar', 'grammar must be a matcher of sampling-lab/grammar (await grammar.matcher()) or an array of them, one per row');
   }
+  if (matchers.some((matcher) => !matcher.synchronous)) {
+    throw new SamplingLabError('grammar', "transformers.js's processors run synchronously, and this matcher answers from a Worker: "
+      + 'in a browser, compile the grammar with compileGrammar(tokenizer, spec, { synchronous: true })');
+  }
   if (grammar !== undefined && ('allowedMask' in sampling || 'mirostat' in sampling)) {
     throw new SamplingLabError('grammar', 'a grammar gives allowedMask itself and cannot be combined with mirostat');
   }

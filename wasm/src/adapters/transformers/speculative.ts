@@ -190,6 +190,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
         });
         proposed.push(proposal);
         if (matcher && !matcher.accept(proposal)) throw new SamplingLabError('grammar', `the grammar refused token ${proposal}, which its mask allowed`);
+        await matcher?.settled();
         // Nothing follows the grammar's end: the proposals stop there.
         if (matcher?.isTerminated()) proposing = i + 1;
       }
@@ -211,9 +212,11 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       if (matcher) {
         // The rejected proposals leave the grammar; the target's own token enters it.
         matcher.rollBack(proposing - verdict.accepted);
+        await matcher.settled();
         if (tokens.length > verdict.accepted && !matcher.accept(tokens[tokens.length - 1])) {
           throw new SamplingLabError('grammar', `the grammar refused token ${tokens[tokens.length - 1]}, which its mask allowed`);
         }
+        await matcher.settled();
       }
       let end = tokens.findIndex((token) => eos.has(token));
       if (matcher?.isTerminated()) end = tokens.length - 1;
