@@ -53,18 +53,21 @@ it('ends an endless jump-forward in its Worker with a SamplingLabError, the page
   expect(outcome.disposed).toMatchObject({ name: 'SamplingLabError', argument: 'grammar' });
 });
 
-it('compiles in its Worker, stops a compile on its signal, and names a bad grammar by its key', async () => {
+it('compiles in its Worker, reporting its stages, stops a compile on its signal, and names a bad grammar by its key', async () => {
   const outcome = await inPage<Record<string, any>>(`
-    const long = await compileGrammar(tokenizer, { regex: '(a|b){0,200}(ab){0,200}' }).then((g) => g.matcher()).then((m) => m.allowedCount);
+    const stages = [];
+    const long = await compileGrammar(tokenizer, { regex: '(a|b){0,200}(ab){0,200}' }, { onProgress: (stage) => stages.push(stage) })
+      .then((g) => g.matcher()).then((m) => m.allowedCount);
     const controller = new AbortController();
     const stopping = failure(() => compileGrammar(tokenizer, { regex: '(a|b){0,250}(ab){0,16}' }, { signal: controller.signal }));
     setTimeout(() => controller.abort(), 20);
     const stopped = await stopping;
     const bad = await failure(() => compileGrammar(tokenizer, { ebnf: 'root ::= (' }));
     const clamped = await failure(() => compileGrammar(tokenizer, { regex: '[^\\\\s\\\\S]' }));
-    return { long, stopped, bad, clamped };
+    return { long, stages, stopped, bad, clamped };
   `);
   expect(outcome.long).toBe(3);  // a, b, and the stop token: the empty string matches
+  expect(outcome.stages).toEqual(['loading', 'vocabulary', 'compiling']);
   expect(outcome.stopped).toMatchObject({ name: 'SamplingLabError', argument: 'signal' });
   expect(outcome.bad).toMatchObject({ name: 'SamplingLabError', argument: 'ebnf' });
   expect(outcome.clamped).toMatchObject({ name: 'SamplingLabError', argument: 'regex' });

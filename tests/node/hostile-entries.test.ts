@@ -89,8 +89,12 @@ describe('grammars', () => {
     expect(argumentOf(() => matcher.accept(0))).toBe('grammar');
     grammar.dispose();
     expect(await rejectedArgument(() => grammar.matcher())).toBe('grammar');
-    // Compiled again once disposed: a new object that works.
-    const again = await compileGrammar(tiny.tokenizer, spec, { vocabSize: 151936 });
+    // Compiled again once disposed: a new object that works, its stages reported (its worker, kept
+    // from the disposed grammar, has read the vocabulary).
+    const stages: string[] = [];
+    expect(await rejectedArgument(() => compileGrammar(tiny.tokenizer, spec, { onProgress: 'log' } as never))).toBe('onProgress');
+    const again = await compileGrammar(tiny.tokenizer, spec, { vocabSize: 151936, onProgress: (stage) => stages.push(stage) });
+    expect(stages).toEqual(['loading', 'compiling']);
     expect(again).not.toBe(grammar);
     expect((await again.matcher()).allowedCount).toBeGreaterThan(0);
   });

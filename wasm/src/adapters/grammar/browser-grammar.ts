@@ -3,7 +3,7 @@
 // thread; or, when asked to be synchronous (transformers.js's processors are), compiled and
 // matched in the calling thread with only jump-forward strings answered by a Worker mirror.
 import { SamplingLabError } from '../../lab/errors.js';
-import type { CompileRequest, XMatcher } from './xgrammar.js';
+import type { CompileRequest, CompileStage, XMatcher } from './xgrammar.js';
 import type { WorkerReply, WorkerRequest } from './grammar-worker.js';
 
 type Request = WorkerRequest extends infer R ? R extends unknown ? Omit<R, 'seq'> : never : never;
@@ -16,13 +16,14 @@ export const JUMP_FORWARD_MS = 1_000;
 /** One grammar's Worker: requests answered in order, each by a reply with its seq. */
 export class GrammarWorker {
   readonly #worker = new Worker(new URL('./grammar-worker.js', import.meta.url), { type: 'module' });
-  readonly #waiting = new Map<number, { resolve(reply: WorkerReply): void; reject(error: SamplingLabError): void }>();
+  readonly #waiting = new Map<number, { resolve(reply: WorkerReply): void; reject(error: SamplingLabError): void; progress?(stage: CompileStage): void }>();
   #seq = 0;
   #ended?: string;
 
   constructor() {
     this.#worker.onmessage = ({ data }: MessageEvent<WorkerReply>) => {
       const waiting = this.#waiting.get(data.seq);
+      if (data.progress) return waiting?.progress?.(data.progress);
       this.#waiting.delete(data.seq);
       if (data.error === undefined) return waiting?.resolve(data);
       const reason = `xgrammar failed (${data.error}), so its Worker was ended`;
@@ -37,7 +38,7 @@ export class GrammarWorker {
   }
 
   /** Sends `request`; its reply, or a SamplingLabError for `grammar` past `ms` (the Worker then ended). */
-  call(request: Request, ms: number | undefined = CALL_MS, signal?: AbortSignal): Promise<WorkerReply> {
+  call(request: Request, ms: number | undefined = CALL_MS, signal?: AbortSignal, progress?: (stage: CompileStage) => void): Promise<WorkerReply> {
     if (this.#ended) return Promise.reject(new SamplingLabError('grammar', `the grammar's Worker has ended (${this.#ended}): compile the grammar again`));
     const seq = ++this.#seq;
     const reply = new Promise<WorkerReply>((resolve, reject) => {
@@ -53,6 +54,7 @@ export class GrammarWorker {
       this.#waiting.set(seq, {
         resolve: (value) => { settle(); resolve(value); },
         reject: (error) => { settle(); reject(error); },
+        progress,
       });
     });
     if (signal?.aborted) this.end('the compile was stopped by its signal', 'signal');
@@ -133,10 +135,10 @@ export class WorkerMatcher implements XMatcher {
 }
 
 /** Compiles `request` in a new Worker; the Worker is ended if the compile fails or `signal` stops it. */
-export async function compileInBrowserWorker(request: CompileRequest, signal?: AbortSignal): Promise<GrammarWorker> {
+export async function compileInBrowserWorker(request: CompileRequest, signal?: AbortSignal, progress?: (stage: CompileStage) => void): Promise<GrammarWorker> {
   const worker = new GrammarWorker();
   try {
-    await worker.call({ op: 'compile', request }, undefined, signal);
+    await worker.call({ op: 'compile', request }, undefined, signal, progress);
   } catch (error) {
     worker.end('its compile failed');
     throw error;

@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SamplingLabError } from '../../lab/errors.js';
 import {
-  compiledOrExplained, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type HostRequest, type XCompiler, type XHandle,
+  compiledOrExplained, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type CompileStage, type HostRequest, type XCompiler, type XHandle,
   type XMatcher,
 } from './xgrammar.js';
 
@@ -38,18 +38,22 @@ let nextMatcher = 0;
 // The grammar of `request`, after the previous one and its matchers are freed; the tokenizer's
 // info and compiler come with the worker's first request.
 async function compile(request: CompileRequest): Promise<void> {
+  const stage = (progress: CompileStage) => port.postMessage({ progress });
   for (const matcher of matchers.values()) matcher.dispose();
   matchers.clear();
   grammar?.dispose();
   grammar = undefined;
+  stage('loading');
   const api = await loadXGrammar();
   if (!compiler) {
+    stage('vocabulary');
     stopTokenIds = request.stopTokenIds;
     const info = await startingXGrammar(() =>
       api.TokenizerInfo.createTokenizerInfo(request.tokens!, request.vocabType, false, request.vocabSize, request.stopTokenIds));
     compiler = await api.GrammarCompiler.createGrammarCompiler(info, false);
   }
   const made = compiler;
+  stage('compiling');
   grammar = await compiledOrExplained(made, request.spec);
 }
 

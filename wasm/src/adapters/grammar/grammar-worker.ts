@@ -3,7 +3,7 @@
 // never returns on a grammar whose forced text never ends, growing its memory by hundreds of
 // megabytes a second) or an abort stalls or breaks this Worker, which the caller ends after a
 // deadline, never the caller's thread. Each request is answered by a message with its `seq`.
-import { compiledOrExplained, loadXGrammar, startingXGrammar, type CompileRequest, type XHandle, type XMatcher } from './xgrammar.js';
+import { compiledOrExplained, loadXGrammar, startingXGrammar, type CompileRequest, type CompileStage, type XHandle, type XMatcher } from './xgrammar.js';
 
 export type WorkerRequest = { seq: number } & (
   | { op: 'compile'; request: CompileRequest }
@@ -16,6 +16,8 @@ export type WorkerRequest = { seq: number } & (
   | { op: 'sync'; id: number; tokens: number[] });
 export interface WorkerReply {
   seq: number;
+  /** A compile's stage, sent before its reply. */
+  progress?: CompileStage;
   error?: string;
   argument?: string;
   value?: unknown;
@@ -32,18 +34,22 @@ let stopTokenIds: number[] | undefined;
 const matchers = new Map<number, { matcher: XMatcher; tokens: number[] }>();
 let nextMatcher = 0;
 
-async function compile(request: CompileRequest): Promise<void> {
+async function compile(seq: number, request: CompileRequest): Promise<void> {
+  const stage = (progress: CompileStage) => scope.postMessage({ seq, progress });
+  stage('loading');
   const api = await loadXGrammar();
+  stage('vocabulary');
   const info = await startingXGrammar(() =>
     api.TokenizerInfo.createTokenizerInfo(request.tokens!, request.vocabType, false, request.vocabSize, request.stopTokenIds));
   const compiler = await api.GrammarCompiler.createGrammarCompiler(info, false);
+  stage('compiling');
   grammar = await compiledOrExplained(compiler, request.spec);
   stopTokenIds = request.stopTokenIds;
 }
 
 async function run(request: WorkerRequest): Promise<Omit<WorkerReply, 'seq'>> {
   if (request.op === 'compile') {
-    await compile(request.request);
+    await compile(request.seq, request.request);
     return {};
   }
   if (request.op === 'matcher') {

@@ -4,9 +4,10 @@
 import { CORE_LIMITS } from '../../generated/tables.js';
 import { SamplingLabError } from '../../lab/errors.js';
 import {
-  compiledOrExplained, isNode, specArgument, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type HostRequest, type XCompiler,
+  compiledOrExplained, isNode, specArgument, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type CompileStage, type HostRequest, type XCompiler,
   type XMatcher,
 } from './xgrammar.js';
+export type { CompileStage } from './xgrammar.js';
 import { compileInBrowserWorker, JumpForwardMirror, WorkerMatcher } from './browser-grammar.js';
 
 /** What to constrain the output to: exactly one of jsonSchema, ebnf, regex, structuralTag. */
@@ -37,6 +38,8 @@ export interface CompileOptions {
   synchronous?: boolean;
   /** Ids that end the output once the grammar is complete (default: the tokenizer's eos_token_id; xgrammar's guess from the vocabulary when it has none). */
   stopTokenIds?: readonly number[];
+  /** Called as the compile reaches each stage: 'loading' xgrammar, reading the tokenizer's 'vocabulary' (the first compile for a tokenizer), 'compiling' the spec. */
+  onProgress?: (stage: CompileStage) => void;
 }
 
 /** A decoder as tokenizer.json writes it. */
@@ -393,10 +396,12 @@ export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarS
   checkSize(spec);
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new SamplingLabError('options', 'options must be an object');
   for (const key of Object.keys(options)) {
-    if (!['vocabSize', 'stopTokenIds', 'signal', 'synchronous'].includes(key)) {
-      throw new SamplingLabError(key, `unknown compile option '${key}'; accepted: vocabSize, stopTokenIds, signal, synchronous`);
+    if (!['vocabSize', 'stopTokenIds', 'signal', 'synchronous', 'onProgress'].includes(key)) {
+      throw new SamplingLabError(key, `unknown compile option '${key}'; accepted: vocabSize, stopTokenIds, signal, synchronous, onProgress`);
     }
   }
+  const { onProgress } = options;
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw new SamplingLabError('onProgress', 'onProgress must be a function');
   if (options.synchronous !== undefined && typeof options.synchronous !== 'boolean') throw new SamplingLabError('synchronous', 'synchronous is true or false');
   const { signal } = options;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new SamplingLabError('signal', 'signal must be an AbortSignal');
@@ -409,8 +414,8 @@ export async function compileGrammar(tokenizer: GrammarTokenizer, spec: GrammarS
     ...rest, ...(jsonSchema !== undefined && { jsonSchema: typeof jsonSchema === 'string' ? jsonSchema : JSON.stringify(jsonSchema) }),
   };
   const forget = () => target.grammars.delete(key);
-  const compiling = isNode ? compileInWorker(target, request, forget, signal)
-    : options.synchronous ? compileHere(target, request, forget) : compileInBrowser(target, request, forget, signal);
+  const compiling = isNode ? compileInWorker(target, request, forget, signal, onProgress)
+    : options.synchronous ? compileHere(target, request, forget, onProgress) : compileInBrowser(target, request, forget, signal, onProgress);
   target.grammars.set(key, compiling);
   // A failed compile is not kept.
   compiling.catch(forget);
@@ -460,9 +465,11 @@ function targetFor(tokenizer: GrammarTokenizer, options: CompileOptions): Target
   return target;
 }
 
-async function compileHere(target: Target, spec: CompileRequest['spec'], forget: () => void): Promise<CompiledGrammar> {
+async function compileHere(target: Target, spec: CompileRequest['spec'], forget: () => void, onProgress?: (stage: CompileStage) => void): Promise<CompiledGrammar> {
+  onProgress?.('loading');
   target.compiler ??= (async () => {
     const api = await loadXGrammar();
+    onProgress?.('vocabulary');
     const info = await startingXGrammar(() =>
       api.TokenizerInfo.createTokenizerInfo(target.tokens, target.vocabType, false, target.vocabSize, target.stopTokenIds));
     // xgrammar's own cache would keep every grammar compiled; ours keeps them until dispose().
@@ -470,6 +477,7 @@ async function compileHere(target: Target, spec: CompileRequest['spec'], forget:
   })();
   target.compiler.catch(() => { target.compiler = undefined; });
   const { api, compiler } = await target.compiler;
+  onProgress?.('compiling');
   const grammar = await compiledOrExplained(compiler, spec);
   const mirror = new JumpForwardMirror(requestFor(target, spec));
   return new CompiledGrammar({
@@ -486,8 +494,9 @@ function requestFor(target: Target, spec: CompileRequest['spec']): CompileReques
   return { tokens: target.tokens, vocabType: target.vocabType, vocabSize: target.vocabSize, stopTokenIds: target.stopTokenIds, spec };
 }
 
-async function compileInBrowser(target: Target, spec: CompileRequest['spec'], forget: () => void, signal?: AbortSignal): Promise<CompiledGrammar> {
-  const worker = await compileInBrowserWorker(requestFor(target, spec), signal);
+async function compileInBrowser(target: Target, spec: CompileRequest['spec'], forget: () => void, signal?: AbortSignal,
+  onProgress?: (stage: CompileStage) => void): Promise<CompiledGrammar> {
+  const worker = await compileInBrowserWorker(requestFor(target, spec), signal, onProgress);
   return new CompiledGrammar({
     matcher: async () => new WorkerMatcher(worker, (await worker.call({ op: 'matcher' })).value as number, target.stopTokenIds),
     synchronous: false,
@@ -498,11 +507,12 @@ async function compileInBrowser(target: Target, spec: CompileRequest['spec'], fo
 // Idle workers kept per tokenizer and options, for the next compile.
 const MAX_IDLE_WORKERS = 2;
 
-async function compileInWorker(target: Target, spec: CompileRequest['spec'], forget: () => void, signal?: AbortSignal): Promise<CompiledGrammar> {
+async function compileInWorker(target: Target, spec: CompileRequest['spec'], forget: () => void, signal?: AbortSignal,
+  onProgress?: (stage: CompileStage) => void): Promise<CompiledGrammar> {
   const host = target.idle.pop() ?? await GrammarHost.start();
   const { vocabType, vocabSize, stopTokenIds } = target;
   try {
-    await host.compile({ tokens: host.fresh ? target.tokens : undefined, vocabType, vocabSize, stopTokenIds, spec }, signal);
+    await host.compile({ tokens: host.fresh ? target.tokens : undefined, vocabType, vocabSize, stopTokenIds, spec }, signal, onProgress);
   } catch (error) {
     host.end('its compile failed');
     throw error;
@@ -564,7 +574,7 @@ class GrammarHost {
     return this.#ended === undefined;
   }
 
-  compile(request: CompileRequest, signal?: AbortSignal): Promise<void> {
+  compile(request: CompileRequest, signal?: AbortSignal, onProgress?: (stage: CompileStage) => void): Promise<void> {
     this.generation++;
     const worker = this.#worker;
     return new Promise<void>((resolve, reject) => {
@@ -576,7 +586,8 @@ class GrammarHost {
         if (error) reject(error);
         else resolve();
       };
-      const onMessage = (message: { compiled: boolean; message?: string; argument?: string }) => {
+      const onMessage = (message: { compiled: boolean; message?: string; argument?: string; progress?: CompileStage }) => {
+        if (message.progress) return onProgress?.(message.progress);
         if (message.compiled) this.fresh = false;
         finish(message.compiled ? undefined : new SamplingLabError(message.argument ?? 'grammar', message.message ?? 'xgrammar could not compile the grammar'));
       };

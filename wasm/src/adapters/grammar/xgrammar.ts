@@ -35,6 +35,9 @@ export interface CompileRequest {
   spec: { jsonSchema?: string; anyWhitespace?: boolean; ebnf?: string; regex?: string; structuralTag?: object };
 }
 
+/** Where a compile is: loading xgrammar, reading the tokenizer's vocabulary (once per worker), compiling the spec. */
+export type CompileStage = 'loading' | 'vocabulary' | 'compiling';
+
 /** A request to a worker's matcher (grammar-host.ts): `seq` numbers the reply in shared memory. */
 export interface HostRequest {
   seq: number;
