@@ -5,8 +5,6 @@
 # (tests/fuzz/regressions/<target>/).
 #   scripts/fuzz.sh [SECONDS]  explores for SECONDS per target (default 60) from its seeds and the
 #                              corpus it has grown in build/fuzz/corpus (`npm run fuzz`);
-#   scripts/fuzz.sh --build    builds the targets only (npm test builds them at low priority while
-#                              Vitest runs, in the cores it leaves idle);
 #   scripts/fuzz.sh --smoke    replays the committed seeds and regressions only (libFuzzer's mutations
 #                              are not reproducible run to run, even seeded, so they stay out of
 #                              `npm test`, which must not pass or fail by chance); the .npy reader's
@@ -22,7 +20,6 @@ if [[ ! -f build/fuzz/CMakeCache.txt ]]; then
   CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAMPLING_LAB_FUZZ=ON >/dev/null
 fi
 cmake --build build/fuzz -j"$(nproc)" >/dev/null
-[[ "${1:-}" == "--build" ]] && exit 0
 
 status=0
 for target in fuzz_sampling fuzz_samplers fuzz_distances fuzz_experiments fuzz_decoding fuzz_json; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: native GoogleTest (ctest), Vitest on the package in Node and, beside it, the
-# page in Chromium, then every committed fuzz input replayed under ASan and UBSan
-# (scripts/fuzz.sh --smoke). Exits non-zero if any fails, and ends with a line per suite, so
+# Runs every test: native GoogleTest (ctest), every committed fuzz input replayed under ASan and
+# UBSan (scripts/fuzz.sh --smoke), then Vitest on the package in Node and, beside it, the page in
+# Chromium. Exits non-zero if any fails, and ends with a line per suite, so
 # the last lines of a log say what failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -9,10 +9,6 @@ mkdir -p build
 
 status=0
 summary=()
-# The fuzz targets (clang, sanitizers: about 90 s of one core) build at the lowest priority from
-# now on, mostly in the time Vitest leaves a core idle; their inputs are replayed at the end.
-nice -n 19 bash scripts/fuzz.sh --build > build/fuzz-build.log 2>&1 &
-fuzz_build=$!
 started=$SECONDS
 (cd build/native && ctest --output-on-failure -j"$(nproc)") 2>&1 | tee build/ctest.log
 if ((PIPESTATUS[0] == 0)); then
@@ -20,6 +16,15 @@ if ((PIPESTATUS[0] == 0)); then
 else
   status=1
   summary+=("ctest: FAILED: $(grep -E 'tests passed|\(Failed\)|\(Timeout\)|\*\*\*' build/ctest.log | tr '\n' ' ')")
+fi
+
+started=$SECONDS
+bash scripts/fuzz.sh --smoke 2>&1 | tee build/fuzz-summary.log
+if ((PIPESTATUS[0] == 0)); then
+  summary+=("fuzz: every target passed ($((SECONDS - started)) s, the fuzz build included)")
+else
+  status=1
+  summary+=("fuzz: FAILED: $(grep -E 'CRASH|crashes again|Error' build/fuzz-summary.log | tr '\n' ' ')")
 fi
 
 # Vitest: the Node files and the Chromium files in two processes side by side (each runs its files
@@ -33,7 +38,8 @@ rm -f build/vitest-node.json build/vitest-browser.json
 beside_browser=tests/node/cli-decode.test.ts
 npx vitest run tests/node --exclude "$beside_browser" --reporter=default --reporter=json --outputFile=build/vitest-node.json > build/vitest-node.log 2>&1 &
 node_suite=$!
-npx vitest run tests/browser "$beside_browser" --reporter=default --reporter=json --outputFile=build/vitest-browser.json || status=1
+# The browser files share their support modules (Vite, playwright): imported once, not per file.
+npx vitest run tests/browser "$beside_browser" --no-isolate --reporter=default --reporter=json --outputFile=build/vitest-browser.json || status=1
 wait $node_suite || status=1
 cat build/vitest-node.log
 summary+=("$(node -e '
@@ -43,16 +49,6 @@ summary+=("$(node -e '
   const passed = reports.reduce((n, r) => n + r.numPassedTests, 0);
   console.log(`vitest: ${passed} passed, ${failed.length} failed${failed.length ? ": " + failed.join("; ") : ""}`);
 ') ($((SECONDS - started)) s)")
-
-started=$SECONDS
-wait $fuzz_build
-bash scripts/fuzz.sh --smoke 2>&1 | tee build/fuzz-summary.log
-if ((PIPESTATUS[0] == 0)); then
-  summary+=("fuzz: every target passed ($((SECONDS - started)) s, its build's wait included)")
-else
-  status=1
-  summary+=("fuzz: FAILED: $(grep -E 'CRASH|crashes again|Error' build/fuzz-summary.log | tr '\n' ' ')")
-fi
 
 printf '%s\n' "${summary[@]}"
 exit $status

@@ -41,7 +41,12 @@ it('ends an endless jump-forward in its Worker with a SamplingLabError, the page
     const allowed = next.allowedCount;
     plain.dispose();
     const disposed = await failure(() => next.jumpForward());
-    return { endlessError, ticks, again, forced, accepted, allowed, disposed };
+    // The disposed grammar's Worker compiles the next one for this tokenizer, its vocabulary read.
+    const stages = [];
+    const reused = await compileGrammar(tokenizer, { ebnf: 'root ::= "b"+' }, { onProgress: (stage) => stages.push(stage) });
+    const forcedAgain = await (await reused.matcher()).jumpForward();
+    const stale = await failure(() => next.jumpForward());
+    return { endlessError, ticks, again, forced, accepted, allowed, disposed, stages, forcedAgain, stale };
   `);
   expect(outcome.endlessError).toMatchObject({ name: 'SamplingLabError', argument: 'grammar', message: expect.stringMatching(/never ends/) });
   expect(outcome.ticks).toBeGreaterThan(5);
@@ -51,6 +56,9 @@ it('ends an endless jump-forward in its Worker with a SamplingLabError, the page
   expect(outcome.accepted).toEqual([false, true]);
   expect(outcome.allowed).toBe(1);
   expect(outcome.disposed).toMatchObject({ name: 'SamplingLabError', argument: 'grammar' });
+  expect(outcome.stages).toEqual(['loading', 'compiling']);
+  expect(outcome.forcedAgain).toBe('b');
+  expect(outcome.stale).toMatchObject({ name: 'SamplingLabError', argument: 'grammar', message: expect.stringMatching(/disposed/) });
 });
 
 it('compiles in its Worker, reporting its stages, stops a compile on its signal, and names a bad grammar by its key', async () => {

@@ -19,6 +19,8 @@ export class GrammarWorker {
   readonly #waiting = new Map<number, { resolve(reply: WorkerReply): void; reject(error: SamplingLabError): void; progress?(stage: CompileStage): void }>();
   #seq = 0;
   #ended?: string;
+  /** Counts the grammars it held: a matcher of an earlier one is refused. */
+  generation = 0;
 
   constructor() {
     this.#worker.onmessage = ({ data }: MessageEvent<WorkerReply>) => {
@@ -81,24 +83,34 @@ export class WorkerMatcher implements XMatcher {
   readonly #worker: GrammarWorker;
   readonly #id: number;
   readonly #stopTokenIds?: readonly number[];
+  readonly #generation: number;
   #terminated = false;
   #unsure = false;
 
-  constructor(worker: GrammarWorker, id: number, stopTokenIds?: readonly number[]) {
+  constructor(worker: GrammarWorker, id: number, stopTokenIds: readonly number[] | undefined, generation: number) {
     this.#worker = worker;
     this.#id = id;
     this.#stopTokenIds = stopTokenIds;
+    this.#generation = generation;
+  }
+
+  // The Worker's request, refused once its grammar was disposed (the Worker may hold another now).
+  #call(request: Parameters<GrammarWorker['call']>[0], ms?: number): Promise<WorkerReply> {
+    if (this.#worker.generation !== this.#generation) {
+      return Promise.reject(new SamplingLabError('grammar', 'the grammar was disposed: its matchers ended with it'));
+    }
+    return this.#worker.call(request, ms);
   }
 
   acceptToken(token: number): boolean {
-    void this.#worker.call({ op: 'accept', id: this.#id, token }).catch(() => {});
+    void this.#call({ op: 'accept', id: this.#id, token }).catch(() => {});
     if (this.#stopTokenIds) this.#terminated = this.#stopTokenIds.includes(token);
     else this.#unsure = true;
     return true;
   }
 
   async getNextTokenBitmask(): Promise<Int32Array | undefined> {
-    const reply = await this.#worker.call({ op: 'mask', id: this.#id });
+    const reply = await this.#call({ op: 'mask', id: this.#id });
     this.#terminated = reply.terminated!;
     this.#unsure = false;
     return reply.mask;
@@ -114,29 +126,32 @@ export class WorkerMatcher implements XMatcher {
   }
 
   async jumpForward(): Promise<string> {
-    return (await this.#worker.call({ op: 'jumpForward', id: this.#id }, JUMP_FORWARD_MS)).value as string;
+    return (await this.#call({ op: 'jumpForward', id: this.#id }, JUMP_FORWARD_MS)).value as string;
   }
 
   rollBack(tokens: number): void {
-    void this.#worker.call({ op: 'rollBack', id: this.#id, tokens }).catch(() => {});
+    void this.#call({ op: 'rollBack', id: this.#id, tokens }).catch(() => {});
     this.#terminated = false;
     this.#unsure = false;
   }
 
   reset(): void {
-    void this.#worker.call({ op: 'reset', id: this.#id }).catch(() => {});
+    void this.#call({ op: 'reset', id: this.#id }).catch(() => {});
     this.#terminated = false;
     this.#unsure = false;
   }
 
   dispose(): void {
-    if (this.#worker.alive) void this.#worker.call({ op: 'dispose', id: this.#id }).catch(() => {});
+    if (this.#worker.alive) void this.#call({ op: 'dispose', id: this.#id }).catch(() => {});
   }
 }
 
-/** Compiles `request` in a new Worker; the Worker is ended if the compile fails or `signal` stops it. */
-export async function compileInBrowserWorker(request: CompileRequest, signal?: AbortSignal, progress?: (stage: CompileStage) => void): Promise<GrammarWorker> {
-  const worker = new GrammarWorker();
+/**
+ * Compiles `request` in `worker` (one that compiled for the same tokenizer before, which then needs
+ * no vocabulary) or a new one; the Worker is ended if the compile fails or `signal` stops it.
+ */
+export async function compileInBrowserWorker(request: CompileRequest, signal?: AbortSignal, progress?: (stage: CompileStage) => void,
+  worker = new GrammarWorker()): Promise<GrammarWorker> {
   try {
     await worker.call({ op: 'compile', request }, undefined, signal, progress);
   } catch (error) {

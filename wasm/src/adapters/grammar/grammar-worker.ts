@@ -1,9 +1,9 @@
-// A browser Worker holding one compiled grammar and its matchers (sampling-lab/grammar starts one
-// per grammar): a long compile, a runaway jump-forward string (xgrammar's findJumpForwardString
+// A browser Worker holding one tokenizer's compiler and one compiled grammar with its matchers
+// (sampling-lab/grammar starts one per grammar, and keeps a disposed grammar's for the next): a long compile, a runaway jump-forward string (xgrammar's findJumpForwardString
 // never returns on a grammar whose forced text never ends, growing its memory by hundreds of
 // megabytes a second) or an abort stalls or breaks this Worker, which the caller ends after a
 // deadline, never the caller's thread. Each request is answered by a message with its `seq`.
-import { compiledOrExplained, loadXGrammar, startingXGrammar, type CompileRequest, type CompileStage, type XHandle, type XMatcher } from './xgrammar.js';
+import { compiledOrExplained, loadXGrammar, startingXGrammar, type CompileRequest, type CompileStage, type XCompiler, type XHandle, type XMatcher } from './xgrammar.js';
 
 export type WorkerRequest = { seq: number } & (
   | { op: 'compile'; request: CompileRequest }
@@ -29,22 +29,32 @@ const scope = self as unknown as {
   onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
   postMessage(reply: WorkerReply, transfer?: Transferable[]): void;
 };
+let compiler: XCompiler | undefined;
 let grammar: XHandle | undefined;
 let stopTokenIds: number[] | undefined;
 const matchers = new Map<number, { matcher: XMatcher; tokens: number[] }>();
 let nextMatcher = 0;
 
+// The grammar of `request`, after the previous one and its matchers are freed (a Worker kept
+// for its tokenizer compiles the next grammar); the tokenizer's info and compiler come with its
+// first request.
 async function compile(seq: number, request: CompileRequest): Promise<void> {
   const stage = (progress: CompileStage) => scope.postMessage({ seq, progress });
+  for (const { matcher } of matchers.values()) matcher.dispose();
+  matchers.clear();
+  grammar?.dispose();
+  grammar = undefined;
   stage('loading');
   const api = await loadXGrammar();
-  stage('vocabulary');
-  const info = await startingXGrammar(() =>
-    api.TokenizerInfo.createTokenizerInfo(request.tokens!, request.vocabType, false, request.vocabSize, request.stopTokenIds));
-  const compiler = await api.GrammarCompiler.createGrammarCompiler(info, false);
+  if (!compiler) {
+    stage('vocabulary');
+    const info = await startingXGrammar(() =>
+      api.TokenizerInfo.createTokenizerInfo(request.tokens!, request.vocabType, false, request.vocabSize, request.stopTokenIds));
+    compiler = await api.GrammarCompiler.createGrammarCompiler(info, false);
+    stopTokenIds = request.stopTokenIds;
+  }
   stage('compiling');
   grammar = await compiledOrExplained(compiler, request.spec);
-  stopTokenIds = request.stopTokenIds;
 }
 
 async function run(request: WorkerRequest): Promise<Omit<WorkerReply, 'seq'>> {

@@ -8,7 +8,7 @@ import {
   type XMatcher,
 } from './xgrammar.js';
 export type { CompileStage } from './xgrammar.js';
-import { compileInBrowserWorker, JumpForwardMirror, WorkerMatcher } from './browser-grammar.js';
+import { compileInBrowserWorker, type GrammarWorker, JumpForwardMirror, WorkerMatcher } from './browser-grammar.js';
 
 /** What to constrain the output to: exactly one of jsonSchema, ebnf, regex, structuralTag. */
 export interface GrammarSpec {
@@ -436,6 +436,7 @@ interface Target {
   grammars: Map<string, Promise<CompiledGrammar>>;
   compiler?: Promise<{ api: Awaited<ReturnType<typeof loadXGrammar>>; compiler: XCompiler }>;
   idle: GrammarHost[];
+  idleBrowser: GrammarWorker[];
 }
 const targets = new WeakMap<object, Map<string, Target>>();
 
@@ -459,7 +460,7 @@ function targetFor(tokenizer: GrammarTokenizer, options: CompileOptions): Target
       || stopTokenIds.some((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize))) {
     throw new SamplingLabError('stopTokenIds', `stopTokenIds must be one or more token ids in [0, ${vocabSize})`);
   }
-  const target: Target = { tokens, vocabType, vocabSize, stopTokenIds: stopTokenIds && [...stopTokenIds], grammars: new Map(), idle: [] };
+  const target: Target = { tokens, vocabType, vocabSize, stopTokenIds: stopTokenIds && [...stopTokenIds], grammars: new Map(), idle: [], idleBrowser: [] };
   if (!byOptions) targets.set(tokenizer, byOptions = new Map());
   byOptions.set(key, target);
   return target;
@@ -496,11 +497,21 @@ function requestFor(target: Target, spec: CompileRequest['spec']): CompileReques
 
 async function compileInBrowser(target: Target, spec: CompileRequest['spec'], forget: () => void, signal?: AbortSignal,
   onProgress?: (stage: CompileStage) => void): Promise<CompiledGrammar> {
-  const worker = await compileInBrowserWorker(requestFor(target, spec), signal, onProgress);
+  const idle = target.idleBrowser.pop();
+  const request = requestFor(target, spec);
+  const worker = await compileInBrowserWorker(idle ? { ...request, tokens: undefined } : request, signal, onProgress, idle);
+  const generation = ++worker.generation;
   return new CompiledGrammar({
-    matcher: async () => new WorkerMatcher(worker, (await worker.call({ op: 'matcher' })).value as number, target.stopTokenIds),
+    matcher: async () => new WorkerMatcher(worker, (await worker.call({ op: 'matcher' })).value as number, target.stopTokenIds, generation),
     synchronous: false,
-    dispose: () => worker.end('its grammar was disposed'),
+    dispose: () => {
+      if (worker.alive && target.idleBrowser.length < MAX_IDLE_WORKERS) {
+        worker.generation++;
+        target.idleBrowser.push(worker);
+      } else {
+        worker.end('its grammar was disposed');
+      }
+    },
   }, target.vocabSize, forget);
 }
 
