@@ -6,10 +6,7 @@
 // where the caller waits for it (Atomics.wait), so that GrammarMatcher's methods stay synchronous.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { SamplingLabError } from '../../lab/errors.js';
-import {
-  compiledOrExplained, loadXGrammar, ReplyKind, startingXGrammar, type CompileRequest, type CompileStage, type HostRequest, type XCompiler, type XHandle,
-  type XMatcher,
-} from './xgrammar.js';
+import { compileInto, loadXGrammar, ReplyKind, type CompileRequest, type HeldGrammar, type HostRequest, type XMatcher } from './xgrammar.js';
 
 const { control, data } = workerData as { control: SharedArrayBuffer; data: SharedArrayBuffer };
 const state = new Int32Array(control);
@@ -29,38 +26,21 @@ function reply(seq: number, kind: ReplyKind, payload: Uint8Array): void {
   Atomics.notify(state, 0);
 }
 
-let compiler: XCompiler | undefined;
-let grammar: XHandle | undefined;
-let stopTokenIds: number[] | undefined;
+const held: HeldGrammar = {};
 const matchers = new Map<number, XMatcher>();
 let nextMatcher = 0;
 
-// The grammar of `request`, after the previous one and its matchers are freed; the tokenizer's
-// info and compiler come with the worker's first request.
+// The grammar of `request`, after the previous one and its matchers are freed.
 async function compile(request: CompileRequest): Promise<void> {
-  const stage = (progress: CompileStage) => port.postMessage({ progress });
   for (const matcher of matchers.values()) matcher.dispose();
   matchers.clear();
-  grammar?.dispose();
-  grammar = undefined;
-  stage('loading');
-  const api = await loadXGrammar();
-  if (!compiler) {
-    stage('vocabulary');
-    stopTokenIds = request.stopTokenIds;
-    const info = await startingXGrammar(() =>
-      api.TokenizerInfo.createTokenizerInfo(request.tokens!, request.vocabType, false, request.vocabSize, request.stopTokenIds));
-    compiler = await api.GrammarCompiler.createGrammarCompiler(info, false);
-  }
-  const made = compiler;
-  stage('compiling');
-  grammar = await compiledOrExplained(made, request.spec);
+  await compileInto(held, request, (progress) => port.postMessage({ progress }));
 }
 
 async function run({ op, args }: HostRequest): Promise<unknown> {
   if (op === 'matcher') {
     const api = await loadXGrammar();
-    matchers.set(nextMatcher, await api.GrammarMatcher.createGrammarMatcher(grammar!, stopTokenIds));
+    matchers.set(nextMatcher, await api.GrammarMatcher.createGrammarMatcher(held.grammar!, held.stopTokenIds));
     return nextMatcher++;
   }
   const matcher = matchers.get(args[0])!;

@@ -3,7 +3,7 @@
 // never returns on a grammar whose forced text never ends, growing its memory by hundreds of
 // megabytes a second) or an abort stalls or breaks this Worker, which the caller ends after a
 // deadline, never the caller's thread. Each request is answered by a message with its `seq`.
-import { compiledOrExplained, loadXGrammar, startingXGrammar, type CompileRequest, type CompileStage, type XCompiler, type XHandle, type XMatcher } from './xgrammar.js';
+import { compileInto, loadXGrammar, type CompileRequest, type CompileStage, type HeldGrammar, type XMatcher } from './xgrammar.js';
 
 export type WorkerRequest = { seq: number } & (
   | { op: 'compile'; request: CompileRequest }
@@ -29,32 +29,16 @@ const scope = self as unknown as {
   onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
   postMessage(reply: WorkerReply, transfer?: Transferable[]): void;
 };
-let compiler: XCompiler | undefined;
-let grammar: XHandle | undefined;
-let stopTokenIds: number[] | undefined;
+const held: HeldGrammar = {};
 const matchers = new Map<number, { matcher: XMatcher; tokens: number[] }>();
 let nextMatcher = 0;
 
-// The grammar of `request`, after the previous one and its matchers are freed (a Worker kept
-// for its tokenizer compiles the next grammar); the tokenizer's info and compiler come with its
-// first request.
+// The grammar of `request`, after the previous one and its matchers are freed (a Worker kept for
+// its tokenizer compiles the next grammar).
 async function compile(seq: number, request: CompileRequest): Promise<void> {
-  const stage = (progress: CompileStage) => scope.postMessage({ seq, progress });
   for (const { matcher } of matchers.values()) matcher.dispose();
   matchers.clear();
-  grammar?.dispose();
-  grammar = undefined;
-  stage('loading');
-  const api = await loadXGrammar();
-  if (!compiler) {
-    stage('vocabulary');
-    const info = await startingXGrammar(() =>
-      api.TokenizerInfo.createTokenizerInfo(request.tokens!, request.vocabType, false, request.vocabSize, request.stopTokenIds));
-    compiler = await api.GrammarCompiler.createGrammarCompiler(info, false);
-    stopTokenIds = request.stopTokenIds;
-  }
-  stage('compiling');
-  grammar = await compiledOrExplained(compiler, request.spec);
+  await compileInto(held, request, (progress) => scope.postMessage({ seq, progress }));
 }
 
 async function run(request: WorkerRequest): Promise<Omit<WorkerReply, 'seq'>> {
@@ -64,7 +48,7 @@ async function run(request: WorkerRequest): Promise<Omit<WorkerReply, 'seq'>> {
   }
   if (request.op === 'matcher') {
     const api = await loadXGrammar();
-    matchers.set(nextMatcher, { matcher: await api.GrammarMatcher.createGrammarMatcher(grammar!, stopTokenIds), tokens: [] });
+    matchers.set(nextMatcher, { matcher: await api.GrammarMatcher.createGrammarMatcher(held.grammar!, held.stopTokenIds), tokens: [] });
     return { value: nextMatcher++ };
   }
   const entry = matchers.get(request.id)!;

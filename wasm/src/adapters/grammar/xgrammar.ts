@@ -152,3 +152,30 @@ function compileSpec(compiler: XCompiler, spec: CompileRequest['spec']): Promise
       : compiler.compileStructuralTag(spec.regex !== undefined
         ? { type: 'structural_tag', format: { type: 'regex', pattern: spec.regex } } : spec.structuralTag!);
 }
+
+/** One tokenizer's compiler and the grammar compiled with it, as a worker holds them. */
+export interface HeldGrammar {
+  compiler?: XCompiler;
+  grammar?: XHandle;
+  stopTokenIds?: number[];
+}
+
+/**
+ * Compiles `request` into `held`, freeing its previous grammar (the caller frees that grammar's
+ * matchers first); the tokenizer's info and compiler come with the first request.
+ */
+export async function compileInto(held: HeldGrammar, request: CompileRequest, stage: (stage: CompileStage) => void): Promise<void> {
+  held.grammar?.dispose();
+  held.grammar = undefined;
+  stage('loading');
+  const api = await loadXGrammar();
+  if (!held.compiler) {
+    stage('vocabulary');
+    const info = await startingXGrammar(() =>
+      api.TokenizerInfo.createTokenizerInfo(request.tokens!, request.vocabType, false, request.vocabSize, request.stopTokenIds));
+    held.compiler = await api.GrammarCompiler.createGrammarCompiler(info, false);
+    held.stopTokenIds = request.stopTokenIds;
+  }
+  stage('compiling');
+  held.grammar = await compiledOrExplained(held.compiler, request.spec);
+}
