@@ -30,6 +30,22 @@ it('the experiments usage block runs', async () => {
   await run(process.execPath, [join(workspace, 'experiments.mjs')], { cwd: workspace });
 });
 
+it("the stages comment gives the counts lab.stages returns on the README's logits", async () => {
+  const { loadSamplingLab } = await import('sampling-lab');
+  const lab = await loadSamplingLab();
+  const [, options, comment] = /lab\.stages\(logits, (\{[^}]*\})\);\n\/\/ → \{ stages: (\[.*?\]),/.exec(readme)!;
+  const expected = [...comment.matchAll(/filter: '(\w+)', kept: (\d+)/g)].map(([, filter, kept]) => ({ filter, kept: Number(kept) }));
+  const { stages } = lab.stages(lab.syntheticLogits(), new Function(`return ${options}`)());
+  expect(stages).toEqual(expected);
+});
+
+it('the CLI table has a row for every experiment', async () => {
+  const { loadSamplingLab } = await import('sampling-lab/experiments');
+  const lab = await loadSamplingLab();
+  const rows = [...readme.matchAll(/^\| `([a-z-]+)` \| /gm)].map(([, name]) => name);
+  for (const { name } of lab.experiments) expect(rows, name).toContain(name);
+});
+
 const cliLines = blocks('sh').flatMap((block) => block.split('\n')).map((line) => line.replace(/\s+#.*$/, '').trim())
   .filter((line) => line.startsWith('npx sampling-lab'));
 

@@ -101,7 +101,8 @@ Schema filters_params() {
 std::vector<Experiment> distribution_shape_experiments() {
   return {
       {{"filters",
-        "The filter chain penalties -> temperature -> top-k -> top-p -> min-p on one distribution: "
+        "The sampling chain (penalties, DRY, temperature, top-k, top-p, min-p, typical, top-n-sigma, "
+        "epsilon, eta, p-less, XTC, mirostat, adaptive-p, in the order `order` gives) on one distribution: "
         "the tempered and the kept distribution, kept mass, entropy, tokens for 90 %, and the "
         "expectation and variance of a drawn token's surprisal",
         filters_params()},
