@@ -113,6 +113,36 @@ TEST(Penalties, RepetitionDividesPositiveAndMultipliesNegative) {
   EXPECT_EQ(logits, (std::vector<float>{1.0f, -4.0f, 3.0f}));
 }
 
+TEST(Filters, TopKOnSortedLogitsMatchesTheReferenceOnTheFastPathAndTheChain) {
+  // Ascending logits make every token enter a top-k heap: past its budget the selection takes the
+  // histogram, and keeps the same tokens with the same probabilities.
+  sl::FilterWorkspace workspace;
+  std::vector<float> probs(151936);
+  std::vector<float> ascending(probs.size());
+  for (std::size_t i = 0; i < ascending.size(); ++i) ascending[i] = float(std::round(std::log1p(double(i)) * 64) / 64);
+  std::vector<float> descending(ascending.rbegin(), ascending.rend());
+  for (const auto* logits : {&ascending, &descending}) {
+    for (std::int64_t k : {1, 50, 1000, 4096}) {
+      for (double p : {1.0, 0.9}) {
+        for (const bool chain : {false, true}) {
+          sl::SamplingOptions fp = params(0.7, k, p, 0.0);
+          // A bias of 0 changes nothing, and takes the general chain.
+          const std::vector<std::int32_t> bias_ids = {7};
+          const std::vector<float> bias_values = {0.0f};
+          if (chain) fp.logit_bias_ids = bias_ids, fp.logit_bias_values = bias_values;
+          const auto fast = sl::filter_distribution(*logits, fp, probs, workspace);
+          const auto slow = reference::filter(*logits, fp);
+          ASSERT_EQ(fast.kept, slow.kept) << k << " " << p << " " << chain;
+          for (std::size_t i = 0; i < probs.size(); ++i) {
+            if (!slow.kept_mask[i]) ASSERT_EQ(probs[i], 0.0f) << i;
+            ASSERT_NEAR(probs[i], slow.probs[i], 2e-5 * slow.probs[i] + 1e-9) << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Filters, MatchSortBasedReferenceOnVocabularySizedLogits) {
   sl::FilterWorkspace workspace;
   std::vector<float> probs(151936);

@@ -21,8 +21,6 @@ namespace {
 constexpr double kFloatMax = std::numeric_limits<float>::max();
 // Below this a kept maximum weight loses float precision: the weights are computed again.
 constexpr float kStaleWeight = 1e-30f;
-// Up to this many best tokens a heap beats the histogram (as in selection.cpp).
-constexpr std::size_t kHeapLimit = 4096;
 // llama.cpp's m: mirostat 1 estimates the Zipf exponent from the 100 most probable tokens.
 constexpr std::size_t kMirostatTokens = 100;
 
@@ -535,15 +533,15 @@ void temperature(Candidates& candidates, const SamplingOptions& options) {
   candidates.set_temperature(t);
 }
 
-// Keeps the `count` best candidates by logit: a heap for small counts, else the histogram.
+// Keeps the `count` best candidates by logit: a heap for small counts (unless the order makes it
+// take too many tokens), else the histogram.
 void keep_best(Candidates& candidates, std::size_t count, Stage stage, ChainScratch& chain, PrefixScratch& scratch) {
   if (count >= candidates.size()) return;
-  if (count > kHeapLimit) {
-    candidates.keep_prefix(candidates.keys(), logit_prefix(candidates, scratch, count, 0.0), code(stage));
+  if (count <= kHeapTopKLimit && best_ranked_within_budget(candidates.keys(), count, chain.top)) {
+    candidates.keep_ranked(chain.top, code(stage));
     return;
   }
-  best_ranked(candidates.keys(), count, chain.top);
-  candidates.keep_ranked(chain.top, code(stage));
+  candidates.keep_prefix(candidates.keys(), logit_prefix(candidates, scratch, count, 0.0), code(stage));
 }
 
 void top_k(Candidates& candidates, const SamplingOptions& options, ChainScratch& chain, PrefixScratch& scratch) {

@@ -18,8 +18,6 @@ namespace sampling_lab::detail {
 namespace {
 
 constexpr float kNoThreshold = -std::numeric_limits<float>::infinity();
-// Above this k a heap loses to a threshold pass plus histogram selection.
-constexpr std::size_t kHeapTopKLimit = 4096;
 
 // The filters that are on for one call, and the numbers each needs.
 struct Chain {
@@ -54,10 +52,10 @@ float epsilon_threshold(const Chain& chain, double mass) {
   return float(chain.max_logit + chain.temperature * std::log(chain.epsilon * mass));
 }
 
-// The k best tokens by the ranking, left in id order.
-void gather_top_k(std::span<const float> logits, std::size_t k, CandidateScratch& candidates) {
+// The k best tokens by the ranking, left in id order; false when the heap ran over its budget.
+bool gather_top_k(std::span<const float> logits, std::size_t k, CandidateScratch& candidates) {
   auto& heap = candidates.heap;
-  best_ranked(logits, k, heap);
+  if (!best_ranked_within_budget(logits, k, heap)) return false;
   std::sort(heap.begin(), heap.end(), [](const RankedToken& a, const RankedToken& b) { return a.id < b.id; });
   candidates.ids.clear();
   candidates.keys.clear();
@@ -65,6 +63,7 @@ void gather_top_k(std::span<const float> logits, std::size_t k, CandidateScratch
     candidates.ids.push_back(token.id);
     candidates.keys.push_back(token.key);
   }
+  return true;
 }
 
 // A logit below the k-th largest: a bucket under the one holding rank k in a histogram of the
@@ -88,7 +87,7 @@ float top_k_bound(std::span<const float> logits, const Chain& chain, PrefixScrat
 // Step 1: a candidate set, in id order, holding every token the chain can keep.
 void gather_candidates(std::span<const float> logits, Chain& chain, FilterWorkspace& workspace) {
   auto& candidates = workspace.candidates;
-  if (chain.top_k > 0 && chain.top_k <= kHeapTopKLimit) return gather_top_k(logits, chain.top_k, candidates);
+  if (chain.top_k > 0 && chain.top_k <= kHeapTopKLimit && gather_top_k(logits, chain.top_k, candidates)) return;
   // With top-k and top-p both on, top-p needs the mass of the whole top-k set, so min-p may not
   // thin the candidates first.
   float threshold = chain.top_k > 0 && chain.top_p < 1.0 ? kNoThreshold : chain.min_p_threshold;
@@ -222,20 +221,36 @@ Selection whole_vocabulary(std::span<const float> logits, const Chain& chain, Fi
 
 }  // namespace
 
-// A heap whose top is the worst of the k best so far (Williams 1964).
-void best_ranked(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out) {
+namespace {
+// A heap whose top is the worst of the k best so far (Williams 1964), taking at most
+// `max_entries` tokens after the first k.
+bool heap_select(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out, std::size_t max_entries) {
   out.clear();
-  if (k == 0) return;
+  if (k == 0) return true;
   for (std::size_t i = 0; i < k; ++i) out.push_back({keys[i], std::uint32_t(i), 0.0f});
   std::make_heap(out.begin(), out.end(), ranks_before);
+  std::size_t entries = 0;
   // Later ids lose ties, so only a strictly larger key gets in; SIMD skips the rest.
   for (std::size_t i = kernels::next_above(keys, k, out.front().key); i < keys.size();
        i = kernels::next_above(keys, i + 1, out.front().key)) {
+    if (++entries > max_entries) return false;
     std::pop_heap(out.begin(), out.end(), ranks_before);
     out.back() = {keys[i], std::uint32_t(i), 0.0f};
     std::push_heap(out.begin(), out.end(), ranks_before);
   }
   std::sort_heap(out.begin(), out.end(), ranks_before);
+  return true;
+}
+}  // namespace
+
+void best_ranked(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out) {
+  heap_select(keys, k, out, keys.size());
+}
+
+bool best_ranked_within_budget(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out) {
+  // In a random order the i-th token enters with probability k / i: about k ln(V / k) in all.
+  const double expected = double(k) * std::log(double(keys.size()) / double(std::max<std::size_t>(k, 1)) + 1.0);
+  return heap_select(keys, k, out, std::size_t(2.0 * expected) + 256);
 }
 
 std::span<const std::uint32_t> identity_ids(std::size_t size, FilterWorkspace& workspace) {
