@@ -113,17 +113,21 @@ TEST(Penalties, RepetitionDividesPositiveAndMultipliesNegative) {
   EXPECT_EQ(logits, (std::vector<float>{1.0f, -4.0f, 3.0f}));
 }
 
-TEST(Filters, TopKOnSortedLogitsMatchesTheReferenceOnTheFastPathAndTheChain) {
+TEST(Filters, SortedFlatAndTiedLogitsMatchTheReferenceOnTheFastPathAndTheChain) {
   // Ascending logits make every token enter a top-k heap: past its budget the selection takes the
-  // histogram, and keeps the same tokens with the same probabilities.
+  // histogram. A flat tail and all-equal logits put most of the vocabulary in one bucket of one
+  // key, walked in place. Each keeps the reference's tokens with its probabilities.
   sl::FilterWorkspace workspace;
   std::vector<float> probs(151936);
   std::vector<float> ascending(probs.size());
   for (std::size_t i = 0; i < ascending.size(); ++i) ascending[i] = float(std::round(std::log1p(double(i)) * 64) / 64);
   std::vector<float> descending(ascending.rbegin(), ascending.rend());
-  for (const auto* logits : {&ascending, &descending}) {
-    for (std::int64_t k : {1, 50, 1000, 4096}) {
-      for (double p : {1.0, 0.9}) {
+  std::vector<float> flat_tail(probs.size(), 0.0f);
+  for (std::size_t i = 0; i < 100; ++i) flat_tail[i * 1500] = 5.0f + float(i % 7) * 0.25f;
+  std::vector<float> all_equal(probs.size(), 1.5f);
+  for (const auto* logits : {&ascending, &descending, &flat_tail, &all_equal}) {
+    for (std::int64_t k : {0, 1, 50, 1000, 4096, 20000}) {
+      for (double p : {1.0, 0.9, 0.999}) {
         for (const bool chain : {false, true}) {
           sl::SamplingOptions fp = params(0.7, k, p, 0.0);
           // A bias of 0 changes nothing, and takes the general chain.

@@ -73,13 +73,12 @@ Prefix PrefixSelector::resolve_in_bucket(std::size_t bucket, std::size_t count_b
                                          double target_mass) {
   scratch_.members.clear();
   kernels::find_equal(scratch_.bucket_of, std::uint32_t(bucket), scratch_.members);
+  if (const auto tied = resolve_tied(count_before, mass_before, wanted_count, target_mass)) return *tied;
   auto& members = scratch_.boundary;
   members.clear();
   for (const std::uint32_t i : scratch_.members) {
     members.push_back({keys_[i], i, weights_.empty() ? 0.0f : weights_[i]});
   }
-  // Members arrive in id order, so a bucket of tied keys (a flat distribution: the histogram
-  // cannot split it) is already ranked.
   if (!std::is_sorted(members.begin(), members.end(), ranks_before)) std::sort(members.begin(), members.end(), ranks_before);
   double mass = mass_before;
   std::size_t taken = 0;
@@ -93,6 +92,29 @@ Prefix PrefixSelector::resolve_in_bucket(std::size_t bucket, std::size_t count_b
   std::size_t ties = 0;
   for (std::size_t j = 0; j < taken; ++j) ties += members[j].key == last_key;
   return {count_before + taken, mass, last_key, ties};
+}
+
+// A bucket of one key (a flat tail, or ties the histogram cannot split) is ranked by id as its
+// members arrive: its prefix is walked in place, adding the same weights in the same order as the
+// general case, without building and sorting a record per member.
+std::optional<Prefix> PrefixSelector::resolve_tied(std::size_t count_before, double mass_before,
+                                                   std::size_t wanted_count, double target_mass) {
+  const auto& positions = scratch_.members;
+  const float key = keys_[positions.front()];
+  double mass = mass_before;
+  std::size_t taken = 0;
+  for (const std::uint32_t i : positions) {
+    if (keys_[i] != key) return std::nullopt;
+    mass += weights_.empty() ? 0.0 : double(weights_[i]);
+    ++taken;
+    const bool done = wanted_count > 0 ? count_before + taken >= wanted_count : mass >= target_mass;
+    if (done) break;
+  }
+  // The prefix may end before a different key further on: the bucket is one key only if all are.
+  for (std::size_t j = taken; j < positions.size(); ++j) {
+    if (keys_[positions[j]] != key) return std::nullopt;
+  }
+  return Prefix{count_before + taken, mass, key, taken};
 }
 
 }  // namespace sampling_lab::detail

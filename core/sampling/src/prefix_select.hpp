@@ -3,6 +3,7 @@
 // without sorting the vocabulary: a histogram over key buckets, then an exact sort of the single
 // bucket that holds the boundary (radix/bucket select, as in GPU top-k kernels).
 #include <cstddef>
+#include <optional>
 #include <span>
 
 #include "sampling_lab/workspace.hpp"
@@ -33,6 +34,8 @@ class PrefixSelector {
  private:
   Prefix resolve_in_bucket(std::size_t bucket, std::size_t count_before, double mass_before,
                            std::size_t wanted_count, double target_mass);
+  std::optional<Prefix> resolve_tied(std::size_t count_before, double mass_before, std::size_t wanted_count,
+                                     double target_mass);
 
   std::span<const float> keys_;
   std::span<const float> weights_;
