@@ -31,13 +31,13 @@ struct Selection {
 void best_ranked(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out);
 
 // Up to this many best tokens a heap can beat a histogram selection (radix select over 4,096
-// buckets, then the boundary bucket): above it, even in a random order, the heap takes k ln(V/k)
-// tokens at log k each (on 151,936 shuffled Zipf logits, k = 512 took 2.7× the histogram).
-inline constexpr std::size_t kHeapTopKLimit = 128;
+// buckets, then the boundary bucket), when few tokens enter it.
+inline constexpr std::size_t kHeapTopKLimit = 4096;
 
 // best_ranked, or false (`out` then unusable) once the heap has taken more tokens than a random
-// order needs with room to spare: an order such as ascending makes every token enter it, at
-// log k each, and the caller's histogram selection is then the faster.
+// order sends it with room to spare, or than 1/256 of the keys: an order such as
+// ascending makes every token enter, at log k each, and a random order at large k sends k ln(V/k);
+// the caller's histogram selection is then the faster. Ties and flat tails send it almost none.
 bool best_ranked_within_budget(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out);
 
 // 0 … size − 1, kept in the workspace.
