@@ -250,7 +250,7 @@ void best_ranked(std::span<const float> keys, std::size_t k, std::vector<RankedT
 bool best_ranked_within_budget(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out) {
   // In a random order the i-th token enters with probability k / i: about k ln(V / k) in all.
   const double expected = double(k) * std::log(double(keys.size()) / double(std::max<std::size_t>(k, 1)) + 1.0);
-  const std::size_t cap = std::max<std::size_t>(keys.size() / 256, 256);
+  const std::size_t cap = std::max<std::size_t>(keys.size() / 64, 256);
   return heap_select(keys, k, out, std::min(std::size_t(2.0 * expected) + 256, cap));
 }
 

@@ -35,7 +35,7 @@ void best_ranked(std::span<const float> keys, std::size_t k, std::vector<RankedT
 inline constexpr std::size_t kHeapTopKLimit = 4096;
 
 // best_ranked, or false (`out` then unusable) once the heap has taken more tokens than a random
-// order sends it with room to spare, or than 1/256 of the keys: an order such as
+// order sends it with room to spare, or than 1/64 of the keys: an order such as
 // ascending makes every token enter, at log k each, and a random order at large k sends k ln(V/k);
 // the caller's histogram selection is then the faster. Ties and flat tails send it almost none.
 bool best_ranked_within_budget(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out);
