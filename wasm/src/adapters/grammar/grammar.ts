@@ -504,19 +504,26 @@ async function compileInBrowser(target: Target, spec: CompileRequest['spec'], fo
   return new CompiledGrammar({
     matcher: async () => new WorkerMatcher(worker, (await worker.call({ op: 'matcher' })).value as number, target.stopTokenIds, generation),
     synchronous: false,
-    dispose: () => {
-      if (worker.alive && target.idleBrowser.length < MAX_IDLE_WORKERS) {
-        worker.generation++;
-        target.idleBrowser.push(worker);
-      } else {
-        worker.end('its grammar was disposed');
-      }
-    },
+    dispose: () => retire(worker, target.idleBrowser),
   }, target.vocabSize, forget);
 }
 
 // Idle workers kept per tokenizer and options, for the next compile.
 const MAX_IDLE_WORKERS = 2;
+
+/**
+ * A disposed grammar's worker (a Node worker thread or a browser Worker): kept for the next
+ * compile of its tokenizer, its grammar's matchers made stale (it frees them at that compile), or
+ * ended when enough are kept.
+ */
+function retire<W extends { readonly alive: boolean; generation: number; end(reason: string): void }>(worker: W, idle: W[]): void {
+  if (worker.alive && idle.length < MAX_IDLE_WORKERS) {
+    worker.generation++;
+    idle.push(worker);
+  } else {
+    worker.end('its grammar was disposed');
+  }
+}
 
 async function compileInWorker(target: Target, spec: CompileRequest['spec'], forget: () => void, signal?: AbortSignal,
   onProgress?: (stage: CompileStage) => void): Promise<CompiledGrammar> {
@@ -532,14 +539,7 @@ async function compileInWorker(target: Target, spec: CompileRequest['spec'], for
   return new CompiledGrammar({
     matcher: async () => hostMatcher(host, host.call('matcher', []) as number, generation),
     synchronous: true,
-    dispose: () => {
-      if (host.alive && target.idle.length < MAX_IDLE_WORKERS) {
-        host.release();
-        target.idle.push(host);
-      } else {
-        host.end('its grammar was disposed');
-      }
-    },
+    dispose: () => retire(host, target.idle),
   }, vocabSize, forget);
 }
 
@@ -641,11 +641,6 @@ class GrammarHost {
       throw new SamplingLabError('grammar', reason);
     }
     return JSON.parse(text);
-  }
-
-  /** Makes its grammar's matchers stale: the worker frees them with the grammar at its next compile. */
-  release(): void {
-    this.generation++;
   }
 
   end(reason: string): void {
