@@ -1,11 +1,19 @@
-// `node bench/inputs.mjs` (part of `npm run bench`): lab.sampleToken on input classes a model or
-// an adversary produces, not only the bench's synthetic logits, each call as a multiple of one
-// read (lab.range over the resident logits) and of one exp pass (lab.logSumExp), all timed in
-// this process, rounds interleaved so that drift in the machine's speed falls on every call alike.
+// `node bench/inputs.mjs` (part of `npm run bench`): every per-token call on the input classes a
+// model or an adversary produces, not only the bench's synthetic logits, each as a multiple of
+// one read (lab.sum: one SIMD pass summing the resident logits, nothing else) and of one exp pass
+// (lab.logSumExp), all timed in this process with rounds interleaved, so that drift in the
+// machine's speed falls on every call alike. `--quick` times fewer rounds (the test that keeps
+// this script running).
 import { loadSamplingLab } from 'sampling-lab';
 import { loadSamplingLab as loadExperimentLab } from 'sampling-lab/experiments';
+import { writeReadmeSection } from './readme-section.mjs';
 
-const V = 151936;  // Qwen3's vocabulary, the synthetic logits' length
+const quick = process.argv.includes('--quick');
+// Printed, and (unless --quick) written into docs/performance.md.
+const lines = [];
+const out = (line) => { console.log(line); lines.push(...line.split('\n')); };
+const ROUNDS = quick ? 1 : 7;
+const CALLS_PER_ROUND = quick ? 2 : 16;
 const lab = await loadSamplingLab();
 const experiments = await loadExperimentLab();
 
@@ -25,35 +33,61 @@ const shuffle = (values) => {
 };
 
 // Language-model-like: a Gaussian body (σ 2.5) and 50 tokens at +8 … +15 above it.
-const languageModel = () => {
-  const logits = Float32Array.from({ length: V }, () => 2.5 * normal());
-  for (let i = 0; i < 50; i++) logits[Math.floor(uniform() * V)] = 8 + 7 * uniform();
+const languageModel = (v) => {
+  const logits = Float32Array.from({ length: v }, () => 2.5 * normal());
+  for (let i = 0; i < 50; i++) logits[Math.floor(uniform() * v)] = 8 + 7 * uniform();
   return logits;
 };
-const zipf = () => Float32Array.from({ length: V }, (_, i) => -Math.log(i + 1));
+const zipf = (v) => Float32Array.from({ length: v }, (_, i) => -Math.log(i + 1));
+// Each input class with the temperature its calls run at.
 const CLASSES = {
-  'synthetic (the bench\'s)': () => lab.syntheticLogits(),
-  'language-model-like': languageModel,
-  'Zipf, shuffled': () => shuffle(zipf()),
-  'Zipf, ascending': () => zipf().reverse(),
-  'flat tail (100 high, the rest equal)': () => Float32Array.from({ length: V }, (_, i) => (i < 100 ? 5 + uniform() : 0)),
-  'all equal': () => new Float32Array(V),
+  'synthetic (the bench\'s)': { make: (v) => lab.syntheticLogits(v), temperature: 1 },
+  'LM-like, T 0.7': { make: languageModel, temperature: 0.7 },
+  'LM-like, T 1': { make: languageModel, temperature: 1 },
+  'LM-like, T 1.5': { make: languageModel, temperature: 1.5 },
+  'Zipf, shuffled': { make: (v) => shuffle(zipf(v)), temperature: 1 },
+  'Zipf, ascending': { make: (v) => zipf(v).reverse(), temperature: 1 },
+  'flat tail (100 high)': { make: (v) => Float32Array.from({ length: v }, (_, i) => (i < 100 ? 5 + uniform() : 0)), temperature: 1 },
+  'all equal': { make: (v) => new Float32Array(v), temperature: 1 },
 };
+
+// A 4,096-token history with a text's repetitions: ids drawn Zipf-like from 2,000, so that
+// penalties and DRY have repeats and n-grams to find.
+const HISTORY = Int32Array.from({ length: 4096 }, () => Math.floor(2000 ** uniform()) - 1);
+const penalties = { repetitionPenalty: 1.1, presencePenalty: 0.3, frequencyPenalty: 0.3 };
+const dry = { dry: { multiplier: 0.8 } };
+const chain = { ...penalties, ...dry, logitBias: { 11: 2, 12: -100 }, topK: 40, topP: 0.95, minP: 0.05 };
+// Each per-token call: its options (the class's temperature unless it sets its own).
 const CALLS = {
   greedy: { temperature: 0 },
-  'T 1': { temperature: 1 },
+  'no filter': {},
   'top-k 50': { topK: 50 },
+  'top-k 200': { topK: 200 },
   'top-k 1,000': { topK: 1000 },
   'top-k 4,096': { topK: 4096 },
   'top-k 20,000': { topK: 20000 },
   'top-p 0.9': { topP: 0.9 },
+  'top-p 0.95': { topP: 0.95 },
   'top-p 0.99': { topP: 0.99 },
-  'T 1.5, top-p 0.95': { temperature: 1.5, topP: 0.95 },
+  'top-p 0.999': { topP: 0.999 },
   'min-p 0.05': { minP: 0.05 },
+  'typical-p 0.95': { typicalP: 0.95 },
+  'top-nσ 1': { topNSigma: 1 },
+  'ε 3·10⁻⁴': { epsilonCutoff: 3e-4 },
+  'η 3·10⁻⁴': { etaCutoff: 3e-4 },
+  'p-less': { pLess: 1 },
+  'XTC 0.5, 0.1': { xtc: { probability: 0.5, threshold: 0.1 } },
+  'mirostat 2': { mirostat: { version: 2, tau: 5, eta: 0.1 } },
+  'dynatemp ±0.5': { dynatemp: { range: 0.5 } },
+  'adaptive-p 0.5': { adaptiveP: { target: 0.5 } },
+  'penalties, 4,096 ids': { ...penalties, generatedIds: HISTORY },
+  'DRY, 4,096 ids': { ...dry, generatedIds: HISTORY },
+  'chain: penalties, bias, DRY, k, p, min-p': { ...chain, generatedIds: HISTORY },
 };
+// The same chain from a stateful sampler that holds the history.
+const SAMPLER = 'stateful sampler, the chain';
+const BATCH = 'sampleBatch, 64 rows (per row)';
 
-const resident = lab.logitsBuffer(V);
-const ROUNDS = 7;
 const timed = (run, calls) => {
   const start = process.hrtime.bigint();
   for (let i = 0; i < calls; i++) run(i);
@@ -61,29 +95,93 @@ const timed = (run, calls) => {
 };
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
-const rows = [];
-for (const [name, make] of Object.entries(CLASSES)) {
-  resident.set(make());
-  const runs = {
-    read: () => lab.range(resident),
-    exp: () => lab.logSumExp(resident),
-    ...Object.fromEntries(Object.entries(CALLS).map(([call, options]) => [call, (i) => lab.sampleToken(resident, { ...options, seed: 1, step: i })])),
-  };
-  for (const run of Object.values(runs)) timed(run, 20);  // warm-up, tier-up
+/** Median µs of each run, interleaved round by round. */
+function measure(runs) {
+  for (const run of Object.values(runs)) timed(run, 4);  // warm-up, tier-up
   const samples = Object.fromEntries(Object.keys(runs).map((key) => [key, []]));
-  for (let round = 0; round < ROUNDS; round++) for (const [key, run] of Object.entries(runs)) samples[key].push(timed(run, 20));
-  const read = median(samples.read);
-  const exp = median(samples.exp);
-  rows.push({ name, read, exp, calls: Object.fromEntries(Object.keys(CALLS).map((call) => [call, median(samples[call])])) });
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [key, run] of Object.entries(runs)) samples[key].push(timed(run, CALLS_PER_ROUND));
+  }
+  return Object.fromEntries(Object.entries(samples).map(([key, values]) => [key, median(values)]));
 }
 
-// The page's filters experiment on the handbook's default logits and on 151,936 synthetic ones.
-const filtersUs = timed(() => experiments.runExperiment('filters', { logits: lab.syntheticLogits(), topP: 0.9 }), 10);
+const floors = (resident) => ({ read: () => lab.sum(resident), exp: () => lab.logSumExp(resident) });
 
-console.log(`lab.sampleToken on ${V.toLocaleString('en')} float32 logits, median of ${ROUNDS} interleaved rounds: × one read (lab.range) / × one exp pass (lab.logSumExp)\n`);
-console.log(`| input | one read | one exp pass | ${Object.keys(CALLS).join(' | ')} |`);
-console.log(`|---|---|---|${Object.keys(CALLS).map(() => '---').join('|')}|`);
-for (const { name, read, exp, calls } of rows) {
-  console.log(`| ${name} | ${read.toFixed(1)} µs | ${exp.toFixed(1)} µs | ${Object.values(calls).map((us) => `${(us / read).toFixed(1)} / ${(us / exp).toFixed(2)}`).join(' | ')} |`);
+function sampleTokenRuns(resident, temperature, calls) {
+  return Object.fromEntries(Object.entries(calls).map(([call, options]) =>
+    [call, (i) => lab.sampleToken(resident, { temperature, ...options, seed: 1, step: i })]));
 }
-console.log(`\nrunExperiment('filters', 151,936 synthetic logits, top-p 0.9): ${(filtersUs / 1000).toFixed(2)} ms = ${(filtersUs / rows[0].exp).toFixed(1)} exp passes`);
+
+// 1. Every call on every class at Qwen3's vocabulary.
+// The resident buffer is taken after anything that may grow WebAssembly memory (a batch, many
+// rows), which detaches views of it.
+const V = 151936;
+const byClass = {};
+for (const [name, { make, temperature }] of Object.entries(CLASSES)) {
+  const logits = make(V);
+  const sampler = lab.createSampler({ temperature, ...chain, seed: 1 });
+  for (const id of HISTORY) sampler.accept(id);
+  const rows = new Float32Array(64 * V);
+  for (let r = 0; r < 64; r++) rows.set(logits, r * V);
+  const runs = (input) => ({
+    ...floors(input),
+    ...sampleTokenRuns(input, temperature, CALLS),
+    [SAMPLER]: () => sampler.sample(input),
+  });
+  for (const run of Object.values(runs(logits))) run(0);
+  const resident = lab.logitsBuffer(V);
+  resident.set(logits);
+  byClass[name] = measure(runs(resident));
+  // A batch's 64 rows take WebAssembly memory that the resident buffer gives back: timed apart.
+  byClass[name][BATCH] = measure({ batch: (i) => lab.sampleBatch(rows, { temperature, topP: 0.95, seed: 1, step: i }) }).batch / 64;
+}
+
+const cell = (us, floor) => `${(us / floor.read).toFixed(1)} / ${(us / floor.exp).toFixed(2)}`;
+const classNames = Object.keys(CLASSES);
+out(`Per-token calls on ${V.toLocaleString('en')} float32 logits, medians of ${ROUNDS} interleaved rounds: × one read (lab.sum) / × one exp pass (lab.logSumExp)\n`);
+out(`| call | ${classNames.join(' | ')} |`);
+out(`|---|${classNames.map(() => '---').join('|')}|`);
+out(`| one read, one exp pass (µs) | ${classNames.map((n) => `${byClass[n].read.toFixed(1)}, ${byClass[n].exp.toFixed(1)}`).join(' | ')} |`);
+for (const call of [...Object.keys(CALLS), SAMPLER, BATCH]) {
+  out(`| ${call} | ${classNames.map((n) => cell(byClass[n][call], byClass[n])).join(' | ')} |`);
+}
+const lm = byClass['LM-like, T 1'];
+out(`\nstateful sampler against sampleToken with the same options and history (LM-like, T 1): ${(lm[SAMPLER] / lm['chain: penalties, bias, DRY, k, p, min-p']).toFixed(2)}×`);
+
+// 2. Vocabulary sizes, on language-model-like logits at T 1.
+const SIZES = [32000, 128256, 151936, 262144];
+const SIZE_CALLS = { greedy: CALLS.greedy, 'no filter': {}, 'top-k 50': CALLS['top-k 50'], 'top-k 1,000': CALLS['top-k 1,000'], 'top-p 0.95': CALLS['top-p 0.95'], 'min-p 0.05': CALLS['min-p 0.05'] };
+out(`\nLM-like logits at T 1 by vocabulary size: × one read / × one exp pass\n`);
+out(`| V | one read (µs) | ${Object.keys(SIZE_CALLS).join(' | ')} |`);
+out(`|---|---|${Object.keys(SIZE_CALLS).map(() => '---').join('|')}|`);
+for (const v of SIZES) {
+  const buffer = lab.logitsBuffer(v);
+  buffer.set(languageModel(v));
+  const result = measure({ ...floors(buffer), ...sampleTokenRuns(buffer, 1, SIZE_CALLS) });
+  out(`| ${v.toLocaleString('en')} | ${result.read.toFixed(1)} | ${Object.keys(SIZE_CALLS).map((c) => cell(result[c], result)).join(' | ')} |`);
+}
+
+// 3. Speculative verification at γ 1–8: γ + 1 target rows and γ draft rows of LM-like logits,
+// the draft a perturbed copy of the target; and the page's filters experiment.
+const target = languageModel(V);
+const draft = target.map((z) => z + 0.5 * normal());
+const argmax = (row) => row.reduce((best, z, i) => (z > row[best] ? i : best), 0);
+const verify = {};
+for (let gamma = 1; gamma <= 8; gamma++) {
+  const targetRows = new Float32Array((gamma + 1) * V);
+  const draftRows = new Float32Array(gamma * V);
+  for (let r = 0; r <= gamma; r++) targetRows.set(target, r * V);
+  for (let r = 0; r < gamma; r++) draftRows.set(draft, r * V);
+  const tokens = Array.from({ length: gamma }, () => argmax(draft));
+  verify[`γ ${gamma}`] = (i) => lab.speculativeVerify(targetRows, draftRows, tokens, { topP: 0.95, seed: 1, step: i });
+}
+verify['γ 8'](0);
+const resident = lab.logitsBuffer(V);
+resident.set(target);
+const { exp } = measure(floors(resident));
+const verified = measure(verify);
+out(`\nspeculativeVerify (LM-like rows, top-p 0.95), × one exp pass: ${Object.entries(verified).map(([gamma, us]) => `${gamma} ${(us / exp).toFixed(1)}`).join(', ')}`);
+const synthetic = lab.syntheticLogits();
+const filters = measure({ filters: () => experiments.runExperiment('filters', { logits: synthetic, topP: 0.9 }) }).filters;
+out(`runExperiment('filters', 151,936 synthetic logits, top-p 0.9): ${(filters / 1000).toFixed(2)} ms = ${(filters / exp).toFixed(1)} exp passes`);
+if (!quick) writeReadmeSection('inputs', [`${new Date().toISOString().slice(0, 10)}, Node ${process.version}.`, '', ...lines], new URL('../docs/performance.md', import.meta.url));

@@ -469,6 +469,10 @@ class Engine {
     return val(RangeReply{range.min, range.max});
   }
 
+  // A number, not a reply object: the floor should cost one read and a call, nothing more.
+  // (lab.sum has checked the length.)
+  float sum() { return sampling_lab::kernels::lane_sum(*current_); }
+
   val ranking() {
     if (auto error = sampling_lab::check_logits(*current_, "values")) return failure(*error);
     // The radix sort's keys and ids, twice, and the result.

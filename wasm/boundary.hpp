@@ -120,6 +120,7 @@
   X(coverCount, cover_count, "(mass: number, temperature: number, isProbs: boolean): CoreError | { count: number }", "How many top tokens cover `mass`.") \
   X(distance, distance, "(): CoreError | CoreDistance", "Distances between the current input and the secondary one.") \
   X(range, range, "(): CoreError | CoreRange", "The current input's smallest and largest value.")  \
+  X(sum, sum, "(): number", "Σ of the current input in float SIMD lanes: one read, the benchmarks' floor.") \
   X(ranking, ranking, "(): CoreError | { order: Uint32Array }", "Token ids by value, largest first.")  \
   X(syntheticLogits, synthetic_logits, "(vocabSize: number, seed: number): CoreError | { logits: Float32Array }", "A language-model-like row of logits.") \
   X(speculativeVerify, speculative_verify, "(draftStream: number): CoreError | CoreSpeculative", "Verifies the drafts in ints(IdSlot.tokens): γ + 1 target rows in the primary input, γ draft rows in the secondary one; draftStream NaN = the default.") \

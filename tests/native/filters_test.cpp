@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "reference.hpp"
 #include "sampling_lab/distribution.hpp"
+#include "sampling_lab/samplers.hpp"
 
 namespace sl = sampling_lab;
 
@@ -315,3 +317,31 @@ TEST_P(ThousandVocabularies, FastPathsMatchTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shards, ThousandVocabularies, ::testing::Range(0, 4));
+
+TEST(Filters, TopPDrawsOnALanguageModelsBodyMatchTheGeneralChain) {
+  // A Gaussian body (σ 2.5) under 50 high tokens at T 1: top-p's cut falls among thousands of
+  // body tokens, where bounds on the tail's mass cannot decide it and the draw sums the total
+  // exactly; a bias of 0 sends the same options down the general chain. Same token, every step.
+  std::mt19937 random(7);
+  std::normal_distribution<float> body(0.0f, 2.5f);
+  std::vector<float> logits(151936);
+  for (auto& z : logits) z = body(random);
+  for (int i = 0; i < 50; ++i) logits[random() % logits.size()] = 8.0f + 7.0f * float(random() % 1000) / 1000.0f;
+  const std::vector<std::int32_t> bias_ids = {7};
+  const std::vector<float> bias_values = {0.0f};
+  sl::FilterWorkspace fast_workspace, chain_workspace;
+  for (double t : {0.9, 1.0, 1.2}) {
+    for (double p : {0.9, 0.95, 0.99}) {
+      sl::SamplingOptions fast = params(t, 0, p, 0.0);
+      fast.seed = 3;
+      sl::SamplingOptions chain = fast;
+      chain.logit_bias_ids = bias_ids;
+      chain.logit_bias_values = bias_values;
+      for (std::uint64_t step = 0; step < 200; ++step) {
+        fast.step = chain.step = step;
+        ASSERT_EQ(sl::sample_token(logits, fast, fast_workspace), sl::sample_token(logits, chain, chain_workspace))
+            << t << " " << p << " " << step;
+      }
+    }
+  }
+}

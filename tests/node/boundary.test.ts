@@ -205,6 +205,18 @@ describe('inputs the README allows work', () => {
     expect(lab.sampleToken(z, { temperature: 0, logprobs: undefined })).toBe(0);
   });
 
+  it('sum: the benchmarks\' one read adds every value, in float32 lanes', () => {
+    expect(lab.sum([1, 2, 3.5])).toBe(6.5);
+    expect(lab.sum([])).toBe(0);
+    const logits = lab.syntheticLogits();
+    const exact = logits.reduce((total, z) => total + z, 0);
+    // 16 lanes of V / 16 float32 additions each, then 15 to join them: each addition rounds by at
+    // most 2^-24 of a running sum, itself at most Σ|z| (the worst case, not a tuned tolerance).
+    const bound = (logits.length / 16 + 16) * 2 ** -24 * logits.reduce((total, z) => total + Math.abs(z), 0);
+    expect(Math.abs(lab.sum(logits) - exact)).toBeLessThanOrEqual(bound);
+    expect(lab.sum(lab.syntheticLogits(1000, 1))).not.toBe(lab.sum(lab.syntheticLogits(1000, 2)));
+  });
+
   it('numbers stay in their ranges: XTC leaving one token, speculative closeness 1', () => {
     const logits = lab.syntheticLogits(1000, 1);
     const xtc = { xtc: { probability: 1, threshold: 0 }, seed: 1 };

@@ -635,7 +635,7 @@ function oversizedArrays(): { label: string; values: Float32Array }[] {
   ];
 }
 
-it('logSumExp, coverCount, range and distance at and past 2^24', () => runGroup('logSumExp, coverCount, range, distance', function* () {
+it('logSumExp, coverCount, range, sum and distance at and past 2^24', () => runGroup('logSumExp, coverCount, range, sum, distance', function* () {
   const V = lab.maxVocabulary;
   const logits = inputs.logits32(V);
   const valid = [
@@ -649,6 +649,7 @@ it('logSumExp, coverCount, range and distance at and past 2^24', () => runGroup(
     yield { label: `logSumExp(${label})`, call: () => lab.logSumExp(values), expect: 'accept', check: finite };
     yield { label: `coverCount(${label}, 0.9)`, call: () => lab.coverCount(values, 0.9), expect: 'accept', check: count(V) };
     yield { label: `range(${label})`, call: () => lab.range(values), expect: 'accept', check: range };
+    yield { label: `sum(${label})`, call: () => lab.sum(values), expect: 'accept', check: finite };
   }
   const zeros = new DenseArray(V, 0).at(V);
   yield { label: 'range(number[2^24])', call: () => lab.range(zeros), expect: 'accept', check: (r) => expect(r).toEqual({ min: 0, max: 0 }) };
@@ -656,6 +657,9 @@ it('logSumExp, coverCount, range and distance at and past 2^24', () => runGroup(
     yield { label: `logSumExp(${label})`, call: () => lab.logSumExp(values), expect: 'reject' };
     yield { label: `coverCount(${label}, 0.9)`, call: () => lab.coverCount(values, 0.9), expect: 'reject' };
     yield { label: `range(${label})`, call: () => lab.range(values), expect: 'reject' };
+    // Σ of no values is 0; every other of these is too long.
+    if (label === '[]') yield { label: 'sum([])', call: () => lab.sum(values), expect: 'accept', check: (r) => expect(r).toBe(0) };
+    else yield { label: `sum(${label})`, call: () => lab.sum(values), expect: 'reject' };
     yield { label: `distance(${label}, [1])`, call: () => lab.distance(values, [1]), expect: 'reject' };
     yield { label: `distance([1], ${label})`, call: () => lab.distance([1], values), expect: 'reject' };
   }

@@ -73,6 +73,22 @@ MinMax min_max(std::span<const float> values) {
   return {lo, hi, finite};
 }
 
+float lane_sum(std::span<const float> values) {
+  const float* data = values.data();
+  const std::size_t n = values.size();
+  const std::size_t end = n - n % (4 * kLanes);
+  Batch s0(0.0f), s1(0.0f), s2(0.0f), s3(0.0f);
+  for (std::size_t i = 0; i < end; i += 4 * kLanes) {
+    s0 += Batch::load_unaligned(data + i);
+    s1 += Batch::load_unaligned(data + i + kLanes);
+    s2 += Batch::load_unaligned(data + i + 2 * kLanes);
+    s3 += Batch::load_unaligned(data + i + 3 * kLanes);
+  }
+  float total = xsimd::reduce_add((s0 + s1) + (s2 + s3));
+  for (std::size_t i = end; i < n; ++i) total += data[i];
+  return total;
+}
+
 float masked_max(std::span<const std::uint32_t> mask, std::span<const float> values) {
   using U32 = xsimd::batch<std::uint32_t>;
   const float* data = values.data();

@@ -99,8 +99,8 @@ void gather_candidates(std::span<const float> logits, Chain& chain, FilterWorksp
   }
   if (chain.top_p < 1.0 && chain.top_k == 0) {
     // Tokens lighter than θ = (1 − p) S / V weigh less than (1 − p) S together, so the top-p set
-    // lies within w >= θ; half of θ leaves room for rounding.
-    chain.total_weight = kernels::exp_sum(logits, chain.max_logit, chain.inverse_temperature);
+    // lies within w >= θ; half of θ leaves room for rounding. (top_p_by_bounds may have summed S.)
+    if (!chain.total_weight) chain.total_weight = kernels::exp_sum(logits, chain.max_logit, chain.inverse_temperature);
     const double theta = 0.5 * (1.0 - chain.top_p) * *chain.total_weight / double(logits.size());
     threshold = std::max(threshold, float(chain.max_logit + chain.temperature * std::log(theta)));
   }
@@ -183,9 +183,11 @@ double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, Candida
 // the maximum (the head) get their weights; the rest's mass is only bounded (kernels::tail_mass).
 // The kept prefix is the shortest reaching p of the total, a total known to lie in
 // [head + low, head + high]: where both ends give the same prefix, inside the head, it is the
-// prefix. Otherwise (the bounds straddle a boundary, a top-p reaching into the tail, or a head of
-// a quarter of the vocabulary), none: the caller weighs everything.
-std::optional<Selection> top_p_by_bounds(std::span<const float> logits, const Chain& chain, FilterWorkspace& workspace) {
+// prefix. Where they straddle a boundary (a dense body of tokens at the cut, as a language model's
+// logits have at T 1), the total is summed exactly, as the general path sums it, and the prefix is
+// still taken from the head when it ends there. Otherwise (a top-p reaching into the tail, or a
+// head of a quarter of the vocabulary), none: the caller weighs everything.
+std::optional<Selection> top_p_by_bounds(std::span<const float> logits, Chain& chain, FilterWorkspace& workspace) {
   const std::size_t v = logits.size();
   const float threshold = float(double(chain.max_logit) - sampling_lab::top_p_head_depth(v) * chain.temperature);
   auto& candidates = workspace.candidates;
@@ -201,10 +203,16 @@ std::optional<Selection> top_p_by_bounds(std::span<const float> logits, const Ch
   const double high = chain.top_p * (head_weight + tail.high);
   if (high > head_weight) return std::nullopt;
   CandidateRanking ranking(candidates, chain.max_logit, workspace.prefix);
-  const std::size_t keep = ranking().reaching_mass(low).count;
-  if (ranking().reaching_mass(high).count != keep) return std::nullopt;
+  std::size_t keep = ranking().reaching_mass(low).count;
+  if (ranking().reaching_mass(high).count != keep) {
+    chain.total_weight = kernels::exp_sum(logits, chain.max_logit, chain.inverse_temperature);
+    const double target = chain.top_p * *chain.total_weight;
+    // A target at the head's whole mass, to rounding, may end just past it: weigh everything then.
+    if (target > head_weight * (1.0 - 1e-9)) return std::nullopt;
+    keep = ranking().reaching_mass(target).count;
+  }
   const double kept_weight = keep < head ? compact_to_prefix(keep, candidates, ranking) : head_weight;
-  return Selection{candidates.ids, candidates.keys, candidates.weights, candidates.block_sums, kept_weight, std::nullopt,
+  return Selection{candidates.ids, candidates.keys, candidates.weights, candidates.block_sums, kept_weight, chain.total_weight,
                    chain.max_logit, chain.inverse_temperature};
 }
 

@@ -443,6 +443,15 @@ export class Lab {
     return unwrap(this.#engine.range());
   }
 
+  /**
+   * Σ values in float32 SIMD lanes: one read of the values and nothing else, the floor `npm run
+   * bench` states every call's cost against. Not compensated: `logSumExp` is the exact sum.
+   */
+  sum(values: NumericArray): number {
+    this.#input(values, 'values');
+    return this.#engine.sum();
+  }
+
   /** Token ids by descending value (ties: lower id first), the order filters keep prefixes of. */
   ranking(values: NumericArray): Uint32Array {
     this.#input(values, 'values');

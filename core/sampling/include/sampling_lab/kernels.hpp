@@ -19,6 +19,11 @@ struct MinMax {
 };
 MinMax min_max(std::span<const float> values);
 
+// Σ values in float lanes, four registers wide: nothing but one read of the values, the floor the
+// benchmarks state every call's cost against (not compensated: use exp_shifted's block sums for sums
+// that decide anything).
+float lane_sum(std::span<const float> values);
+
 // argmax's index, and whether every value was finite, from the same pass.
 struct CheckedIndex {
   std::size_t index;
