@@ -345,3 +345,35 @@ TEST(Filters, TopPDrawsOnALanguageModelsBodyMatchTheGeneralChain) {
     }
   }
 }
+
+TEST(Filters, LargeTopKFromASampledBoundMatchesTheReference) {
+  // Top-k past the heap's budget first places a bound from an evenly spaced sample of the logits,
+  // checked by a count. Inputs where the sample misleads (the sampled positions all high, or all
+  // low, and ties) must fall back to the exact selections; every case keeps the reference's set.
+  const std::size_t v = 151936;
+  const std::size_t stride = v / 4096;
+  std::mt19937 random(11);
+  std::normal_distribution<float> body(0.0f, 2.5f);
+  std::vector<float> language_model(v), sampled_high(v), sampled_low(v), quantised(v);
+  for (std::size_t i = 0; i < v; ++i) {
+    language_model[i] = body(random);
+    const bool sampled = i % stride == 0;
+    sampled_high[i] = sampled ? 10.0f + body(random) : body(random);
+    sampled_low[i] = sampled ? -10.0f + body(random) : body(random);
+    quantised[i] = std::round(body(random) * 2.0f) / 2.0f;
+  }
+  sl::FilterWorkspace workspace;
+  std::vector<float> probs(v);
+  for (const auto* logits : {&language_model, &sampled_high, &sampled_low, &quantised}) {
+    for (std::int64_t k : {500, 1000, 4096, 20000, 100000}) {
+      const sl::SamplingOptions options = params(1.0, k, 1.0, 0.0);
+      const auto fast = sl::filter_distribution(*logits, options, probs, workspace);
+      const auto slow = reference::filter(*logits, options);
+      ASSERT_EQ(fast.kept, slow.kept) << k;
+      for (std::size_t i = 0; i < v; ++i) {
+        if (!slow.kept_mask[i]) ASSERT_EQ(probs[i], 0.0f) << i;
+        ASSERT_NEAR(probs[i], slow.probs[i], 2e-5 * slow.probs[i] + 1e-9) << i;
+      }
+    }
+  }
+}

@@ -34,6 +34,9 @@ void best_ranked(std::span<const float> keys, std::size_t k, std::vector<RankedT
 // buckets, then the boundary bucket), when few tokens enter it.
 inline constexpr std::size_t kHeapTopKLimit = 4096;
 
+// How many logits, evenly spaced, a large top-k samples to place its bound (see selection.cpp).
+inline constexpr std::size_t kTopKSample = 4096;
+
 // best_ranked, or false (`out` then unusable) once the heap has taken more tokens than a random
 // order sends it with room to spare, or than 1/64 of the keys: an order such as
 // ascending makes every token enter, at log k each, and a random order at large k sends k ln(V/k);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sampling_lab/kernels.hpp"
+#include "selection.hpp"
 
 namespace sampling_lab {
 
@@ -13,6 +14,7 @@ void reserve(PrefixScratch& scratch, std::size_t vocabulary) {
   scratch.bucket_of.reserve(vocabulary);
   scratch.bucket_counts.reserve(kPrefixBuckets);
   scratch.bucket_mass.reserve(kPrefixBuckets);
+  scratch.sample.reserve(detail::kTopKSample);
 }
 template <typename... Buffers>
 void release(std::size_t elements, Buffers&... buffers) {

@@ -62,6 +62,7 @@ struct PrefixScratch {
   std::vector<std::uint32_t> bucket_counts;
   std::vector<double> bucket_mass;
   std::vector<RankedToken> boundary;
+  std::vector<float> sample;             // a strided sample of the keys, for a top-k bound
 };
 
 // The general chain's extra buffers: typical's ranking, the masks, DRY's repeat search, the
