@@ -86,10 +86,16 @@ float top_k_bound(std::span<const float> logits, const Chain& chain, PrefixScrat
   return chain.max_logit - float(bucket + 2) / scale;
 }
 
-// Whether a random order would send a top-k heap past its budget (best_ranked_within_budget):
-// about k ln(V/k) tokens enter it.
+// In a random order the i-th of V tokens enters a top-k heap with probability k / i: about
+// k ln(V / k) in all. A heap takes at most 1/64 of the keys (best_ranked_within_budget).
+double expected_heap_entries(std::size_t k, std::size_t vocabulary) {
+  return double(k) * std::log(double(vocabulary) / double(std::max<std::size_t>(k, 1)) + 1.0);
+}
+std::size_t heap_entry_cap(std::size_t vocabulary) { return std::max<std::size_t>(vocabulary / 64, 256); }
+
+// Whether a random order would send a top-k heap past its budget.
 bool heap_would_overflow(std::size_t k, std::size_t vocabulary) {
-  return double(k) * std::log(double(vocabulary) / double(k) + 1.0) > double(std::max<std::size_t>(vocabulary / 64, 256));
+  return expected_heap_entries(k, vocabulary) > double(heap_entry_cap(vocabulary));
 }
 
 // A logit at or below the k-th largest, placed from an evenly spaced sample of S logits (its
@@ -294,10 +300,8 @@ void best_ranked(std::span<const float> keys, std::size_t k, std::vector<RankedT
 }
 
 bool best_ranked_within_budget(std::span<const float> keys, std::size_t k, std::vector<RankedToken>& out) {
-  // In a random order the i-th token enters with probability k / i: about k ln(V / k) in all.
-  const double expected = double(k) * std::log(double(keys.size()) / double(std::max<std::size_t>(k, 1)) + 1.0);
-  const std::size_t cap = std::max<std::size_t>(keys.size() / 64, 256);
-  return heap_select(keys, k, out, std::min(std::size_t(2.0 * expected) + 256, cap));
+  const double expected = expected_heap_entries(k, keys.size());
+  return heap_select(keys, k, out, std::min(std::size_t(2.0 * expected) + 256, heap_entry_cap(keys.size())));
 }
 
 std::span<const std::uint32_t> identity_ids(std::size_t size, FilterWorkspace& workspace) {
