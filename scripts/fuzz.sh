@@ -9,12 +9,17 @@
 #                              are not reproducible run to run, even seeded, so they stay out of
 #                              `npm test`, which must not pass or fail by chance); the .npy reader's
 #                              fuzzer, seeded and pure, runs a fixed 200,000 mutations.
+#   scripts/fuzz.sh --smoke --no-npy
+#                              the libFuzzer targets only: they need the core's sources, not the
+#                              built package, so `npm test` replays them while it builds.
 # A new crash is saved as a regression input and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 smoke=false
+npy=true
 seconds=60
 if [[ "${1:-}" == "--smoke" ]]; then smoke=true; else seconds=${1:-60}; fi
+[[ "${2:-}" == "--no-npy" ]] && npy=false
 
 if [[ ! -f build/fuzz/CMakeCache.txt ]]; then
   CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAMPLING_LAB_FUZZ=ON >/dev/null
@@ -54,6 +59,8 @@ for target in fuzz_sampling fuzz_samplers fuzz_distances fuzz_experiments fuzz_d
     status=1
   fi
 done
-if $smoke; then node tests/fuzz/fuzz_npy.mjs --runs 200000 || status=1
-else node tests/fuzz/fuzz_npy.mjs "$seconds" || status=1; fi
+if $npy; then
+  if $smoke; then node tests/fuzz/fuzz_npy.mjs --runs 200000 || status=1
+  else node tests/fuzz/fuzz_npy.mjs "$seconds" || status=1; fi
+fi
 exit $status
