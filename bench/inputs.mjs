@@ -2,10 +2,12 @@
 // model or an adversary produces, not only the bench's synthetic logits, each as a multiple of
 // one read (lab.sum: one SIMD pass summing the resident logits, nothing else) and of one exp pass
 // (lab.logSumExp), all timed in this process with rounds interleaved, so that drift in the
-// machine's speed falls on every call alike. `--quick` times fewer rounds (the test that keeps
-// this script running).
+// machine's speed falls on every call alike; then the peers (llama.cpp natively and in
+// WebAssembly, transformers.js) on every class. `--quick` times fewer rounds, to check the script.
 import { loadSamplingLab } from 'sampling-lab';
 import { loadSamplingLab as loadExperimentLab } from 'sampling-lab/experiments';
+import { buildLlamaPeer, loadLlamaWasm, runLlamaNative } from './peers/llama.mjs';
+import { createTransformersSampler } from './peers/transformers-sampler.mjs';
 import { writeReadmeSection } from './readme-section.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -184,4 +186,44 @@ out(`\nspeculativeVerify (LM-like rows, top-p 0.95), × one exp pass: ${Object.e
 const synthetic = lab.syntheticLogits();
 const filters = measure({ filters: () => experiments.runExperiment('filters', { logits: synthetic, topP: 0.9 }) }).filters;
 out(`runExperiment('filters', 151,936 synthetic logits, top-p 0.9): ${(filters / 1000).toFixed(2)} ms = ${(filters / exp).toFixed(1)} exp passes`);
+
+// 4. The peers on every class, on the calls each has: llama.cpp's chain (WebAssembly in this
+// process, interleaved with Sampling Lab's call; native in its own benchmark) and transformers.js's
+// generate() sampling step (asynchronous: timed in its own rounds).
+const PEER_CALLS = Object.fromEntries(['greedy', 'no filter', 'top-k 50', 'top-p 0.95', 'min-p 0.05'].map((call) => [call, CALLS[call]]));
+const dirs = buildLlamaPeer(new URL('..', import.meta.url).pathname);
+const timedAsync = async (run, calls) => {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) await run(i);
+  return Number(process.hrtime.bigint() - start) / 1e3 / calls;
+};
+const peerRows = [];
+for (const [name, { make, temperature }] of Object.entries(CLASSES)) {
+  const logits = make(V);
+  const paths = Object.entries(PEER_CALLS).map(([call, options]) => ({ key: call, options: { temperature, ...options } }));
+  const llamaNative = runLlamaNative(new URL('..', import.meta.url).pathname, dirs, lab, logits, paths.map(({ key, options }, i) => ({ key: String(i), options })));
+  const llama = await loadLlamaWasm(dirs, lab, logits);
+  const resident = lab.logitsBuffer(V);
+  resident.set(logits);
+  for (const [i, { key: call, options }] of paths.entries()) {
+    const chain = llama.sampler(options);
+    const { lab: ours, llama: theirs } = measure({ lab: (step) => lab.sampleToken(resident, { ...options, seed: 1, step }), llama: () => chain.sample() });
+    const transformers = createTransformersSampler(options);
+    await timedAsync(() => transformers.sample(logits), 2);
+    const transformersUs = [];
+    for (let round = 0; round < ROUNDS; round++) transformersUs.push(await timedAsync(() => transformers.sample(logits), quick ? 1 : 4));
+    const ignored = [...new Set([...chain.ignored, ...transformers.ignored])];
+    peerRows.push({ name, call, ours, llamaWasm: theirs, llamaNative: llamaNative[String(i)], transformers: median(transformersUs), ignored });
+  }
+}
+const times = (peer, ours) => `${(peer / ours).toFixed(1)}×`;
+out(`\nPeers on every class (${V.toLocaleString('en')} logits, the class's temperature), µs per token and the peer's time over Sampling Lab's WebAssembly time\n`);
+out('| class | call | Sampling Lab WASM | llama.cpp WASM | llama.cpp native | transformers.js | what a peer ignores |');
+out('|---|---|---|---|---|---|---|');
+for (const r of peerRows) {
+  out(`| ${r.name} | ${r.call} | ${r.ours.toFixed(1)} | ${r.llamaWasm.toFixed(1)} (${times(r.llamaWasm, r.ours)}) | ${r.llamaNative.toFixed(1)} (${times(r.llamaNative, r.ours)}) | ${r.transformers.toFixed(0)} (${times(r.transformers, r.ours)}) | ${r.ignored.join(', ') || '—'} |`);
+}
+const behind = peerRows.flatMap((r) => [['llama.cpp WASM', r.llamaWasm], ['llama.cpp native', r.llamaNative], ['transformers.js', r.transformers]]
+  .filter(([, us]) => us < r.ours).map(([peer]) => `${peer} on ${r.name}, ${r.call}`));
+out(`\nWhere a peer is faster than Sampling Lab's WebAssembly: ${behind.length ? behind.join('; ') : 'nowhere'}.`);
 if (!quick) writeReadmeSection('inputs', [`${new Date().toISOString().slice(0, 10)}, Node ${process.version}.`, '', ...lines], new URL('../docs/performance.md', import.meta.url));
