@@ -152,28 +152,39 @@ bool checked_copy(std::span<const float> values, std::span<float> out) {
 }
 
 namespace {
-// Each block's maximum, in a pass as cheap as min_max's, then a scan of the first block holding
-// the overall maximum; with kCheck, whether every value was finite too.
+// Each block's maximum, in a pass as cheap as lane_sum's, then a scan of the first block holding
+// the overall maximum; with kCheck, whether every value was finite too. Four accumulators of each
+// kind: one would wait on the latency of every max and add.
 template <bool kCheck>
 CheckedIndex argmax_pass(std::span<const float> values) {
   const float* data = values.data();
   const std::size_t blocks = block_count(values.size());
   float best = -std::numeric_limits<float>::infinity();
   std::size_t best_block = 0;
-  Batch poison(0.0f);
+  const Batch none(-std::numeric_limits<float>::infinity());
+  Batch poison0(0.0f), poison1(0.0f), poison2(0.0f), poison3(0.0f);
   bool finite = true;
   for (std::size_t b = 0; b < blocks; ++b) {
     const std::size_t begin = b * kBlock;
     const std::size_t end = std::min(values.size(), begin + kBlock);
-    const std::size_t simd_stop = begin + simd_end(end - begin);
-    Batch lanes(-std::numeric_limits<float>::infinity());
-    for (std::size_t i = begin; i < simd_stop; i += kLanes) {
-      const Batch x = Batch::load_unaligned(data + i);
-      lanes = xsimd::max(lanes, x);
-      if constexpr (kCheck) poison = poisoned(poison, x);
+    const std::size_t unrolled_stop = begin + (end - begin) - (end - begin) % (4 * kLanes);
+    Batch max0 = none, max1 = none, max2 = none, max3 = none;
+    for (std::size_t i = begin; i < unrolled_stop; i += 4 * kLanes) {
+      const Batch x0 = Batch::load_unaligned(data + i), x1 = Batch::load_unaligned(data + i + kLanes);
+      const Batch x2 = Batch::load_unaligned(data + i + 2 * kLanes), x3 = Batch::load_unaligned(data + i + 3 * kLanes);
+      max0 = xsimd::max(max0, x0);
+      max1 = xsimd::max(max1, x1);
+      max2 = xsimd::max(max2, x2);
+      max3 = xsimd::max(max3, x3);
+      if constexpr (kCheck) {
+        poison0 = poisoned(poison0, x0);
+        poison1 = poisoned(poison1, x1);
+        poison2 = poisoned(poison2, x2);
+        poison3 = poisoned(poison3, x3);
+      }
     }
-    float block_max = xsimd::reduce_max(lanes);
-    for (std::size_t i = simd_stop; i < end; ++i) {
+    float block_max = xsimd::reduce_max(xsimd::max(xsimd::max(max0, max1), xsimd::max(max2, max3)));
+    for (std::size_t i = unrolled_stop; i < end; ++i) {
       block_max = std::max(block_max, data[i]);
       if constexpr (kCheck) finite = finite && std::isfinite(data[i]);
     }
@@ -182,7 +193,7 @@ CheckedIndex argmax_pass(std::span<const float> values) {
       best_block = b;
     }
   }
-  if constexpr (kCheck) finite = finite && !std::isnan(xsimd::reduce_add(poison));
+  if constexpr (kCheck) finite = finite && !std::isnan(xsimd::reduce_add((poison0 + poison1) + (poison2 + poison3)));
   const std::size_t end = std::min(values.size(), (best_block + 1) * kBlock);
   for (std::size_t i = best_block * kBlock; i < end; ++i) {
     if (data[i] == best) return {i, finite};
