@@ -44,19 +44,4 @@ class PrefixSelector {
   PrefixScratch& scratch_;
 };
 
-// Calls visit(i, in_prefix) for every token, in index order.
-template <typename Visit>
-void for_each_token(std::span<const float> keys, const Prefix& prefix, Visit visit) {
-  std::size_t ties_left = prefix.ties_at_key;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const float key = keys[i];
-    bool in_prefix = key > prefix.last_key;
-    if (key == prefix.last_key && ties_left > 0) {
-      --ties_left;
-      in_prefix = true;
-    }
-    visit(i, in_prefix);
-  }
-}
-
 }  // namespace sampling_lab::detail

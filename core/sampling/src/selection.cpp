@@ -198,29 +198,29 @@ std::size_t kept_prefix_length(const Chain& chain, double candidate_weight,
 }
 
 // Step 3: keeps the candidates in the first `keep` of the ranking, still in id order; returns
-// their weight and sums it per block again.
+// their weight and sums it per block again. The copy is branchless (a kept set and its cut
+// alternate unpredictably) and the sums are block_sum's, not one chain of dependent adds.
 double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, CandidateRanking& ranking) {
+  const Prefix prefix = ranking().first(keep);
+  std::uint32_t* ids = candidates.ids.data();
+  float* keys = candidates.keys.data();
+  float* weights = candidates.weights.data();
   std::size_t kept = 0;
-  double kept_weight = 0.0;
-  double block = 0.0;
-  candidates.block_sums.clear();
-  for_each_token(candidates.keys, ranking().first(keep), [&](std::size_t position, bool in_prefix) {
-    if (!in_prefix) return;
-    candidates.ids[kept] = candidates.ids[position];
-    candidates.keys[kept] = candidates.keys[position];
-    candidates.weights[kept] = candidates.weights[position];
-    kept_weight += candidates.weights[kept];
-    block += candidates.weights[kept];
-    if (++kept % kernels::kBlock == 0) {
-      candidates.block_sums.push_back(block);
-      block = 0.0;
-    }
-  });
-  if (kept % kernels::kBlock != 0) candidates.block_sums.push_back(block);
+  std::size_t ties_left = prefix.ties_at_key;
+  for (std::size_t i = 0; i < candidates.keys.size(); ++i) {
+    const float key = keys[i];
+    const bool tie = key == prefix.last_key && ties_left > 0;  // the first ties, in id order, are in the prefix
+    ties_left -= tie;
+    ids[kept] = ids[i];
+    keys[kept] = key;
+    weights[kept] = weights[i];
+    kept += std::size_t(key > prefix.last_key) | std::size_t(tie);
+  }
   candidates.ids.resize(kept);
   candidates.keys.resize(kept);
   candidates.weights.resize(kept);
-  return kept_weight;
+  candidates.block_sums.resize(kernels::block_count(kept));
+  return kernels::block_sum(candidates.weights, candidates.block_sums);
 }
 
 // Top-p alone, for a draw, without weighing the tail: the tokens within T·top_p_head_depth(V) of
