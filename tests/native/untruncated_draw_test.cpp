@@ -242,3 +242,28 @@ TEST(TopPByBounds, TheTailBoundsHoldTheExactMass) {
     }
   }
 }
+
+TEST(UntruncatedDraw, WeighingEveryTokenWithoutStoringGivesTheStoredWeightsIndex) {
+  // When every token is weighed, the weights are summed per block and only the block the draw lands
+  // in is weighed again: the index must be inverse_cdf's on exp_shifted's weights for every target,
+  // at block edges, past the total (rounding), and with a last block of a length no lane count divides.
+  for (const std::size_t v : {std::size_t{151936}, std::size_t{5003}, std::size_t{1024}, std::size_t{7}}) {
+    std::vector<float> logits(v);
+    sl::Philox random(5, v);
+    for (std::size_t i = 0; i < v; ++i) logits[i] = i % 3 == 0 ? -200.0f : float(4.0 * random.uniform());
+    const float max = *std::max_element(logits.begin(), logits.end());
+    std::vector<float> weights(v);
+    std::vector<double> block_sums(sl::kernels::block_count(v));
+    const double total = sl::kernels::exp_shifted(logits, max, 0.8f, weights, block_sums);
+    std::vector<double> recomputed(block_sums.size());
+    ASSERT_EQ(sl::kernels::exp_block_sums(logits, max, 0.8f, recomputed), total);
+    ASSERT_EQ(recomputed, block_sums);
+    std::vector<double> targets = {0.0, total, total * (1.0 + 1e-12), block_sums[0], std::nextafter(block_sums[0], 0.0)};
+    for (int i = 0; i < 2000; ++i) targets.push_back(random.uniform() * total);
+    for (const double target : targets) {
+      ASSERT_EQ(sl::kernels::inverse_cdf_of_exps(logits, max, 0.8f, block_sums, target),
+                sl::kernels::inverse_cdf(weights, block_sums, target))
+          << v << " " << target;
+    }
+  }
+}

@@ -576,13 +576,17 @@ double exp_sum(std::span<const float> values, float shift, float scale) {
   return exp_pass<false>(values, shift, scale, nullptr, {});
 }
 
+double exp_block_sums(std::span<const float> values, float shift, float scale, std::span<double> block_sums) {
+  return exp_pass<false>(values, shift, scale, nullptr, block_sums);
+}
+
 namespace {
 
 // The mask is read only in the few batches that hold a value at or above the threshold, one word
 // a batch (a batch's lanes never straddle two words: kLanes divides 32).
 template <bool kMasked>
 std::size_t gather_at_least_in(std::span<const std::uint32_t> mask, std::span<const float> values, float threshold,
-                               Buffer<std::uint32_t>& ids, Buffer<float>& kept) {
+                               Buffer<std::uint32_t>& ids, Buffer<float>& kept, std::size_t limit) {
   static_assert(32 % kLanes == 0);
   // Sized for the worst case (uninitialised) and trimmed after: no branch per kept value.
   ids.resize(values.size());
@@ -606,12 +610,14 @@ std::size_t gather_at_least_in(std::span<const std::uint32_t> mask, std::span<co
     }
   };
   std::size_t i = 0;
-  for (const std::size_t wide_end = scan_end(values.size()); i < wide_end; i += kScanStride) {
+  for (const std::size_t wide_end = scan_end(values.size()); i < wide_end && count < limit; i += kScanStride) {
     if (!any_in_four(data + i, at_least)) continue;
     for (std::size_t b = i; b < i + kScanStride; b += kLanes) take_batch(b);
   }
-  for (; i < end; i += kLanes) take_batch(i);
-  for (; i < values.size(); ++i) take(i, bits_from(i) & 1u);
+  if (count < limit) {
+    for (; i < end; i += kLanes) take_batch(i);
+    for (; i < values.size(); ++i) take(i, bits_from(i) & 1u);
+  }
   ids.resize(count);
   kept.resize(count);
   return count;
@@ -620,13 +626,13 @@ std::size_t gather_at_least_in(std::span<const std::uint32_t> mask, std::span<co
 }  // namespace
 
 std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
-                            Buffer<float>& kept) {
-  return gather_at_least_in<false>({}, values, threshold, ids, kept);
+                            Buffer<float>& kept, std::size_t limit) {
+  return gather_at_least_in<false>({}, values, threshold, ids, kept, limit);
 }
 
 std::size_t gather_allowed_at_least(std::span<const std::uint32_t> mask, std::span<const float> values, float threshold,
-                                    Buffer<std::uint32_t>& ids, Buffer<float>& kept) {
-  return gather_at_least_in<true>(mask, values, threshold, ids, kept);
+                                    Buffer<std::uint32_t>& ids, Buffer<float>& kept, std::size_t limit) {
+  return gather_at_least_in<true>(mask, values, threshold, ids, kept, limit);
 }
 
 std::size_t mask_count(std::span<const std::uint32_t> mask, std::size_t vocabulary) {
@@ -817,6 +823,36 @@ std::size_t inverse_cdf(std::span<const float> weights, double target) {
   std::vector<double> sums(block_count(weights.size()), 0.0);
   for (std::size_t i = 0; i < weights.size(); ++i) sums[i / kBlock] += weights[i];
   return inverse_cdf(weights, sums, target);
+}
+
+std::size_t inverse_cdf_of_exps(std::span<const float> values, float shift, float scale, std::span<const double> block_sums,
+                                double target) {
+  alignas(64) std::array<float, kBlock> weights;
+  // Block b's weights, from its own slice: the same lanes and scalar tail as the whole pass.
+  const auto weigh = [&](std::size_t b) {
+    const auto block = values.subspan(b * kBlock, std::min(kBlock, values.size() - b * kBlock));
+    exp_pass<true>(block, shift, scale, weights.data(), {});
+    return std::span<const float>(weights.data(), block.size());
+  };
+  double cumulative = 0.0;
+  std::size_t last_positive = 0;
+  for (std::size_t b = 0; b < block_sums.size(); ++b) {
+    if (block_sums[b] > 0.0) last_positive = b;
+    if (cumulative + block_sums[b] <= target) {
+      cumulative += block_sums[b];
+      continue;
+    }
+    const auto block = weigh(b);
+    for (std::size_t i = 0; i < block.size(); ++i) {
+      cumulative += block[i];
+      if (block[i] > 0.0f && cumulative > target) return b * kBlock + i;
+    }
+  }
+  // Rounding left the target past the total: the last token that can be drawn, as inverse_cdf.
+  const auto block = weigh(last_positive);
+  std::size_t last = block.size() - 1;
+  while (last > 0 && block[last] <= 0.0f) --last;
+  return last_positive * kBlock + last;
 }
 
 std::size_t inverse_cdf(std::span<const float> weights, std::span<const double> block_sums, double target) {

@@ -333,21 +333,23 @@ constexpr int kRejectionBlockBits = 10;
 constexpr int kMaxAttempts = 512;
 
 // The inverse-CDF draw over every token's weight (every token the mask allows, gathered, when
-// there is one), as when a filter needs them all.
+// there is one), as when a filter needs them all. Without a mask the weights are summed per block
+// and not stored: only the block the draw lands in is weighed again.
 std::size_t weigh_everything(std::span<const float> logits, float max, float scale, double u, FilterWorkspace& workspace,
                              std::span<const std::uint32_t> mask) {
   auto& candidates = workspace.candidates;
-  if (!mask.empty()) {
-    kernels::gather_allowed(mask, logits, candidates.ids, candidates.keys);
-    logits = candidates.keys;
-  }
-  auto& weights = candidates.weights;
   auto& block_sums = candidates.block_sums;
-  weights.resize(logits.size());
-  block_sums.resize(kernels::block_count(logits.size()));
-  const double total = kernels::exp_shifted(logits, max, scale, weights, block_sums);
-  const std::size_t at = kernels::inverse_cdf(weights, block_sums, u * total);
-  return mask.empty() ? at : candidates.ids[at];
+  if (mask.empty()) {
+    block_sums.resize(kernels::block_count(logits.size()));
+    const double total = kernels::exp_block_sums(logits, max, scale, block_sums);
+    return kernels::inverse_cdf_of_exps(logits, max, scale, block_sums, u * total);
+  }
+  kernels::gather_allowed(mask, logits, candidates.ids, candidates.keys);
+  auto& weights = candidates.weights;
+  weights.resize(candidates.keys.size());
+  block_sums.resize(kernels::block_count(candidates.keys.size()));
+  const double total = kernels::exp_shifted(candidates.keys, max, scale, weights, block_sums);
+  return candidates.ids[kernels::inverse_cdf(weights, block_sums, u * total)];
 }
 
 bool allowed_by(std::span<const std::uint32_t> mask, std::size_t token) {
@@ -378,9 +380,11 @@ kernels::CheckedIndex draw_untruncated(std::span<const float> logits, const Samp
   const float threshold = float(double(range.max) - sampling_lab::head_depth(v) / double(scale));
   const double u = token_uniforms(options).token;
   auto& candidates = workspace.candidates;
+  // A head of a quarter of the vocabulary is weighed whole: its gather stops there.
+  const std::size_t quarter = (v + 3) / 4;
   const std::size_t head = mask.empty()
-      ? kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys)
-      : kernels::gather_allowed_at_least(mask, logits, threshold, candidates.ids, candidates.keys);
+      ? kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys, quarter)
+      : kernels::gather_allowed_at_least(mask, logits, threshold, candidates.ids, candidates.keys, quarter);
   if (head * 4 >= v) return {weigh_everything(logits, range.max, scale, u, workspace, mask), true};
   auto& weights = candidates.weights;
   weights.resize(head);

@@ -82,6 +82,8 @@ double sum_of_squares(std::span<const float> values);
 
 // Σ exp((values[i] - shift) * scale), Kahan-compensated, without storing the terms.
 double exp_sum(std::span<const float> values, float shift, float scale);
+// exp_shifted's total and block sums, without storing the weights.
+double exp_block_sums(std::span<const float> values, float shift, float scale, std::span<double> block_sums);
 
 // Bounds on Σ exp((values[i] − shift) · scale) over the values below `threshold` (at most 0 after
 // the shift), with no exp per value: each term read off the exponent bits (Schraudolph 1999),
@@ -97,12 +99,14 @@ MassBounds tail_mass(std::span<const float> values, float threshold, float shift
 MassBounds split_at(std::span<const float> values, float threshold, float shift, float scale, Buffer<std::uint32_t>& ids,
                     Buffer<float>& kept);
 
-// Ids and values of every value >= threshold, in id order (the buffers are resized to them).
+// Ids and values of every value >= threshold, in id order (the buffers are resized to them). With
+// a limit, the gather may stop once it holds `limit` or more (the count is then at least the limit
+// and the buffers hold a first part only): a caller that only needs to know the head is large.
 std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
-                            Buffer<float>& kept);
+                            Buffer<float>& kept, std::size_t limit = SIZE_MAX);
 // gather_at_least of the values `mask` allows (bit i of word i / 32 = token i).
 std::size_t gather_allowed_at_least(std::span<const std::uint32_t> mask, std::span<const float> values, float threshold,
-                                    Buffer<std::uint32_t>& ids, Buffer<float>& kept);
+                                    Buffer<std::uint32_t>& ids, Buffer<float>& kept, std::size_t limit = SIZE_MAX);
 
 // Tokens a packed bitmask allows among the first `vocabulary` (bit i of word i / 32 = token i,
 // xgrammar's layout; bits past the vocabulary are not read).
@@ -130,6 +134,11 @@ std::size_t next_above(std::span<const float> values, std::size_t start, float t
 // in [0, 1). Whole blocks are skipped on their sums; the one holding the target is scanned in
 // double. Never returns a zero-weight index.
 std::size_t inverse_cdf(std::span<const float> weights, std::span<const double> block_sums, double target);
+// The same draw over the weights exp((values − shift) · scale) without storing them: the block
+// sums are exp_block_sums', and only the blocks the scan enters are weighed again, each exactly as
+// exp_shifted weighs it, so the index is the one inverse_cdf gives on exp_shifted's weights.
+std::size_t inverse_cdf_of_exps(std::span<const float> values, float shift, float scale, std::span<const double> block_sums,
+                                double target);
 // The same draw over a small distribution, whose block sums are not at hand.
 std::size_t inverse_cdf(std::span<const float> weights, double target);
 
