@@ -625,6 +625,18 @@ std::size_t gather_at_least_in(std::span<const std::uint32_t> mask, std::span<co
 
 }  // namespace
 
+void zero_below(std::span<const float> keys, float threshold, std::span<float> weights) {
+  const std::size_t end = simd_end(keys.size());
+  const Batch threshold_batch(threshold), zero(0.0f);
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    const Batch w = Batch::load_unaligned(weights.data() + i);
+    xsimd::select(Batch::load_unaligned(keys.data() + i) < threshold_batch, zero, w).store_unaligned(weights.data() + i);
+  }
+  for (std::size_t i = end; i < keys.size(); ++i) {
+    if (keys[i] < threshold) weights[i] = 0.0f;
+  }
+}
+
 std::size_t gather_at_least(std::span<const float> values, float threshold, Buffer<std::uint32_t>& ids,
                             Buffer<float>& kept, std::size_t limit) {
   return gather_at_least_in<false>({}, values, threshold, ids, kept, limit);

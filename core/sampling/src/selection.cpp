@@ -223,6 +223,22 @@ double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, Candida
   return kernels::block_sum(candidates.weights, candidates.block_sums);
 }
 
+// Step 3 for a draw, which reads only the weights: the candidates outside the first `keep` of
+// the ranking weigh 0 where they are (no copy), and the weights are summed per block again. The
+// prefix holds every candidate above its last key and the first ties_at_key at it, in id order.
+double zero_outside_prefix(std::size_t keep, CandidateScratch& candidates, CandidateRanking& ranking) {
+  const Prefix prefix = ranking().first(keep);
+  const std::span<const float> keys = candidates.keys;
+  std::size_t after_last_tie = 0;
+  for (std::size_t ties = 0; ties < prefix.ties_at_key; ++after_last_tie) ties += keys[after_last_tie] == prefix.last_key;
+  const std::span<float> weights = candidates.weights;
+  kernels::zero_below(keys.first(after_last_tie), prefix.last_key, weights.first(after_last_tie));
+  kernels::zero_below(keys.subspan(after_last_tie), std::nextafter(prefix.last_key, std::numeric_limits<float>::infinity()),
+                      weights.subspan(after_last_tie));
+  candidates.block_sums.resize(kernels::block_count(weights.size()));
+  return kernels::block_sum(weights, candidates.block_sums);
+}
+
 // Top-p alone, for a draw, without weighing the tail: the tokens within T·top_p_head_depth(V) of
 // the maximum (the head) get their weights; the rest's mass is only bounded (kernels::tail_mass).
 // The kept prefix is the shortest reaching p of the total, a total known to lie in
@@ -255,7 +271,7 @@ std::optional<Selection> top_p_by_bounds(std::span<const float> logits, Chain& c
     if (target > head_weight * (1.0 - 1e-9)) return std::nullopt;
     keep = ranking().reaching_mass(target).count;
   }
-  const double kept_weight = keep < head ? compact_to_prefix(keep, candidates, ranking) : head_weight;
+  const double kept_weight = keep < head ? zero_outside_prefix(keep, candidates, ranking) : head_weight;
   return Selection{candidates.ids, candidates.keys, candidates.weights, candidates.block_sums, kept_weight, chain.total_weight,
                    chain.max_logit, chain.inverse_temperature};
 }
@@ -495,7 +511,9 @@ std::optional<Selection> checked_select_kept(std::span<const float> logits, cons
                                             candidates.weights, candidates.block_sums);
   CandidateRanking ranking(candidates, chain.max_logit, workspace.prefix);
   const std::size_t keep = kept_prefix_length(chain, kept_weight, candidates, ranking);
-  if (keep < candidates.keys.size()) kept_weight = compact_to_prefix(keep, candidates, ranking);
+  if (keep < candidates.keys.size()) {
+    kept_weight = draw_only ? zero_outside_prefix(keep, candidates, ranking) : compact_to_prefix(keep, candidates, ranking);
+  }
   return Selection{candidates.ids, candidates.keys, candidates.weights, candidates.block_sums, kept_weight, chain.total_weight,
           chain.max_logit, chain.inverse_temperature};
 }

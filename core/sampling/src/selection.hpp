@@ -15,7 +15,7 @@
 namespace sampling_lab::detail {
 
 struct Selection {
-  std::span<const std::uint32_t> ids;  // the kept tokens, ascending
+  std::span<const std::uint32_t> ids;  // the kept tokens, ascending (for a draw, cut ones may stay at weight 0)
   std::span<const float> keys;         // their logits, as processed before the temperature
   std::span<const float> weights;      // exp((z − max) / T) of each
   std::span<const double> block_sums;  // of weights, per kernels::kBlock

@@ -99,6 +99,9 @@ MassBounds tail_mass(std::span<const float> values, float threshold, float shift
 MassBounds split_at(std::span<const float> values, float threshold, float shift, float scale, Buffer<std::uint32_t>& ids,
                     Buffer<float>& kept);
 
+// weights[i] = 0 wherever keys[i] < threshold (the others unchanged).
+void zero_below(std::span<const float> keys, float threshold, std::span<float> weights);
+
 // Ids and values of every value >= threshold, in id order (the buffers are resized to them). With
 // a limit, the gather may stop once it holds `limit` or more (the count is then at least the limit
 // and the buffers hold a first part only): a caller that only needs to know the head is large.
