@@ -10,6 +10,9 @@ namespace sampling_lab::detail {
 
 namespace {
 constexpr std::size_t kBuckets = 4096;
+constexpr std::size_t kWays = 4;
+// Below this many keys one histogram is cheaper than zeroing and folding four.
+constexpr std::size_t kInterleavedFrom = 16 * kBuckets;
 }
 
 float bucket_scale(float max_key, float min_key, std::size_t buckets) {
@@ -24,20 +27,38 @@ PrefixSelector::PrefixSelector(std::span<const float> keys, std::span<const floa
       max_key_(max_key),
       scale_(bucket_scale(max_key, min_key, kBuckets)),
       scratch_(scratch) {
-  scratch_.bucket_counts.assign(kBuckets, 0);
-  scratch_.bucket_mass.assign(kBuckets, 0.0);
   // Buckets are monotone in the key, so each holds a contiguous run of the ranking.
   auto& bucket_of = scratch_.bucket_of;
   bucket_of.resize(keys_.size());
   kernels::bucket_indices(keys_, max_key_, scale_, kBuckets - 1, bucket_of);
-  if (weights_.empty()) {
-    for (std::size_t i = 0; i < keys_.size(); ++i) ++scratch_.bucket_counts[bucket_of[i]];
-    return;
+  auto& counts = scratch_.bucket_counts;
+  auto& mass = scratch_.bucket_mass;
+  // Runs of one bucket (ties, flat tails, sorted keys) would chain every count and mass through
+  // memory, one store waiting on the last: a large histogram is kept in kWays interleaved copies,
+  // folded after.
+  const std::size_t ways = keys_.size() >= kInterleavedFrom ? kWays : 1;
+  counts.assign(ways * kBuckets, 0);
+  mass.assign(weights_.empty() ? 0 : ways * kBuckets, 0.0);
+  const std::size_t whole = keys_.size() - keys_.size() % ways;
+  for (std::size_t i = 0; i < whole; i += ways) {
+    for (std::size_t w = 0; w < ways; ++w) {
+      const std::size_t at = w * kBuckets + bucket_of[i + w];
+      ++counts[at];
+      if (!weights_.empty()) mass[at] += weights_[i + w];
+    }
   }
-  for (std::size_t i = 0; i < keys_.size(); ++i) {
-    ++scratch_.bucket_counts[bucket_of[i]];
-    scratch_.bucket_mass[bucket_of[i]] += weights_[i];
+  for (std::size_t i = whole; i < keys_.size(); ++i) {
+    ++counts[bucket_of[i]];
+    if (!weights_.empty()) mass[bucket_of[i]] += weights_[i];
   }
+  for (std::size_t w = 1; w < ways; ++w) {
+    for (std::size_t b = 0; b < kBuckets; ++b) {
+      counts[b] += counts[w * kBuckets + b];
+      if (!weights_.empty()) mass[b] += mass[w * kBuckets + b];
+    }
+  }
+  counts.resize(kBuckets);
+  mass.resize(kBuckets, 0.0);
 }
 
 Prefix PrefixSelector::first(std::size_t count) {

@@ -8,7 +8,8 @@
 namespace sampling_lab {
 
 namespace {
-constexpr std::size_t kPrefixBuckets = 4096;
+// The prefix histogram's buckets, in the four interleaved copies a large one keeps.
+constexpr std::size_t kPrefixBuckets = 4 * 4096;
 
 void reserve(PrefixScratch& scratch, std::size_t vocabulary) {
   scratch.bucket_of.reserve(vocabulary);
