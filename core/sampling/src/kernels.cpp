@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <xsimd/xsimd.hpp>
 #if defined(__wasm_simd128__)
 #include <wasm_simd128.h>
@@ -373,6 +374,49 @@ double exp_pass(std::span<const float> values, float shift, float scale, float* 
 }
 
 }  // namespace
+
+SurprisalSums surprisal_sums(std::span<const float> probs) {
+  using Int = xsimd::batch<std::int32_t>;
+  const float* in = probs.data();
+  const std::size_t stop = simd_end(probs.size());
+  const Batch smallest(std::numeric_limits<float>::min()), root_two(std::numbers::sqrt2_v<float>);
+  alignas(64) std::array<float, kLanes> weights, surprisals;
+  // One double accumulator per lane: no add waits on another lane's.
+  std::array<double, kLanes> total{}, first{}, second{};
+  for (std::size_t i = 0; i < stop; i += kLanes) {
+    const Batch p = Batch::load_unaligned(in + i);
+    // p = 2^e · m with m in [√½, √2), as Cephes' logf splits it.
+    const Int bits = xsimd::bitwise_cast<std::int32_t>(p);
+    const Batch mantissa = xsimd::bitwise_cast<float>((bits & Int(0x007fffff)) | Int(0x3f800000));
+    const auto high = mantissa > root_two;
+    const Batch m = xsimd::select(high, mantissa * Batch(0.5f), mantissa);
+    const Batch e = xsimd::to_float((bits >> 23) - Int(127)) + xsimd::select(high, Batch(1.0f), Batch(0.0f));
+    const auto normal = p >= smallest;
+    xsimd::select(normal, p, Batch(0.0f)).store_aligned(weights.data());
+    xsimd::select(normal, -log_reduced(e, m - Batch(1.0f)), Batch(0.0f)).store_aligned(surprisals.data());
+    for (std::size_t lane = 0; lane < kLanes; ++lane) {
+      const double weighted = double(weights[lane]) * double(surprisals[lane]);
+      total[lane] += weights[lane];
+      first[lane] += weighted;
+      second[lane] += weighted * double(surprisals[lane]);
+    }
+  }
+  SurprisalSums sums{0.0, 0.0, 0.0};
+  for (std::size_t lane = 0; lane < kLanes; ++lane) {
+    sums.total += total[lane];
+    sums.first += first[lane];
+    sums.second += second[lane];
+  }
+  for (std::size_t i = stop; i < probs.size(); ++i) {
+    const float p = in[i];
+    if (!(p >= std::numeric_limits<float>::min())) continue;
+    const double surprisal = -std::log(double(p));
+    sums.total += p;
+    sums.first += p * surprisal;
+    sums.second += p * surprisal * surprisal;
+  }
+  return sums;
+}
 
 EntropySums entropy_sums(std::span<const float> values, float shift) {
   const float* in = values.data();

@@ -77,6 +77,16 @@ struct EntropySums {
 };
 EntropySums entropy_sums(std::span<const float> values, float shift);
 
+// Over the positive normal p in probs, with ℓ = −ln p by a SIMD logarithm (Cephes' logf, about
+// 2 ulp): Σ p, Σ p·ℓ and Σ p·ℓ², each product and sum in double, so that the variance
+// Σ p·ℓ² / Σ p − (Σ p·ℓ / Σ p)² keeps its digits. Subnormal p (below 2^-126) weigh nothing.
+struct SurprisalSums {
+  double total;
+  double first;
+  double second;
+};
+SurprisalSums surprisal_sums(std::span<const float> probs);
+
 // Σ values[i]², Kahan-compensated: with exp_shifted's weights, W² times the collision probability.
 double sum_of_squares(std::span<const float> values);
 
