@@ -3,7 +3,8 @@
 // one read (lab.sum: one SIMD pass summing the resident logits, nothing else) and of one exp pass
 // (lab.logSumExp), all timed in this process with rounds interleaved, so that drift in the
 // machine's speed falls on every call alike; then the peers (llama.cpp natively and in
-// WebAssembly, transformers.js) on every class. `--quick` times fewer rounds, to check the script.
+// WebAssembly, transformers.js) on every class (llama.cpp's source fetched and built first, as
+// bench/run.mjs does). `--quick` times fewer rounds, to check the script.
 import { loadSamplingLab } from 'sampling-lab';
 import { loadSamplingLab as loadExperimentLab } from 'sampling-lab/experiments';
 import { buildLlamaPeer, loadLlamaWasm, runLlamaNative } from './peers/llama.mjs';

@@ -18,8 +18,13 @@ cd "$(dirname "$0")/.."
 smoke=false
 npy=true
 seconds=60
-if [[ "${1:-}" == "--smoke" ]]; then smoke=true; else seconds=${1:-60}; fi
-[[ "${2:-}" == "--no-npy" ]] && npy=false
+for argument in "$@"; do
+  case $argument in
+    --smoke) smoke=true ;;
+    --no-npy) npy=false ;;
+    *) seconds=$argument ;;
+  esac
+done
 
 if [[ ! -f build/fuzz/CMakeCache.txt ]]; then
   CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAMPLING_LAB_FUZZ=ON >/dev/null

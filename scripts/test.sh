@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: native GoogleTest (ctest), every committed fuzz input replayed under ASan and
-# UBSan (scripts/fuzz.sh --smoke), then Vitest on the package in Node and, beside it, the page in
-# Chromium. Exits non-zero if any fails, and ends with a line per suite, so
-# the last lines of a log say what failed.
+# Runs every test: native GoogleTest (ctest), then Vitest on the package in Node and, beside it,
+# the page in Chromium, while every committed fuzz input is replayed under ASan and UBSan
+# (scripts/fuzz.sh --smoke) in the background. Exits non-zero if any fails, and ends with a line
+# per suite, so the last lines of a log say what failed.
 #   scripts/test.sh [--build]   --build runs scripts/build.sh first (`npm test`)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +15,11 @@ summary=()
 # lower priority, and so take the cores that the build's links, tsc and Vite, and the browser
 # tests' waits leave idle (a fresh clone's `npm test` ran with a fifth of its core-time idle).
 fuzz_started=$SECONDS
+# In a process group of its own (setsid does not fork: a script's background job never leads a
+# group), so that an interrupt or a failed build stops the whole of it.
 setsid nice -n 10 bash scripts/fuzz.sh --smoke --no-npy > build/fuzz-summary.log 2>&1 &
 fuzz_job=$!
+trap 'kill -- "-$fuzz_job" 2>/dev/null; exit 130' INT TERM
 if [[ "${1:-}" == "--build" ]] && ! bash scripts/build.sh; then
   kill -- "-$fuzz_job" 2>/dev/null
   exit 1

@@ -35,7 +35,7 @@ std::string non_finite(const Json& json, const std::string& path) {
     const auto& bytes = json.get_binary();
     const auto first_bad = [&](auto number) {
       std::vector<decltype(number)> numbers(bytes.size() / sizeof(number));
-      if (!numbers.empty()) std::memcpy(numbers.data(), bytes.data(), bytes.size());
+      if (!numbers.empty()) std::memcpy(numbers.data(), bytes.data(), numbers.size() * sizeof(number));
       return std::size_t(std::find_if(numbers.begin(), numbers.end(), [](auto x) { return !std::isfinite(x); }) - numbers.begin());
     };
     const bool single = bytes.subtype() == std::uint8_t(BulkType::kFloat32);

@@ -1,7 +1,8 @@
 #pragma once
 // The kept set of the filter chain, found without touching more of the vocabulary than needed:
 // gather a candidate superset (a top-k heap or a logit threshold), find each filter's kept prefix
-// of the candidates' ranking in chain order, and compact the candidates to the shortest.
+// of the candidates' ranking in chain order, and compact the candidates to the shortest (for a
+// draw, zero the weights of the rest in place).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -74,7 +75,8 @@ AdaptiveDraw draw_adaptive_p(const Selection& kept, const SamplingOptions& optio
 
 // select_kept on logits not yet checked: none when one is NaN or ±∞, found in its first pass.
 // `draw_only`: the caller draws from the selection and needs neither its total weight nor the
-// tokens' weights beyond the kept set, which lets top-p alone skip weighing the tail.
+// tokens' weights beyond the kept set, which lets top-p alone skip weighing the tail; its ids may
+// then hold cut tokens at weight 0, so ids.size() is not the kept count.
 std::optional<Selection> checked_select_kept(std::span<const float> logits, const SamplingOptions& options,
                                              FilterWorkspace& workspace, bool draw_only = false);
 

@@ -79,7 +79,8 @@ EntropySums entropy_sums(std::span<const float> values, float shift);
 
 // Over the positive normal p in probs, with ℓ = −ln p by a SIMD logarithm (Cephes' logf, about
 // 2 ulp): Σ p, Σ p·ℓ and Σ p·ℓ², each product and sum in double, so that the variance
-// Σ p·ℓ² / Σ p − (Σ p·ℓ / Σ p)² keeps its digits. Subnormal p (below 2^-126) weigh nothing.
+// Σ p·ℓ² / Σ p − (Σ p·ℓ / Σ p)² keeps its digits. Subnormal p (below 2^-126) and NaN weigh
+// nothing: probs come from a softmax.
 struct SurprisalSums {
   double total;
   double first;
