@@ -1,6 +1,7 @@
 #include "chain.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -591,13 +592,24 @@ void typical_p(Candidates& candidates, const SamplingOptions& options, ChainScra
 
 // Top-nσ (Tang et al. 2024): z_i >= max − n·σ over the logits themselves, so any temperature
 // keeps the same set.
+// Σ term(key) in double, over eight interleaved sums: one would wait on each add's latency.
+template <typename Term>
+double interleaved_sum(std::span<const float> keys, Term term) {
+  std::array<double, 8> sums{};
+  const std::size_t whole = keys.size() - keys.size() % sums.size();
+  for (std::size_t i = 0; i < whole; i += sums.size()) {
+    for (std::size_t j = 0; j < sums.size(); ++j) sums[j] += term(double(keys[i + j]));
+  }
+  double total = 0.0;
+  for (std::size_t i = whole; i < keys.size(); ++i) total += term(double(keys[i]));
+  for (const double sum : sums) total += sum;
+  return total;
+}
+
 void top_n_sigma(Candidates& candidates, const SamplingOptions& options) {
   const auto keys = candidates.keys();
-  double mean = 0.0;
-  for (const float key : keys) mean += key;
-  mean /= double(keys.size());
-  double squares = 0.0;
-  for (const float key : keys) squares += (key - mean) * (key - mean);
+  const double mean = interleaved_sum(keys, [](double key) { return key; }) / double(keys.size());
+  const double squares = interleaved_sum(keys, [&](double key) { return (key - mean) * (key - mean); });
   const double threshold = kernels::min_max(keys).max - options.top_n_sigma * std::sqrt(squares / double(keys.size()));
   candidates.keep_keys_at_least(float_at_least(threshold), code(Stage::kTopNSigma));
 }
