@@ -138,14 +138,24 @@ class Candidates {
   void keep_if(Keep keep, std::uint8_t stage) {
     const std::span<std::uint8_t> cut_by = trace_ ? trace_->cut_by : std::span<std::uint8_t>();
     auto& positions = chain_.positions;
-    positions.clear();
-    for (std::size_t i = 0; i < size(); ++i) {
-      if (keep(i)) {
-        positions.push_back(std::uint32_t(i));
-      } else if (!cut_by.empty()) {
-        cut_by[ids_[i]] = stage;
+    positions.resize(size());
+    std::size_t kept = 0;
+    if (cut_by.empty()) {
+      // Branchless: a kept set and its cut alternate unpredictably in id order.
+      for (std::size_t i = 0; i < size(); ++i) {
+        positions[kept] = std::uint32_t(i);
+        kept += std::size_t(keep(i));
+      }
+    } else {
+      for (std::size_t i = 0; i < size(); ++i) {
+        if (keep(i)) {
+          positions[kept++] = std::uint32_t(i);
+        } else {
+          cut_by[ids_[i]] = stage;
+        }
       }
     }
+    positions.resize(kept);
     if (positions.empty()) {
       // Every stage leaves at least the top token (a cut of everything can only come from a
       // threshold rounding past it).
@@ -255,22 +265,21 @@ class Candidates {
     scratch_.keys.resize(std::max(scratch_.keys.size(), kept));
     auto& weights = scratch_.weights;
     auto& block_sums = scratch_.block_sums;
-    block_sums.assign(kernels::block_count(kept), 0.0);
-    double total = 0.0;
-    float heaviest = 0.0f;
     // Positions ascend and positions[j] >= j: in-place moves read before they write.
     for (std::size_t j = 0; j < kept; ++j) {
       scratch_.ids[j] = source_ids[positions[j]];
       scratch_.keys[j] = source_keys[positions[j]];
-      if (!weighed) continue;
-      const float weight = weights[j] = weights[positions[j]];
-      heaviest = std::max(heaviest, weight);
-      block_sums[j / kernels::kBlock] += weight;
-      total += weight;
+    }
+    if (weighed) {
+      for (std::size_t j = 0; j < kept; ++j) weights[j] = weights[positions[j]];
     }
     scratch_.ids.resize(kept);
     scratch_.keys.resize(kept);
     weights.resize(kept);
+    // Summed per block by block_sum's lanes: adds into one block's slot would each wait on the last.
+    block_sums.assign(kernels::block_count(kept), 0.0);
+    const double total = weighed ? kernels::block_sum(weights, block_sums) : 0.0;
+    const float heaviest = weighed && kept > 0 ? kernels::min_max(weights).max : 0.0f;
     ids_ = scratch_.ids;
     keys_ = scratch_.keys;
     total_ = total;
