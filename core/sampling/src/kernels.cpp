@@ -881,15 +881,11 @@ std::size_t inverse_cdf(std::span<const float> weights, double target) {
   return inverse_cdf(weights, sums, target);
 }
 
-std::size_t inverse_cdf_of_exps(std::span<const float> values, float shift, float scale, std::span<const double> block_sums,
-                                double target) {
-  alignas(64) std::array<float, kBlock> weights;
-  // Block b's weights, from its own slice: the same lanes and scalar tail as the whole pass.
-  const auto weigh = [&](std::size_t b) {
-    const auto block = values.subspan(b * kBlock, std::min(kBlock, values.size() - b * kBlock));
-    exp_pass<true>(block, shift, scale, weights.data(), {});
-    return std::span<const float>(weights.data(), block.size());
-  };
+namespace {
+// The inverse-CDF walk: whole blocks skipped on their sums, the one holding the target scanned in
+// double over weights_of(b), its weights; never a zero-weight index.
+template <typename BlockWeights>
+std::size_t inverse_cdf_by_blocks(std::span<const double> block_sums, double target, BlockWeights weights_of) {
   double cumulative = 0.0;
   std::size_t last_positive = 0;
   for (std::size_t b = 0; b < block_sums.size(); ++b) {
@@ -898,39 +894,36 @@ std::size_t inverse_cdf_of_exps(std::span<const float> values, float shift, floa
       cumulative += block_sums[b];
       continue;
     }
-    const auto block = weigh(b);
+    const std::span<const float> block = weights_of(b);
     for (std::size_t i = 0; i < block.size(); ++i) {
       cumulative += block[i];
       if (block[i] > 0.0f && cumulative > target) return b * kBlock + i;
     }
   }
-  // Rounding left the target past the total: the last token that can be drawn, as inverse_cdf.
-  const auto block = weigh(last_positive);
+  // Rounding left the target past the total: the last token that can be drawn (a block with a
+  // positive sum holds one).
+  const std::span<const float> block = weights_of(last_positive);
   std::size_t last = block.size() - 1;
   while (last > 0 && block[last] <= 0.0f) --last;
   return last_positive * kBlock + last;
 }
+}  // namespace
+
+std::size_t inverse_cdf_of_exps(std::span<const float> values, float shift, float scale, std::span<const double> block_sums,
+                                double target) {
+  alignas(64) std::array<float, kBlock> weights;
+  // Block b's weights, from its own slice: the same lanes and scalar tail as the whole pass.
+  return inverse_cdf_by_blocks(block_sums, target, [&](std::size_t b) {
+    const auto block = values.subspan(b * kBlock, std::min(kBlock, values.size() - b * kBlock));
+    exp_pass<true>(block, shift, scale, weights.data(), {});
+    return std::span<const float>(weights.data(), block.size());
+  });
+}
 
 std::size_t inverse_cdf(std::span<const float> weights, std::span<const double> block_sums, double target) {
-  double cumulative = 0.0;
-  std::size_t last_positive = 0;
-  for (std::size_t b = 0; b < block_sums.size(); ++b) {
-    const std::size_t begin = b * kBlock;
-    const std::size_t end = std::min(weights.size(), begin + kBlock);
-    if (block_sums[b] > 0.0) last_positive = b;
-    if (cumulative + block_sums[b] <= target) {
-      cumulative += block_sums[b];
-      continue;
-    }
-    for (std::size_t i = begin; i < end; ++i) {
-      cumulative += weights[i];
-      if (weights[i] > 0.0f && cumulative > target) return i;
-    }
-  }
-  // Rounding left the target past the total: the last token that can be drawn.
-  std::size_t last = std::min(weights.size(), (last_positive + 1) * kBlock) - 1;
-  while (last > 0 && weights[last] <= 0.0f) --last;
-  return last;
+  return inverse_cdf_by_blocks(block_sums, target, [&](std::size_t b) {
+    return weights.subspan(b * kBlock, std::min(kBlock, weights.size() - b * kBlock));
+  });
 }
 
 void race_candidates(std::span<const std::uint32_t> words, std::span<const float> weights, float bound,
