@@ -9,8 +9,8 @@
 namespace sampling_lab::detail {
 
 namespace {
-constexpr std::size_t kBuckets = 4096;
-constexpr std::size_t kWays = 4;
+constexpr std::size_t kBuckets = kPrefixBuckets;
+constexpr std::size_t kWays = kPrefixHistogramCopies;
 // Below this many keys one histogram is cheaper than zeroing and folding four.
 constexpr std::size_t kInterleavedFrom = 16 * kBuckets;
 }

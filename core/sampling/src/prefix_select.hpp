@@ -10,6 +10,10 @@
 
 namespace sampling_lab::detail {
 
+// Buckets of the key histogram, and the interleaved copies a large one is counted into.
+inline constexpr std::size_t kPrefixBuckets = 4096;
+inline constexpr std::size_t kPrefixHistogramCopies = 4;
+
 // Buckets per unit of key over [min, max]: in double and saturated at the largest float, since
 // max − min can overflow float (logits saturated at ±FLT_MAX) or be tiny enough for its inverse
 // to overflow; 0 when all keys are equal.

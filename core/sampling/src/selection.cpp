@@ -71,7 +71,7 @@ bool gather_top_k(std::span<const float> logits, std::size_t k, CandidateScratch
 // A logit below the k-th largest: a bucket under the one holding rank k in a histogram of the
 // logits (radix select), so that every token of the top k lies above it.
 float top_k_bound(std::span<const float> logits, const Chain& chain, PrefixScratch& scratch) {
-  constexpr std::uint32_t kBuckets = 4096;
+  constexpr std::uint32_t kBuckets = kPrefixBuckets;
   const float scale = bucket_scale(chain.max_logit, chain.min_logit, kBuckets);
   if (scale == 0.0f) return kNoThreshold;
   auto& bucket_of = scratch.bucket_of;

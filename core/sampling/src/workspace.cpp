@@ -3,18 +3,19 @@
 #include <algorithm>
 
 #include "sampling_lab/kernels.hpp"
+#include "prefix_select.hpp"
 #include "selection.hpp"
 
 namespace sampling_lab {
 
 namespace {
-// The prefix histogram's buckets, in the four interleaved copies a large one keeps.
-constexpr std::size_t kPrefixBuckets = 4 * 4096;
+// The prefix histogram's buckets, in the interleaved copies a large one keeps.
+constexpr std::size_t kHistogramEntries = detail::kPrefixBuckets * detail::kPrefixHistogramCopies;
 
 void reserve(PrefixScratch& scratch, std::size_t vocabulary) {
   scratch.bucket_of.reserve(vocabulary);
-  scratch.bucket_counts.reserve(kPrefixBuckets);
-  scratch.bucket_mass.reserve(kPrefixBuckets);
+  scratch.bucket_counts.reserve(kHistogramEntries);
+  scratch.bucket_mass.reserve(kHistogramEntries);
   scratch.sample.reserve(detail::kTopKSample);
 }
 template <typename... Buffers>
