@@ -18,6 +18,8 @@
 #include "sampling_lab/statistics.hpp"
 #include "sampling_lab/synthetic.hpp"
 
+namespace beam_search_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -516,3 +518,5 @@ TEST(BeamSearch, BadInputNamesTheArgument) {
 }
 
 }  // namespace
+
+}  // namespace beam_search_test

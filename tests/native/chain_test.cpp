@@ -14,6 +14,8 @@
 #include "sampling_lab/statistics.hpp"
 #include "sampling_lab/synthetic.hpp"
 
+namespace chain_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -331,3 +333,5 @@ TEST(StageTable, AStageAddedToTheTableIsNeverSkippedByTheFastPath) {
   // Each row's own predicates are what stage_on answers.
   for (const auto& stage : sl::kStageSpecs) EXPECT_EQ(sl::stage_on(stage.stage, options), stage.on(options)) << stage.name;
 }
+
+}  // namespace chain_test

@@ -13,6 +13,8 @@
 #include "sampling_lab/speculative.hpp"
 #include "sampling_lab/statistics.hpp"
 
+namespace chapter_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -204,3 +206,5 @@ TEST(SampleSize, TheDifferenceIsZStandardErrorsAtN) {
   const auto proportions = run("sample-size", {{"mode", "proportions"}, {"p1", 0.7}, {"p2", 0.72}, {"z", 2}});
   EXPECT_NEAR(proportions["n"].get<double>(), 4 * (0.21 + 0.2016) / 0.0004, 1e-6);
 }
+
+}  // namespace chapter_test

@@ -11,6 +11,8 @@
 #include "sampling_lab/samplers.hpp"
 #include "sampling_lab/synthetic.hpp"
 
+namespace checked_draw_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -75,3 +77,5 @@ TEST(CheckedDraw, NamesTheFirstNonFiniteLogitOnEveryPath) {
     }
   }
 }
+
+}  // namespace checked_draw_test

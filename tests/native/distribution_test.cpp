@@ -10,6 +10,8 @@
 
 #include "reference.hpp"
 
+namespace distribution_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -165,3 +167,5 @@ TEST(Ranking, DescendingWithTiesToLowerIds) {
   EXPECT_EQ(sl::ranking(std::vector<float>{1, 3, 3, 2}), (std::vector<std::uint32_t>{1, 2, 3, 0}));
   EXPECT_EQ(sl::ranking(std::vector<float>{5}), (std::vector<std::uint32_t>{0}));
 }
+
+}  // namespace distribution_test

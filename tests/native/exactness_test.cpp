@@ -16,6 +16,8 @@
 #include "sampling_lab/statistics.hpp"
 #include "sampling_lab/synthetic.hpp"
 
+namespace exactness_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -238,3 +240,5 @@ TEST_P(Family, EveryMethodPassesChiSquare) {
 INSTANTIATE_TEST_SUITE_P(TwentyDistributions, Family, ::testing::Range(0, 20));
 
 }  // namespace
+
+}  // namespace exactness_test

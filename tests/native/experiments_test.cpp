@@ -11,6 +11,8 @@
 
 #include "sampling_lab/synthetic.hpp"
 
+namespace experiments_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -147,3 +149,5 @@ TEST(Experiments, AcceptanceSummarisesPerPositionOverlapAsTheChapterPrintsIt) {
   EXPECT_EQ(error_argument("acceptance", {{"accept", {0.5}}, {"tv", {0.5, 0.5}}}), "tv");
   EXPECT_EQ(error_argument("acceptance", {{"accept", {1.5}}, {"tv", {0.5}}}), "accept");
 }
+
+}  // namespace experiments_test

@@ -10,6 +10,8 @@
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/samplers.hpp"
 
+namespace filters_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -377,3 +379,5 @@ TEST(Filters, LargeTopKFromASampledBoundMatchesTheReference) {
     }
   }
 }
+
+}  // namespace filters_test

@@ -10,6 +10,8 @@
 #include "sampling_lab/samplers.hpp"
 #include "sampling_lab/synthetic.hpp"
 
+namespace history_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -68,3 +70,5 @@ TEST(TokenHistory, DrawsEqualDrawsThatCountGeneratedIds) {
     ASSERT_FALSE(history.accept(token));
   }
 }
+
+}  // namespace history_test

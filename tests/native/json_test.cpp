@@ -13,6 +13,8 @@
 
 #include "sampling_lab/json.hpp"
 
+namespace json_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -165,3 +167,5 @@ TEST(JsonText, BuildsObjectsFromPairsAndArraysFromAnythingElse) {
   EXPECT_FALSE(built.contains("x"));
   EXPECT_EQ(sl::Json::binary({1, 2, 250}, 3).dump(), "[1,2,250]");
 }
+
+}  // namespace json_test

@@ -15,6 +15,8 @@
 #include "sampling_lab/samplers.hpp"
 #include "sampling_lab/statistics.hpp"
 
+namespace mask_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -235,3 +237,5 @@ TEST(BanMask, AReusedWorkspaceDrawsWhatAFreshOneDraws) {
     }
   }
 }
+
+}  // namespace mask_test

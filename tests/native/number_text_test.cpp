@@ -12,6 +12,8 @@
 
 #include "sampling_lab/values.hpp"
 
+namespace number_text_test {
+
 namespace {
 
 std::string printf_text(const char* format, double x) {
@@ -48,3 +50,5 @@ TEST(NumberText, FixedTextIsPrintfF) {
 }
 
 }  // namespace
+
+}  // namespace number_text_test

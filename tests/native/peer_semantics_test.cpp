@@ -17,6 +17,8 @@
 #include "sampling_lab/speculative_decoding.hpp"
 #include "sampling_lab/synthetic.hpp"
 
+namespace peer_semantics_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -376,3 +378,5 @@ TEST(MinKeep, AtLeastMinKeepSurviveEveryTruncationOnVocabularySizedRows) {
 }
 
 }  // namespace
+
+}  // namespace peer_semantics_test

@@ -7,6 +7,8 @@
 #include <numbers>
 #include <vector>
 
+namespace rng_test {
+
 using sampling_lab::Philox;
 using sampling_lab::philox4x32_10;
 using sampling_lab::PhiloxCounter;
@@ -121,3 +123,5 @@ TEST(Philox, FillGivesTheSameWordsAsNextU32) {
   words[0] = expected[0];
   EXPECT_EQ(words, expected);
 }
+
+}  // namespace rng_test

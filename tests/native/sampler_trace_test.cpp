@@ -9,6 +9,8 @@
 #include "run_experiment.hpp"
 #include "sampling_lab/samplers.hpp"
 
+namespace sampler_trace_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -118,3 +120,5 @@ TEST(LogSpace, ProductsUnderflowToZeroWhileTheLogSumDoesNot) {
   EXPECT_EQ(short_run["productFloat64"].get<double>(), std::ldexp(1.0, -20));
   EXPECT_TRUE(short_run["float64ZeroAt"].is_null());
 }
+
+}  // namespace sampler_trace_test

@@ -27,6 +27,8 @@ void* operator new(std::size_t size) {
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
+namespace samplers_test {
+
 namespace {
 // Tests reject at p < 1e-6: a correct sampler fails one check in a million.
 constexpr double kAlpha = 1e-6;
@@ -202,3 +204,5 @@ TEST(SampleToken, AllocatesNothingOnceWarm) {
     EXPECT_EQ(g_allocations, before) << "k=" << k << " p=" << p << " min_p=" << min_p;
   }
 }
+
+}  // namespace samplers_test

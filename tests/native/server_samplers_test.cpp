@@ -18,6 +18,8 @@
 #include "sampling_lab/speculative_decoding.hpp"
 #include "sampling_lab/statistics.hpp"
 
+namespace server_samplers_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -420,3 +422,5 @@ TEST(ServerSamplers, BansLeavingNoAllowedTokenNameTheOption) {
     EXPECT_NE(std::get<sl::ArgumentError>(outcome).message.find("position 1"), std::string::npos);
   }
 }
+
+}  // namespace server_samplers_test

@@ -21,6 +21,8 @@
 #include "sampling_lab/statistics.hpp"
 #include "sampling_lab/synthetic.hpp"
 
+namespace speculative_decoding_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -453,3 +455,5 @@ TEST(SpeculativeVerify, FindsANonFiniteLogitAnywhereInARow) {
 }
 
 }  // namespace
+
+}  // namespace speculative_decoding_test

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <vector>
 
+namespace statistics_test {
+
 namespace sl = sampling_lab;
 
 TEST(ChiSquare, KnownValueAndPValue) {
@@ -82,3 +84,5 @@ TEST(SurprisalMoments, UniformRowsHaveNoSpreadAndZerosAndSubnormalsWeighNothing)
   EXPECT_NEAR(pair.mean, mean, 1e-6);
   EXPECT_NEAR(pair.variance, 0.25 * std::pow(2.0 - mean, 2) + 0.75 * std::pow(-std::log2(0.75) - mean, 2), 1e-6);
 }
+
+}  // namespace statistics_test

@@ -15,6 +15,8 @@
 #include "sampling_lab/samplers.hpp"
 #include "sampling_lab/statistics.hpp"
 
+namespace untruncated_draw_test {
+
 namespace sl = sampling_lab;
 
 namespace {
@@ -267,3 +269,5 @@ TEST(UntruncatedDraw, WeighingEveryTokenWithoutStoringGivesTheStoredWeightsIndex
     }
   }
 }
+
+}  // namespace untruncated_draw_test

@@ -14,7 +14,7 @@ namespace sampling_lab::detail {
 
 namespace {
 
-constexpr double kMaxDraws = 1.5e7;
+constexpr double kMaxImportanceDraws = 1.5e7;
 constexpr const char* kEstimators[] = {"none", "tis", "mis", "selfNormalised"};
 
 std::vector<float> softmax_of(std::span<const double> logits) {
@@ -60,7 +60,7 @@ Json importance(Params& params, const Progress& progress) {
   const std::uint64_t seed = params.seed("seed");
   const std::int64_t repeats = params.integer("repeats");
   const auto bins = std::size_t(params.integer("bins"));
-  if (double(repeats) * double(n) * double(shifts.size()) > kMaxDraws) {
+  if (double(repeats) * double(n) * double(shifts.size()) > kMaxImportanceDraws) {
     return reject(params, {"repeats", "shifts × repeats × n must be at most 1.5e7"});
   }
   // The chapter's setup: f(x) = x on 10 values, p = softmax(linspace(0, 2, 10)).

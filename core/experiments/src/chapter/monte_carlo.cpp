@@ -12,7 +12,7 @@ namespace sampling_lab::detail {
 
 namespace {
 
-constexpr double kMaxDraws = 1e8;
+constexpr double kMaxMonteCarloDraws = 1e8;
 
 // The slope of y against x by least squares: the exponent of std ∝ n^slope on log-log axes
 // (−½ by the 1/√n law). Null without two distinct x.
@@ -37,7 +37,7 @@ Json mc_error(Params& params, const Progress& progress) {
   const std::uint64_t seed = params.seed("seed");
   double draws = 0.0;
   for (const double n : ns) draws += n * double(repeats);
-  if (draws > kMaxDraws) return reject(params, {"ns", "ns × repeats asks for more than 1e8 draws"});
+  if (draws > kMaxMonteCarloDraws) return reject(params, {"ns", "ns × repeats asks for more than 1e8 draws"});
 
   std::vector<double> estimates(static_cast<std::size_t>(repeats));
   // A draw hits when its 32-bit Philox word is below p·2^32 (SIMD words, no conversion): P(hit)
