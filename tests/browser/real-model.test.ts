@@ -1,12 +1,17 @@
 // The page's real-model section end to end in Chromium against the tiny Qwen3-signature model
 // (?model=/models/tiny-qwen3: fp32 target, q4 draft), every file from 127.0.0.1; its numbers and
 // tokens equal what the same package computes in Node, and the models run in the page's model
-// Worker: no main-thread task reaches 100 ms while they load, prefill, measure or generate.
+// Worker: no main-thread task reaches 100 ms while they load, prefill, measure or generate. Last,
+// the generation widget's JSON mode: the edited schema's output is shown parsed and validates
+// (ajv), each step says how many tokens the grammar allowed, the tokens equal generateTokens with
+// the same grammar in Node, in Chinese and, after the language switch, in English.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Ajv from 'ajv';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { loadSamplingLab, type AcceptanceResult, type ExperimentLab as Lab } from 'sampling-lab/experiments';
+import { compileGrammar } from 'sampling-lab/grammar';
 import { REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
 import { generateTokens, loadLocalModel, logitsRows, passageIds, positionLogits, type LoadedModel } from 'sampling-lab/transformers';
 import { ensureTinyModel, MODELS_DIR } from '../support/tiny-model.js';
@@ -17,6 +22,13 @@ import { expectNoneOver } from '../support/timing';
 
 const PASSAGE = readFileSync(join(__dirname, '../../web/public/sample-passage.txt'), 'utf8');
 const GENERATION = { temperature: 0.9, topK: 40, topP: 0.9, minP: 0.02, seed: 42 };
+const SCHEMA = {
+  type: 'object',
+  properties: { id: { type: 'integer', minimum: 1, maximum: 99 }, mood: { enum: ['calm', 'loud'] }, pair: { type: 'array', items: { type: 'boolean' }, minItems: 2, maxItems: 2 } },
+  required: ['id', 'mood', 'pair'],
+  additionalProperties: false,
+};
+const JSON_SEED = 5;
 let opened: RealModelPage;
 let page: Page;
 let lab: Lab;
@@ -185,6 +197,33 @@ it('timed every main-thread task (bound 100 ms) while the models loaded, prefill
   // The observer does see a task that long.
   expect(await longTasksDuring(page, [await blockMainThread(page, 150)], 100)).toHaveLength(1);
 });
+
+it('JSON mode: the output follows the edited schema, is shown parsed, and each step says what the grammar allowed', async () => {
+  const section = page.locator('.rm-generate');
+  await expect(section.locator('.rm-json-mode').textContent()).resolves.toMatch(/JSON 模式/);
+  expect(await section.locator('.rm-schema').isVisible()).toBe(false);
+  await section.locator('#rm-json-toggle').check();
+  await section.locator('.rm-schema').fill(JSON.stringify(SCHEMA));
+  await section.locator('#rm-seed').fill(String(JSON_SEED));
+  const prompt = await section.locator('textarea.rm-prompt').inputValue();
+  await section.locator('button.rm-go').click();
+  await expect.poll(() => section.locator('.rm-parsed').textContent(), { timeout: 60_000 }).toMatch(/解析后的输出/);
+  const parsed = JSON.parse(await section.locator('.rm-parsed-json').textContent() as string);
+  expect(new Ajv().compile(SCHEMA)(parsed)).toBe(true);
+  // The same tokens as in Node, with the filters the page shows.
+  const filters = await page.evaluate(() => Object.fromEntries(['temperature', 'topK', 'topP', 'minP'].map((name) => [name, Number((document.getElementById(`rm-${name}`) as HTMLInputElement).value)])));
+  const grammar = await compileGrammar(fp32.tokenizer, { jsonSchema: SCHEMA }, { vocabSize: 151936 });
+  const expected: string[] = [];
+  for await (const step of generateTokens(fp32.model, fp32.tokenizer, prompt, { lab, ...filters, seed: JSON_SEED, grammar, maxNewTokens: 160, topCandidates: 0 })) expected.push(step.text);
+  expect(await section.locator('.rm-generated').allTextContents()).toEqual(expected);
+  await section.locator('.rm-generated').first().hover();
+  await expect(section.locator('.rm-grammar-allowed').textContent()).resolves.toMatch(/^语法允许 [\d,]+ \/ 151,936 个 token$/);
+  await page.locator('.lang-switch').click();
+  await expect.poll(() => page.locator('html').getAttribute('lang')).toBe('en');
+  await expect(section.locator('.rm-json-mode').textContent()).resolves.toMatch(/^JSON mode/);
+  await section.locator('.rm-generated').first().hover();
+  await expect(section.locator('.rm-grammar-allowed').textContent()).resolves.toMatch(/^the grammar allowed [\d,]+ of 151,936 tokens$/);
+}, 60_000);
 
 it('made no request beyond 127.0.0.1 and logged no error', () => {
   expect(opened.requests.length).toBeGreaterThan(0);
