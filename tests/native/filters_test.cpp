@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -342,6 +343,39 @@ TEST(Filters, TopPDrawsOnALanguageModelsBodyMatchTheGeneralChain) {
       for (std::uint64_t step = 0; step < 200; ++step) {
         fast.step = chain.step = step;
         ASSERT_EQ(sl::sample_token(logits, fast, fast_workspace), sl::sample_token(logits, chain, chain_workspace))
+            << t << " " << p << " " << step;
+      }
+    }
+  }
+}
+
+TEST(Filters, TopPOverTheWholeVocabularyDrawsAsTheGeneralChain) {
+  // Heads of a quarter of the vocabulary or more (Zipf logits, a wide body at T 1.5, a flat tail,
+  // ties, ascending logits): top-p alone weighs every token in place and solves a tied boundary's
+  // length instead of walking it (a tail weight with a full mantissa, e^-2.3, included). A bias
+  // of 0 sends the same options down the general chain: the same token every step.
+  const std::size_t v = 151936;
+  std::mt19937 random(11);
+  std::normal_distribution<float> body(0.0f, 2.5f);
+  std::vector<float> zipf(v), wide(v), flat(v, -2.3f), equal(v, 0.37f), ascending(v);
+  for (std::size_t i = 0; i < v; ++i) zipf[i] = -float(std::log(double(i + 1)));
+  std::shuffle(zipf.begin(), zipf.end(), random);
+  for (auto& z : wide) z = body(random);
+  for (std::size_t i = 0; i < 100; ++i) flat[i * 1511] = 5.0f + float(i % 9) * 0.3f;
+  for (std::size_t i = 0; i < v; ++i) ascending[i] = float(std::round(std::log1p(double(i)) * 16) / 16);
+  const std::vector<std::int32_t> bias_ids = {7};
+  const std::vector<float> bias_values = {0.0f};
+  sl::FilterWorkspace fast_workspace, chain_workspace;
+  for (const auto& [logits, t] : {std::pair{&zipf, 1.0}, {&wide, 1.5}, {&flat, 1.0}, {&equal, 1.0}, {&ascending, 0.8}}) {
+    for (double p : {0.3, 0.9, 0.999}) {
+      sl::SamplingOptions fast = params(t, 0, p, 0.0);
+      fast.seed = 5;
+      sl::SamplingOptions chain = fast;
+      chain.logit_bias_ids = bias_ids;
+      chain.logit_bias_values = bias_values;
+      for (std::uint64_t step = 0; step < 60; ++step) {
+        fast.step = chain.step = step;
+        ASSERT_EQ(sl::sample_token(*logits, fast, fast_workspace), sl::sample_token(*logits, chain, chain_workspace))
             << t << " " << p << " " << step;
       }
     }

@@ -979,6 +979,62 @@ void find_equal(std::span<const std::uint32_t> values, std::uint32_t wanted, std
   }
 }
 
+BucketExtent bucket_extent(std::span<const std::uint32_t> buckets, std::uint32_t bucket, std::span<const float> keys,
+                           std::span<const float> weights) {
+  using U32 = xsimd::batch<std::uint32_t>;
+  const bool weighed = !weights.empty();
+  const float inf = std::numeric_limits<float>::infinity();
+  const Batch high(inf), low(-inf);
+  Batch key_min = high, key_max = low, weight_min = high, weight_max = low;
+  const U32 wanted(bucket);
+  const std::size_t end = simd_end(keys.size());
+  for (std::size_t i = 0; i < end; i += kLanes) {
+    const auto in = xsimd::batch_bool_cast<float>(U32::load_unaligned(buckets.data() + i) == wanted);
+    const Batch key = Batch::load_unaligned(keys.data() + i);
+    key_min = xsimd::min(key_min, xsimd::select(in, key, high));
+    key_max = xsimd::max(key_max, xsimd::select(in, key, low));
+    if (weighed) {
+      const Batch weight = Batch::load_unaligned(weights.data() + i);
+      weight_min = xsimd::min(weight_min, xsimd::select(in, weight, high));
+      weight_max = xsimd::max(weight_max, xsimd::select(in, weight, low));
+    }
+  }
+  BucketExtent extent{xsimd::reduce_min(key_min), xsimd::reduce_max(key_max), xsimd::reduce_min(weight_min),
+                      xsimd::reduce_max(weight_max)};
+  for (std::size_t i = end; i < keys.size(); ++i) {
+    if (buckets[i] != bucket) continue;
+    extent.key_min = std::min(extent.key_min, keys[i]);
+    extent.key_max = std::max(extent.key_max, keys[i]);
+    if (weighed) {
+      extent.weight_min = std::min(extent.weight_min, weights[i]);
+      extent.weight_max = std::max(extent.weight_max, weights[i]);
+    }
+  }
+  if (!weighed) extent.weight_min = extent.weight_max = 0.0f;
+  return extent;
+}
+
+std::size_t after_nth_equal(std::span<const float> values, float key, std::size_t n) {
+  if (n == 0) return 0;
+  // Whole blocks of kBlock are counted in SIMD (float lane counts are exact there); the block
+  // holding the n-th is walked.
+  const Batch key_batch(key), one(1.0f), zero(0.0f);
+  std::size_t seen = 0;
+  std::size_t begin = 0;
+  for (; begin + kBlock <= values.size(); begin += kBlock) {
+    Batch counts(0.0f);
+    for (std::size_t i = begin; i < begin + kBlock; i += kLanes) {
+      counts += xsimd::select(Batch::load_unaligned(values.data() + i) == key_batch, one, zero);
+    }
+    const auto in_block = std::size_t(xsimd::reduce_add(counts));
+    if (seen + in_block >= n) break;
+    seen += in_block;
+  }
+  std::size_t i = begin;
+  while (seen < n) seen += values[i++] == key;  // the caller's n is at most the values equal to key
+  return i;
+}
+
 std::size_t count_at_least(std::span<const float> values, float threshold) {
   const float* data = values.data();
   const std::size_t end = simd_end(values.size());

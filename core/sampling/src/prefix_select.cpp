@@ -1,6 +1,7 @@
 #include "prefix_select.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "ranking.hpp"
@@ -27,12 +28,21 @@ PrefixSelector::PrefixSelector(std::span<const float> keys, std::span<const floa
       max_key_(max_key),
       scale_(bucket_scale(max_key, min_key, kBuckets)),
       scratch_(scratch) {
+  auto& counts = scratch_.bucket_counts;
+  auto& mass = scratch_.bucket_mass;
+  if (scale_ == 0.0f) {
+    // One key throughout: one bucket, walked in id order (resolve_tied), with no histogram. Its
+    // mass is left unbounded, so that every target ends in it.
+    counts.assign(kBuckets, 0);
+    counts[0] = keys_.size();
+    mass.assign(kBuckets, 0.0);
+    mass[0] = std::numeric_limits<double>::infinity();
+    return;
+  }
   // Buckets are monotone in the key, so each holds a contiguous run of the ranking.
   auto& bucket_of = scratch_.bucket_of;
   bucket_of.resize(keys_.size());
   kernels::bucket_indices(keys_, max_key_, scale_, kBuckets - 1, bucket_of);
-  auto& counts = scratch_.bucket_counts;
-  auto& mass = scratch_.bucket_mass;
   // Runs of one bucket (ties, flat tails, sorted keys) would chain every count and mass through
   // memory, one store waiting on the last: a large histogram is kept in kWays interleaved copies,
   // folded after.
@@ -92,6 +102,13 @@ Prefix PrefixSelector::reaching_mass(double target_mass) {
 Prefix PrefixSelector::resolve_in_bucket(std::size_t bucket, std::size_t count_before,
                                          double mass_before, std::size_t wanted_count,
                                          double target_mass) {
+  if (scale_ == 0.0f) return one_key_prefix(count_before, mass_before, wanted_count, target_mass);
+  // A bucket of one key and one weight (a flat tail, ties) needs no list of its members.
+  const auto extent = kernels::bucket_extent(scratch_.bucket_of, std::uint32_t(bucket), keys_, weights_);
+  if (extent.key_min == extent.key_max && extent.weight_min == extent.weight_max) {
+    return tied_prefix([](std::size_t) { return std::size_t{0}; }, scratch_.bucket_counts[bucket], extent.key_min,
+                       extent.weight_min, true, count_before, mass_before, wanted_count, target_mass);
+  }
   scratch_.members.clear();
   kernels::find_equal(scratch_.bucket_of, std::uint32_t(bucket), scratch_.members);
   if (const auto tied = resolve_tied(count_before, mass_before, wanted_count, target_mass)) return *tied;
@@ -116,26 +133,72 @@ Prefix PrefixSelector::resolve_in_bucket(std::size_t bucket, std::size_t count_b
 }
 
 // A bucket of one key (a flat tail, or ties the histogram cannot split) is ranked by id as its
-// members arrive: its prefix is walked in place, adding the same weights in the same order as the
+// members arrive: its prefix is taken in place, adding the same weights in the same order as the
 // general case, without building and sorting a record per member.
 std::optional<Prefix> PrefixSelector::resolve_tied(std::size_t count_before, double mass_before,
                                                    std::size_t wanted_count, double target_mass) {
   const auto& positions = scratch_.members;
   const float key = keys_[positions.front()];
-  double mass = mass_before;
-  std::size_t taken = 0;
+  const float weight = weights_.empty() ? 0.0f : weights_[positions.front()];
+  bool one_weight = true;
   for (const std::uint32_t i : positions) {
     if (keys_[i] != key) return std::nullopt;
-    mass += weights_.empty() ? 0.0 : double(weights_[i]);
-    ++taken;
-    const bool done = wanted_count > 0 ? count_before + taken >= wanted_count : mass >= target_mass;
-    if (done) break;
+    one_weight = one_weight && (weights_.empty() || weights_[i] == weight);
   }
-  // The prefix may end before a different key further on: the bucket is one key only if all are.
-  for (std::size_t j = taken; j < positions.size(); ++j) {
-    if (keys_[positions[j]] != key) return std::nullopt;
+  return tied_prefix([&](std::size_t j) { return positions[j]; }, positions.size(), key, weight, one_weight, count_before,
+                     mass_before, wanted_count, target_mass);
+}
+
+Prefix PrefixSelector::one_key_prefix(std::size_t count_before, double mass_before, std::size_t wanted_count,
+                                      double target_mass) {
+  // Equal keys weigh the same when the weights are the keys' exponentials; a ranking by another
+  // key (typical-p's closeness) may not.
+  const auto range = weights_.empty() ? kernels::MinMax{0.0f, 0.0f} : kernels::min_max(weights_);
+  const bool one_weight = range.min == range.max;
+  return tied_prefix([](std::size_t j) { return j; }, keys_.size(), keys_.front(), range.min, one_weight, count_before,
+                     mass_before, wanted_count, target_mass);
+}
+
+// `members` tokens of one key follow `count_before` tokens of mass `mass_before`; the prefix takes
+// them in id order (position(j) is the j-th) until it is done, adding each one's weight. When they
+// all weigh one w (`one_weight`) and every partial sum is exact (mass_before a whole multiple of w's last bit q
+// and the total below 2^53 q, as when every token before weighs at least w), the mass after k of
+// them is mass_before + k·w, and the prefix's length is solved for instead of walked.
+template <typename Position>
+Prefix PrefixSelector::tied_prefix(Position position, std::size_t members, float key, double w, bool one_weight,
+                                   std::size_t count_before, double mass_before, std::size_t wanted_count,
+                                   double target_mass) const {
+  const auto weight_of = [&](std::size_t j) {
+    return one_weight ? w : weights_.empty() ? 0.0 : double(weights_[position(j)]);
+  };
+  int exponent = 0;
+  std::frexp(w, &exponent);
+  const double last_bit = std::ldexp(1.0, exponent - 24);
+  const bool exact = one_weight && (w == 0.0 || (std::fmod(mass_before, last_bit) == 0.0 &&
+                                                 mass_before + double(members) * w < std::ldexp(last_bit, 53)));
+  if (!exact) {
+    std::size_t taken = 0;
+    double mass = mass_before;
+    while (taken < members) {
+      mass += weight_of(taken);
+      ++taken;
+      if (wanted_count > 0 ? count_before + taken >= wanted_count : mass >= target_mass) break;
+    }
+    return {count_before + taken, mass, key, taken};
   }
-  return Prefix{count_before + taken, mass, key, taken};
+  const auto mass_after = [&](std::size_t k) { return mass_before + double(k) * w; };
+  std::size_t taken = members;
+  if (wanted_count > 0) {
+    taken = std::min(wanted_count - count_before, members);
+  } else if (w > 0.0) {
+    // The least k in [1, members] with mass_after(k) >= target, or all of them.
+    taken = std::size_t(std::clamp(std::ceil((target_mass - mass_before) / w), 1.0, double(members)));
+    while (taken > 1 && mass_after(taken - 1) >= target_mass) --taken;
+    while (taken < members && mass_after(taken) < target_mass) ++taken;
+  } else if (mass_before >= target_mass) {
+    taken = 1;
+  }
+  return {count_before + taken, mass_after(taken), key, taken};
 }
 
 }  // namespace sampling_lab::detail

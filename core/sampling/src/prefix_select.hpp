@@ -40,6 +40,10 @@ class PrefixSelector {
                            std::size_t wanted_count, double target_mass);
   std::optional<Prefix> resolve_tied(std::size_t count_before, double mass_before, std::size_t wanted_count,
                                      double target_mass);
+  Prefix one_key_prefix(std::size_t count_before, double mass_before, std::size_t wanted_count, double target_mass);
+  template <typename Position>
+  Prefix tied_prefix(Position position, std::size_t members, float key, double weight, bool one_weight,
+                     std::size_t count_before, double mass_before, std::size_t wanted_count, double target_mass) const;
 
   std::span<const float> keys_;
   std::span<const float> weights_;

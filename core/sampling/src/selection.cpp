@@ -226,17 +226,51 @@ double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, Candida
 // Step 3 for a draw, which reads only the weights: the candidates outside the first `keep` of
 // the ranking weigh 0 where they are (no copy), and the weights are summed per block again. The
 // prefix holds every candidate above its last key and the first ties_at_key at it, in id order.
-double zero_outside_prefix(std::size_t keep, CandidateScratch& candidates, CandidateRanking& ranking) {
-  const Prefix prefix = ranking().first(keep);
-  const std::span<const float> keys = candidates.keys;
-  std::size_t after_last_tie = 0;
-  for (std::size_t ties = 0; ties < prefix.ties_at_key; ++after_last_tie) ties += keys[after_last_tie] == prefix.last_key;
-  const std::span<float> weights = candidates.weights;
+double zero_outside(const Prefix& prefix, std::span<const float> keys, std::span<float> weights, std::vector<double>& block_sums) {
+  const std::size_t after_last_tie = kernels::after_nth_equal(keys, prefix.last_key, prefix.ties_at_key);
   kernels::zero_below(keys.first(after_last_tie), prefix.last_key, weights.first(after_last_tie));
   kernels::zero_below(keys.subspan(after_last_tie), std::nextafter(prefix.last_key, std::numeric_limits<float>::infinity()),
                       weights.subspan(after_last_tie));
-  candidates.block_sums.resize(kernels::block_count(weights.size()));
-  return kernels::block_sum(weights, candidates.block_sums);
+  block_sums.resize(kernels::block_count(weights.size()));
+  return kernels::block_sum(weights, block_sums);
+}
+
+double zero_outside_prefix(std::size_t keep, CandidateScratch& candidates, CandidateRanking& ranking) {
+  return zero_outside(ranking().first(keep), candidates.keys, candidates.weights, candidates.block_sums);
+}
+
+// The tokens within T·top_p_head_depth(V) of the maximum, where top_p_by_bounds weighs them.
+float top_p_head_threshold(std::size_t vocabulary, const Chain& chain) {
+  return float(double(chain.max_logit) - sampling_lab::top_p_head_depth(vocabulary) * chain.temperature);
+}
+
+// Whether an evenly spaced sample of kTopKSample logits puts a quarter of the vocabulary or more
+// in that head (a high temperature, a flat tail, ties, Zipf logits): top_p_by_bounds would then
+// gather a quarter of the vocabulary and bound the rest before giving up.
+bool top_p_head_looks_large(std::span<const float> logits, const Chain& chain) {
+  const std::size_t stride = std::max<std::size_t>(logits.size() / kTopKSample, 1);
+  const float threshold = top_p_head_threshold(logits.size(), chain);
+  std::size_t sampled = 0;
+  std::size_t in_head = 0;
+  for (std::size_t i = 0; i < logits.size(); i += stride, ++sampled) in_head += logits[i] >= threshold;
+  return in_head * 4 >= sampled;
+}
+
+// Top-p alone, for a draw, when the kept set may hold much of the vocabulary: every token weighed
+// once, in place (no gather, no separate pass for the total), ranked by the histogram over the
+// whole vocabulary, and the tokens past the kept prefix weigh 0.
+Selection top_p_over_vocabulary(std::span<const float> logits, Chain& chain, FilterWorkspace& workspace) {
+  auto& weights = workspace.candidates.weights;
+  auto& block_sums = workspace.candidates.block_sums;
+  weights.resize(logits.size());
+  block_sums.resize(kernels::block_count(logits.size()));
+  const double total = kernels::exp_shifted(logits, chain.max_logit, chain.inverse_temperature, weights, block_sums);
+  chain.total_weight = total;
+  PrefixSelector ranking(logits, weights, chain.max_logit, chain.min_logit, workspace.prefix);
+  const Prefix prefix = ranking.reaching_mass(chain.top_p * total);
+  const double kept_weight = prefix.count < logits.size() ? zero_outside(prefix, logits, weights, block_sums) : total;
+  return {identity_ids(logits.size(), workspace), logits, weights, block_sums, kept_weight, total, chain.max_logit,
+          chain.inverse_temperature};
 }
 
 // Top-p alone, for a draw, without weighing the tail: the tokens within T·top_p_head_depth(V) of
@@ -249,7 +283,7 @@ double zero_outside_prefix(std::size_t keep, CandidateScratch& candidates, Candi
 // head of a quarter of the vocabulary), none: the caller weighs everything.
 std::optional<Selection> top_p_by_bounds(std::span<const float> logits, Chain& chain, FilterWorkspace& workspace) {
   const std::size_t v = logits.size();
-  const float threshold = float(double(chain.max_logit) - sampling_lab::top_p_head_depth(v) * chain.temperature);
+  const float threshold = top_p_head_threshold(v, chain);
   auto& candidates = workspace.candidates;
   const auto tail = kernels::split_at(logits, threshold, chain.max_logit, chain.inverse_temperature, candidates.ids,
                                       candidates.keys);
@@ -501,6 +535,7 @@ std::optional<Selection> checked_select_kept(std::span<const float> logits, cons
   if (!chain.cuts()) return whole_vocabulary(logits, chain, workspace);
   const bool top_p_alone = chain.top_p < 1.0 && chain.top_k == 0 && chain.min_p_threshold == kNoThreshold && chain.epsilon == 0.0;
   if (draw_only && top_p_alone) {
+    if (top_p_head_looks_large(logits, chain)) return top_p_over_vocabulary(logits, chain, workspace);
     if (auto kept = top_p_by_bounds(logits, chain, workspace)) return kept;
   }
   auto& candidates = workspace.candidates;

@@ -181,6 +181,20 @@ void bucket_indices(std::span<const float> keys, float top, float scale, std::ui
 // Indices i (ascending) with values[i] == wanted, appended to `out`.
 void find_equal(std::span<const std::uint32_t> values, std::uint32_t wanted, std::vector<std::uint32_t>& out);
 
+// The least and largest key and weight among the tokens of one histogram bucket (buckets[i] ==
+// bucket); weights may be empty (their extent is then 0). One pass, no gather.
+struct BucketExtent {
+  float key_min;
+  float key_max;
+  float weight_min;
+  float weight_max;
+};
+BucketExtent bucket_extent(std::span<const std::uint32_t> buckets, std::uint32_t bucket, std::span<const float> keys,
+                           std::span<const float> weights);
+
+// The index just past the n-th value equal to key (0 for n = 0); at least n values must equal it.
+std::size_t after_nth_equal(std::span<const float> values, float key, std::size_t n);
+
 // Number of values >= threshold.
 std::size_t count_at_least(std::span<const float> values, float threshold);
 
