@@ -979,6 +979,61 @@ void find_equal(std::span<const std::uint32_t> values, std::uint32_t wanted, std
   }
 }
 
+BandSplit band_split(std::span<const float> keys, std::span<const float> weights, float low, float high,
+                     Buffer<std::uint32_t>& ids, Buffer<float>& band_keys, Buffer<float>& band_weights, std::size_t limit) {
+  const float inf = std::numeric_limits<float>::infinity();
+  // Sized for `limit` and a batch past it (uninitialised) and trimmed after: no branch per member.
+  ids.resize(limit + kLanes);
+  band_keys.resize(limit + kLanes);
+  band_weights.resize(limit + kLanes);
+  std::size_t listed = 0;
+  const float* k = keys.data();
+  const float* w = weights.data();
+  const Batch low_batch(low), high_batch(high), one(1.0f), zero(0.0f), highest(inf), lowest(-inf);
+  // Lane counts are exact in float up to 2^24, the vocabulary limit.
+  Batch above_counts(0.0f), band_counts(0.0f), band_min(inf), band_max(-inf);
+  const auto list = [&](std::size_t i) {
+    ids[listed] = std::uint32_t(i);
+    band_keys[listed] = k[i];
+    band_weights[listed] = w[i];
+    ++listed;
+  };
+  const std::size_t stop = keys.size() - keys.size() % kStride;
+  BandSplit split{};
+  split.above = compensated_sum(0, stop, [&](std::size_t at) {
+    const Batch key = Batch::load_unaligned(k + at);
+    const auto above = key > high_batch;
+    const auto in_band = key >= low_batch && key <= high_batch;
+    above_counts += xsimd::select(above, one, zero);
+    band_counts += xsimd::select(in_band, one, zero);
+    band_min = xsimd::min(band_min, xsimd::select(in_band, key, highest));
+    band_max = xsimd::max(band_max, xsimd::select(in_band, key, lowest));
+    // The band is sparse: only its members' lanes are visited, lowest first.
+    if (listed <= limit) {
+      for (std::uint64_t bits = in_band.mask(); bits != 0; bits &= bits - 1) list(at + std::size_t(std::countr_zero(bits)));
+    }
+    return xsimd::select(above, Batch::load_unaligned(w + at), zero);
+  });
+  split.above_count = std::size_t(xsimd::reduce_add(above_counts));
+  split.band_count = std::size_t(xsimd::reduce_add(band_counts));
+  split.band_min = xsimd::reduce_min(band_min);
+  split.band_max = xsimd::reduce_max(band_max);
+  for (std::size_t i = stop; i < keys.size(); ++i) {
+    if (k[i] > high) split.above += w[i], ++split.above_count;
+    if (!(k[i] >= low && k[i] <= high)) continue;
+    ++split.band_count;
+    split.band_min = std::min(split.band_min, k[i]);
+    split.band_max = std::max(split.band_max, k[i]);
+    if (listed <= limit) list(i);
+  }
+  split.complete = split.band_count <= limit;
+  const std::size_t kept = std::min(listed, limit);
+  ids.resize(kept);
+  band_keys.resize(kept);
+  band_weights.resize(kept);
+  return split;
+}
+
 BucketExtent bucket_extent(std::span<const std::uint32_t> buckets, std::uint32_t bucket, std::span<const float> keys,
                            std::span<const float> weights) {
   using U32 = xsimd::batch<std::uint32_t>;

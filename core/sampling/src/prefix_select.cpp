@@ -159,11 +159,26 @@ Prefix PrefixSelector::one_key_prefix(std::size_t count_before, double mass_befo
                      mass_before, wanted_count, target_mass);
 }
 
+bool exact_tied_sums(std::size_t members, double w, double mass_before) {
+  if (!(w > 0.0)) return false;
+  int exponent = 0;
+  std::frexp(w, &exponent);
+  const double last_bit = std::ldexp(1.0, exponent - 24);
+  return std::fmod(mass_before, last_bit) == 0.0 && mass_before + double(members) * w < std::ldexp(last_bit, 53);
+}
+
+std::size_t tied_prefix_length(std::size_t members, double w, double mass_before, double target_mass) {
+  const auto mass_after = [&](std::size_t k) { return mass_before + double(k) * w; };
+  auto taken = std::size_t(std::clamp(std::ceil((target_mass - mass_before) / w), 1.0, double(members)));
+  while (taken > 1 && mass_after(taken - 1) >= target_mass) --taken;
+  while (taken < members && mass_after(taken) < target_mass) ++taken;
+  return taken;
+}
+
 // `members` tokens of one key follow `count_before` tokens of mass `mass_before`; the prefix takes
 // them in id order (position(j) is the j-th) until it is done, adding each one's weight. When they
-// all weigh one w (`one_weight`) and every partial sum is exact (mass_before a whole multiple of w's last bit q
-// and the total below 2^53 q, as when every token before weighs at least w), the mass after k of
-// them is mass_before + k·w, and the prefix's length is solved for instead of walked.
+// all weigh one w (`one_weight`) and every partial sum is exact (exact_tied_sums), the mass after
+// k of them is mass_before + k·w, and the prefix's length is solved for instead of walked.
 template <typename Position>
 Prefix PrefixSelector::tied_prefix(Position position, std::size_t members, float key, double w, bool one_weight,
                                    std::size_t count_before, double mass_before, std::size_t wanted_count,
@@ -171,12 +186,7 @@ Prefix PrefixSelector::tied_prefix(Position position, std::size_t members, float
   const auto weight_of = [&](std::size_t j) {
     return one_weight ? w : weights_.empty() ? 0.0 : double(weights_[position(j)]);
   };
-  int exponent = 0;
-  std::frexp(w, &exponent);
-  const double last_bit = std::ldexp(1.0, exponent - 24);
-  const bool exact = one_weight && (w == 0.0 || (std::fmod(mass_before, last_bit) == 0.0 &&
-                                                 mass_before + double(members) * w < std::ldexp(last_bit, 53)));
-  if (!exact) {
+  if (!one_weight || !exact_tied_sums(members, w, mass_before)) {
     std::size_t taken = 0;
     double mass = mass_before;
     while (taken < members) {
@@ -186,18 +196,9 @@ Prefix PrefixSelector::tied_prefix(Position position, std::size_t members, float
     }
     return {count_before + taken, mass, key, taken};
   }
+  const std::size_t taken = wanted_count > 0 ? std::min(wanted_count - count_before, members)
+                                             : tied_prefix_length(members, w, mass_before, target_mass);
   const auto mass_after = [&](std::size_t k) { return mass_before + double(k) * w; };
-  std::size_t taken = members;
-  if (wanted_count > 0) {
-    taken = std::min(wanted_count - count_before, members);
-  } else if (w > 0.0) {
-    // The least k in [1, members] with mass_after(k) >= target, or all of them.
-    taken = std::size_t(std::clamp(std::ceil((target_mass - mass_before) / w), 1.0, double(members)));
-    while (taken > 1 && mass_after(taken - 1) >= target_mass) --taken;
-    while (taken < members && mass_after(taken) < target_mass) ++taken;
-  } else if (mass_before >= target_mass) {
-    taken = 1;
-  }
   return {count_before + taken, mass_after(taken), key, taken};
 }
 

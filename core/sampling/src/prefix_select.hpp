@@ -26,6 +26,14 @@ struct Prefix {
   std::size_t ties_at_key;  // tokens of the prefix whose key equals last_key
 };
 
+// Whether every partial sum mass_before + k·w (k <= members) of tokens of one weight w > 0 is
+// exact: mass_before a whole multiple of w's last bit q and the total below 2^53 q, as when every
+// token before weighs at least w.
+bool exact_tied_sums(std::size_t members, double w, double mass_before);
+// Then: how many of them a prefix takes after mass_before to reach target_mass (at least one; all
+// of them if they fall short).
+std::size_t tied_prefix_length(std::size_t members, double w, double mass_before, double target_mass);
+
 class PrefixSelector {
  public:
   // keys must be non-NaN with at least one finite value; weights (may be empty) must be >= 0.

@@ -1,6 +1,7 @@
 #include "selection.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -256,9 +257,76 @@ bool top_p_head_looks_large(std::span<const float> logits, const Chain& chain) {
   return in_head * 4 >= sampled;
 }
 
+// Top-p's cut over every token's weight, placed from an evenly spaced sample (Sample sort's
+// splitters, Frazer & McKellar 1970): the mass at or below a key, estimated from the sampled
+// weights, crosses (1 − p)·W at the cut. That mass is spread over many light tokens, which a
+// sample sees (the few heavy ones above the cut need not be sampled). Keys within four standard
+// errors of the estimate either side form a band; one pass sums the exact mass above the band and
+// gathers it, and the band is ranked exactly. None when the band misses the cut or is large.
+std::optional<Prefix> top_p_prefix_from_sample(std::span<const float> logits, std::span<const float> weights,
+                                               const Chain& chain, double total, PrefixScratch& scratch) {
+  constexpr std::size_t kSampleBuckets = 256;
+  const std::size_t v = logits.size();
+  const float scale = bucket_scale(chain.max_logit, chain.min_logit, kSampleBuckets);
+  if (scale == 0.0f) return std::nullopt;
+  std::array<double, kSampleBuckets> mass{}, squares{};
+  const std::size_t stride = std::max<std::size_t>(v / kTopKSample, 1);
+  std::size_t sampled = 0;
+  for (std::size_t i = 0; i < v; i += stride, ++sampled) {
+    const auto bucket = std::min(std::size_t((chain.max_logit - logits[i]) * scale), kSampleBuckets - 1);
+    mass[bucket] += weights[i];
+    squares[bucket] += double(weights[i]) * weights[i];
+  }
+  // Bucket j holds keys in (max − (j + 1)/scale, max − j/scale]; below(j) estimates the mass of
+  // the keys at or below its upper edge.
+  const double per_sample = double(v) / double(sampled);
+  const double light = (1.0 - chain.top_p) * total;
+  std::size_t high_edge = 0;     // the cut lies at or below max − high_edge/scale
+  std::size_t low_edge = kSampleBuckets;  // and at or above max − low_edge/scale
+  // Three standard errors: a band that misses the cut costs one pass more, not a wrong token.
+  const auto spread = [&](double variance) { return 3.0 * std::sqrt(variance) * per_sample; };
+  double below = 0.0, variance = 0.0;
+  for (std::size_t j = kSampleBuckets; j-- > 0;) {
+    if (below * per_sample + spread(variance) < light) low_edge = j + 1;
+    below += mass[j];
+    variance += squares[j];
+    if (below * per_sample - spread(variance) > light) {
+      high_edge = j;
+      break;
+    }
+  }
+  const float high = high_edge == 0 ? chain.max_logit : chain.max_logit - float(high_edge) / scale;
+  const float low = low_edge == kSampleBuckets ? chain.min_logit : chain.max_logit - float(low_edge) / scale;
+  const double target = chain.top_p * total;
+  // A band past an eighth of the vocabulary (or 2^16 tokens: at 2^24 its lists would hold the
+  // workspace's memory) is left to the histogram.
+  const auto split = kernels::band_split(logits, weights, low, high, scratch.band_ids, scratch.band_keys,
+                                         scratch.band_weights, std::min<std::size_t>(v / 8, 1 << 16));
+  if (split.band_count == 0 || split.above >= target) return std::nullopt;
+  if (split.band_min == split.band_max) {
+    // One key (a flat tail, ties): one weight, taken in id order, its length solved.
+    const double weight = scratch.band_weights.front();  // the band's first members are listed
+    if (!exact_tied_sums(split.band_count, weight, split.above) ||
+        split.above + double(split.band_count) * weight < target) {
+      return std::nullopt;
+    }
+    const std::size_t taken = tied_prefix_length(split.band_count, weight, split.above, target);
+    return Prefix{split.above_count + taken, split.above + double(taken) * weight, split.band_min, taken};
+  }
+  if (!split.complete) return std::nullopt;
+  const auto band_range = kernels::min_max(scratch.band_keys);
+  PrefixSelector band(scratch.band_keys, scratch.band_weights, band_range.max, band_range.min, scratch);
+  Prefix prefix = band.reaching_mass(target - split.above);
+  if (prefix.mass < target - split.above) return std::nullopt;  // the cut lies below the band
+  prefix.count += split.above_count;
+  prefix.mass += split.above;
+  return prefix;
+}
+
 // Top-p alone, for a draw, when the kept set may hold much of the vocabulary: every token weighed
-// once, in place (no gather, no separate pass for the total), ranked by the histogram over the
-// whole vocabulary, and the tokens past the kept prefix weigh 0.
+// once, in place (no gather, no separate pass for the total), the cut placed from a sample (or,
+// where the sample cannot place it, by the histogram over the whole vocabulary), and the tokens
+// past the kept prefix weigh 0.
 Selection top_p_over_vocabulary(std::span<const float> logits, Chain& chain, FilterWorkspace& workspace) {
   auto& weights = workspace.candidates.weights;
   auto& block_sums = workspace.candidates.block_sums;
@@ -266,8 +334,10 @@ Selection top_p_over_vocabulary(std::span<const float> logits, Chain& chain, Fil
   block_sums.resize(kernels::block_count(logits.size()));
   const double total = kernels::exp_shifted(logits, chain.max_logit, chain.inverse_temperature, weights, block_sums);
   chain.total_weight = total;
-  PrefixSelector ranking(logits, weights, chain.max_logit, chain.min_logit, workspace.prefix);
-  const Prefix prefix = ranking.reaching_mass(chain.top_p * total);
+  auto sampled = top_p_prefix_from_sample(logits, weights, chain, total, workspace.prefix);
+  const Prefix prefix = sampled ? *sampled
+                                : PrefixSelector(logits, weights, chain.max_logit, chain.min_logit, workspace.prefix)
+                                      .reaching_mass(chain.top_p * total);
   const double kept_weight = prefix.count < logits.size() ? zero_outside(prefix, logits, weights, block_sums) : total;
   return {identity_ids(logits.size(), workspace), logits, weights, block_sums, kept_weight, total, chain.max_logit,
           chain.inverse_temperature};
@@ -535,8 +605,12 @@ std::optional<Selection> checked_select_kept(std::span<const float> logits, cons
   if (!chain.cuts()) return whole_vocabulary(logits, chain, workspace);
   const bool top_p_alone = chain.top_p < 1.0 && chain.top_k == 0 && chain.min_p_threshold == kNoThreshold && chain.epsilon == 0.0;
   if (draw_only && top_p_alone) {
-    if (top_p_head_looks_large(logits, chain)) return top_p_over_vocabulary(logits, chain, workspace);
-    if (auto kept = top_p_by_bounds(logits, chain, workspace)) return kept;
+    // A small head is weighed alone when the bounds on the rest decide the cut; otherwise (a cut
+    // in a heavy tail, top-p 0.999) every token is weighed.
+    if (!top_p_head_looks_large(logits, chain)) {
+      if (auto kept = top_p_by_bounds(logits, chain, workspace)) return kept;
+    }
+    return top_p_over_vocabulary(logits, chain, workspace);
   }
   auto& candidates = workspace.candidates;
   gather_candidates(logits, chain, workspace);
