@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "../../core/sampling/src/selection.hpp"
 #include "reference.hpp"
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/samplers.hpp"
@@ -351,8 +352,9 @@ TEST(Filters, TopPDrawsOnALanguageModelsBodyMatchTheGeneralChain) {
 
 TEST(Filters, TopPOverTheWholeVocabularyDrawsAsTheGeneralChain) {
   // Heads of a quarter of the vocabulary or more (Zipf logits, a wide body at T 1.5, a flat tail,
-  // ties, ascending logits): top-p alone weighs every token in place and solves a tied boundary's
-  // length instead of walking it (a tail weight with a full mantissa, e^-2.3, included). A bias
+  // ties, ascending logits): top-p alone weighs every token in place, places its cut from a sample
+  // and solves a tied boundary's length instead of walking it (a tail weight with a full
+  // mantissa, e^-2.3, included). A bias
   // of 0 sends the same options down the general chain: the same token every step.
   const std::size_t v = 151936;
   std::mt19937 random(11);
@@ -363,10 +365,15 @@ TEST(Filters, TopPOverTheWholeVocabularyDrawsAsTheGeneralChain) {
   for (auto& z : wide) z = body(random);
   for (std::size_t i = 0; i < 100; ++i) flat[i * 1511] = 5.0f + float(i % 9) * 0.3f;
   for (std::size_t i = 0; i < v; ++i) ascending[i] = float(std::round(std::log1p(double(i)) * 16) / 16);
+  // Every token the evenly spaced sample reads lies far below the rest: the band it places
+  // misses the cut, and the histogram decides.
+  std::vector<float> misleading = wide;
+  for (std::size_t i = 0; i < v; i += v / 4096) misleading[i] = -30.0f;
   const std::vector<std::int32_t> bias_ids = {7};
   const std::vector<float> bias_values = {0.0f};
   sl::FilterWorkspace fast_workspace, chain_workspace;
-  for (const auto& [logits, t] : {std::pair{&zipf, 1.0}, {&wide, 1.5}, {&flat, 1.0}, {&equal, 1.0}, {&ascending, 0.8}}) {
+  for (const auto& [logits, t] : {std::pair{&zipf, 1.0}, {&wide, 1.5}, {&flat, 1.0}, {&equal, 1.0}, {&ascending, 0.8},
+                                 {&misleading, 1.5}}) {
     for (double p : {0.3, 0.9, 0.999}) {
       sl::SamplingOptions fast = params(t, 0, p, 0.0);
       fast.seed = 5;
@@ -378,6 +385,19 @@ TEST(Filters, TopPOverTheWholeVocabularyDrawsAsTheGeneralChain) {
         ASSERT_EQ(sl::sample_token(*logits, fast, fast_workspace), sl::sample_token(*logits, chain, chain_workspace))
             << t << " " << p << " " << step;
       }
+      // The draw's kept set (the tokens left with a weight) is the sort-based reference's, token
+      // for token, and so is its mass (to float weights): a draw alone seldom sees a boundary a few
+      // tokens off.
+      const auto kept = sl::detail::select_kept(*logits, fast, fast_workspace, true);
+      const auto slow = reference::filter(*logits, fast);
+      std::size_t count = 0;
+      for (std::size_t i = 0; i < kept.ids.size(); ++i) {
+        if (kept.weights[i] == 0.0f) continue;
+        ++count;
+        ASSERT_TRUE(slow.kept_mask[kept.ids[i]]) << t << " " << p << " " << kept.ids[i];
+      }
+      ASSERT_EQ(count, slow.kept) << t << " " << p;
+      ASSERT_NEAR(kept.kept_weight / *kept.total_weight, slow.kept_mass, 1e-6 * slow.kept_mass) << t << " " << p;  // float weights
     }
   }
 }
