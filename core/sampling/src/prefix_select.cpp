@@ -14,6 +14,8 @@ constexpr std::size_t kBuckets = kPrefixBuckets;
 constexpr std::size_t kWays = kPrefixHistogramCopies;
 // Below this many keys one histogram is cheaper than zeroing and folding four.
 constexpr std::size_t kInterleavedFrom = 16 * kBuckets;
+// From this many members a boundary bucket is first tested for one key and one weight.
+constexpr std::size_t kListedBucket = 4096;
 }
 
 float bucket_scale(float max_key, float min_key, std::size_t buckets) {
@@ -103,11 +105,14 @@ Prefix PrefixSelector::resolve_in_bucket(std::size_t bucket, std::size_t count_b
                                          double mass_before, std::size_t wanted_count,
                                          double target_mass) {
   if (scale_ == 0.0f) return one_key_prefix(count_before, mass_before, wanted_count, target_mass);
-  // A bucket of one key and one weight (a flat tail, ties) needs no list of its members.
-  const auto extent = kernels::bucket_extent(scratch_.bucket_of, std::uint32_t(bucket), keys_, weights_);
-  if (extent.key_min == extent.key_max && extent.weight_min == extent.weight_max) {
-    return tied_prefix([](std::size_t) { return std::size_t{0}; }, scratch_.bucket_counts[bucket], extent.key_min,
-                       extent.weight_min, true, count_before, mass_before, wanted_count, target_mass);
+  // A large bucket of one key and one weight (a flat tail, ties) needs no list of its members; a
+  // small one is listed and sorted for less than the pass that would tell.
+  if (scratch_.bucket_counts[bucket] >= kListedBucket) {
+    const auto extent = kernels::bucket_extent(scratch_.bucket_of, std::uint32_t(bucket), keys_, weights_);
+    if (extent.key_min == extent.key_max && extent.weight_min == extent.weight_max) {
+      return tied_prefix([](std::size_t) { return std::size_t{0}; }, scratch_.bucket_counts[bucket], extent.key_min,
+                         extent.weight_min, true, count_before, mass_before, wanted_count, target_mass);
+    }
   }
   scratch_.members.clear();
   kernels::find_equal(scratch_.bucket_of, std::uint32_t(bucket), scratch_.members);

@@ -264,7 +264,8 @@ bool top_p_head_looks_large(std::span<const float> logits, const Chain& chain) {
 // errors of the estimate either side form a band; one pass sums the exact mass above the band and
 // gathers it, and the band is ranked exactly. None when the band misses the cut or is large.
 std::optional<Prefix> top_p_prefix_from_sample(std::span<const float> logits, std::span<const float> weights,
-                                               const Chain& chain, double total, PrefixScratch& scratch) {
+                                               const Chain& chain, double total, FilterWorkspace& workspace) {
+  auto& scratch = workspace.prefix;
   constexpr std::size_t kSampleBuckets = 256;
   const std::size_t v = logits.size();
   const float scale = bucket_scale(chain.max_logit, chain.min_logit, kSampleBuckets);
@@ -298,14 +299,16 @@ std::optional<Prefix> top_p_prefix_from_sample(std::span<const float> logits, st
   const float high = high_edge == 0 ? chain.max_logit : chain.max_logit - float(high_edge) / scale;
   const float low = low_edge == kSampleBuckets ? chain.min_logit : chain.max_logit - float(low_edge) / scale;
   const double target = chain.top_p * total;
-  // A band past an eighth of the vocabulary (or 2^16 tokens: at 2^24 its lists would hold the
-  // workspace's memory) is left to the histogram.
-  const auto split = kernels::band_split(logits, weights, low, high, scratch.band_ids, scratch.band_keys,
-                                         scratch.band_weights, std::min<std::size_t>(v / 8, 1 << 16));
+  // A band past an eighth of the vocabulary is left to the histogram. Its ids and keys are listed
+  // in the candidates' buffers, which this path leaves unused.
+  auto& band_ids = workspace.candidates.ids;
+  auto& band_keys = workspace.candidates.keys;
+  auto& band_weights = scratch.band_weights;
+  const auto split = kernels::band_split(logits, weights, low, high, band_ids, band_keys, band_weights, v / 8);
   if (split.band_count == 0 || split.above >= target) return std::nullopt;
   if (split.band_min == split.band_max) {
     // One key (a flat tail, ties): one weight, taken in id order, its length solved.
-    const double weight = scratch.band_weights.front();  // the band's first members are listed
+    const double weight = band_weights.front();  // the band's first members are listed
     if (!exact_tied_sums(split.band_count, weight, split.above) ||
         split.above + double(split.band_count) * weight < target) {
       return std::nullopt;
@@ -314,8 +317,8 @@ std::optional<Prefix> top_p_prefix_from_sample(std::span<const float> logits, st
     return Prefix{split.above_count + taken, split.above + double(taken) * weight, split.band_min, taken};
   }
   if (!split.complete) return std::nullopt;
-  const auto band_range = kernels::min_max(scratch.band_keys);
-  PrefixSelector band(scratch.band_keys, scratch.band_weights, band_range.max, band_range.min, scratch);
+  const auto band_range = kernels::min_max(band_keys);
+  PrefixSelector band(band_keys, band_weights, band_range.max, band_range.min, scratch);
   Prefix prefix = band.reaching_mass(target - split.above);
   if (prefix.mass < target - split.above) return std::nullopt;  // the cut lies below the band
   prefix.count += split.above_count;
@@ -334,7 +337,7 @@ Selection top_p_over_vocabulary(std::span<const float> logits, Chain& chain, Fil
   block_sums.resize(kernels::block_count(logits.size()));
   const double total = kernels::exp_shifted(logits, chain.max_logit, chain.inverse_temperature, weights, block_sums);
   chain.total_weight = total;
-  auto sampled = top_p_prefix_from_sample(logits, weights, chain, total, workspace.prefix);
+  auto sampled = top_p_prefix_from_sample(logits, weights, chain, total, workspace);
   const Prefix prefix = sampled ? *sampled
                                 : PrefixSelector(logits, weights, chain.max_logit, chain.min_logit, workspace.prefix)
                                       .reaching_mass(chain.top_p * total);

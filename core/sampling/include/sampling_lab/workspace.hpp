@@ -63,9 +63,7 @@ struct PrefixScratch {
   std::vector<double> bucket_mass;
   std::vector<RankedToken> boundary;
   std::vector<float> sample;             // a strided sample of the keys, for a top-k bound
-  Buffer<std::uint32_t> band_ids;        // the tokens around a top-p cut placed from a sample
-  Buffer<float> band_keys;
-  Buffer<float> band_weights;
+  Buffer<float> band_weights;            // of the tokens around a top-p cut placed from a sample
 };
 
 // The general chain's extra buffers: typical's ranking, the masks, DRY's repeat search, the
