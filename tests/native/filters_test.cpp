@@ -36,6 +36,25 @@ sl::SamplingOptions params(double t, std::int64_t k, double p, double min_p) {
   params.min_p = min_p;
   return params;
 }
+
+// sample_token with `fast` at steps 0 … steps − 1 against the same options with a bias of 0, which
+// changes nothing and takes the general chain.
+::testing::AssertionResult draws_as_the_general_chain(const std::vector<float>& logits, sl::SamplingOptions fast,
+                                                      std::uint64_t steps) {
+  static const std::vector<std::int32_t> bias_ids = {7};
+  static const std::vector<float> bias_values = {0.0f};
+  sl::SamplingOptions chain = fast;
+  chain.logit_bias_ids = bias_ids;
+  chain.logit_bias_values = bias_values;
+  sl::FilterWorkspace fast_workspace, chain_workspace;
+  for (std::uint64_t step = 0; step < steps; ++step) {
+    fast.step = chain.step = step;
+    const auto expected = sl::sample_token(logits, chain, chain_workspace);
+    const auto drawn = sl::sample_token(logits, fast, fast_workspace);
+    if (drawn != expected) return ::testing::AssertionFailure() << "step " << step << ": " << drawn << " != " << expected;
+  }
+  return ::testing::AssertionSuccess();
+}
 }  // namespace
 
 
@@ -331,21 +350,11 @@ TEST(Filters, TopPDrawsOnALanguageModelsBodyMatchTheGeneralChain) {
   std::vector<float> logits(151936);
   for (auto& z : logits) z = body(random);
   for (int i = 0; i < 50; ++i) logits[random() % logits.size()] = 8.0f + 7.0f * float(random() % 1000) / 1000.0f;
-  const std::vector<std::int32_t> bias_ids = {7};
-  const std::vector<float> bias_values = {0.0f};
-  sl::FilterWorkspace fast_workspace, chain_workspace;
   for (double t : {0.9, 1.0, 1.2}) {
     for (double p : {0.9, 0.95, 0.99}) {
       sl::SamplingOptions fast = params(t, 0, p, 0.0);
       fast.seed = 3;
-      sl::SamplingOptions chain = fast;
-      chain.logit_bias_ids = bias_ids;
-      chain.logit_bias_values = bias_values;
-      for (std::uint64_t step = 0; step < 200; ++step) {
-        fast.step = chain.step = step;
-        ASSERT_EQ(sl::sample_token(logits, fast, fast_workspace), sl::sample_token(logits, chain, chain_workspace))
-            << t << " " << p << " " << step;
-      }
+      ASSERT_TRUE(draws_as_the_general_chain(logits, fast, 200)) << t << " " << p;
     }
   }
 }
@@ -369,26 +378,17 @@ TEST(Filters, TopPOverTheWholeVocabularyDrawsAsTheGeneralChain) {
   // misses the cut, and the histogram decides.
   std::vector<float> misleading = wide;
   for (std::size_t i = 0; i < v; i += v / 4096) misleading[i] = -30.0f;
-  const std::vector<std::int32_t> bias_ids = {7};
-  const std::vector<float> bias_values = {0.0f};
-  sl::FilterWorkspace fast_workspace, chain_workspace;
+  sl::FilterWorkspace workspace;
   for (const auto& [logits, t] : {std::pair{&zipf, 1.0}, {&wide, 1.5}, {&flat, 1.0}, {&equal, 1.0}, {&ascending, 0.8},
                                  {&misleading, 1.5}}) {
     for (double p : {0.3, 0.9, 0.999}) {
       sl::SamplingOptions fast = params(t, 0, p, 0.0);
       fast.seed = 5;
-      sl::SamplingOptions chain = fast;
-      chain.logit_bias_ids = bias_ids;
-      chain.logit_bias_values = bias_values;
-      for (std::uint64_t step = 0; step < 60; ++step) {
-        fast.step = chain.step = step;
-        ASSERT_EQ(sl::sample_token(*logits, fast, fast_workspace), sl::sample_token(*logits, chain, chain_workspace))
-            << t << " " << p << " " << step;
-      }
+      ASSERT_TRUE(draws_as_the_general_chain(*logits, fast, 60)) << t << " " << p;
       // The draw's kept set (the tokens left with a weight) is the sort-based reference's, token
       // for token, and so is its mass (to float weights): a draw alone seldom sees a boundary a few
       // tokens off.
-      const auto kept = sl::detail::select_kept(*logits, fast, fast_workspace, true);
+      const auto kept = sl::detail::select_kept(*logits, fast, workspace, true);
       const auto slow = reference::filter(*logits, fast);
       std::size_t count = 0;
       for (std::size_t i = 0; i < kept.ids.size(); ++i) {
