@@ -12,7 +12,7 @@ fi
 # other build's compiles take the idle one (a fresh build: 135 s one after the other).
 cmake --build build/native -j"$(nproc)" &
 native_build=$!
-cmake --build build/wasm -j"$(nproc)"
+cmake --build build/wasm -j"$(nproc)" || { kill "$native_build"; exit 1; }
 wait $native_build
 # The modules and Emscripten's glue for them, beside the package's JavaScript (dist is rebuilt
 # whole: tsc never deletes the output of a removed source).

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "../../core/sampling/src/selection.hpp"
+#include "selection.hpp"
 #include "reference.hpp"
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/samplers.hpp"

@@ -33,7 +33,7 @@ PrefixSelector::PrefixSelector(std::span<const float> keys, std::span<const floa
   auto& counts = scratch_.bucket_counts;
   auto& mass = scratch_.bucket_mass;
   if (scale_ == 0.0f) {
-    // One key throughout: one bucket, walked in id order (resolve_tied), with no histogram. Its
+    // One key throughout: one bucket, taken in id order (one_key_prefix), with no histogram. Its
     // mass is left unbounded, so that every target ends in it.
     counts.assign(kBuckets, 0);
     counts[0] = keys_.size();
@@ -203,8 +203,7 @@ Prefix PrefixSelector::tied_prefix(Position position, std::size_t members, float
   }
   const std::size_t taken = wanted_count > 0 ? std::min(wanted_count - count_before, members)
                                              : tied_prefix_length(members, w, mass_before, target_mass);
-  const auto mass_after = [&](std::size_t k) { return mass_before + double(k) * w; };
-  return {count_before + taken, mass_after(taken), key, taken};
+  return {count_before + taken, mass_before + double(taken) * w, key, taken};
 }
 
 }  // namespace sampling_lab::detail

@@ -261,7 +261,7 @@ bool top_p_head_looks_large(std::span<const float> logits, const Chain& chain) {
 // Top-p's cut over every token's weight, placed from an evenly spaced sample (Sample sort's
 // splitters, Frazer & McKellar 1970): the mass at or below a key, estimated from the sampled
 // weights, crosses (1 − p)·W at the cut. That mass is spread over many light tokens, which a
-// sample sees (the few heavy ones above the cut need not be sampled). Keys within four standard
+// sample sees (the few heavy ones above the cut need not be sampled). Keys within three standard
 // errors of the estimate either side form a band; one pass sums the exact mass above the band and
 // gathers it, and the band is ranked exactly. None when the band misses the cut or is large.
 std::optional<Prefix> top_p_prefix_from_sample(std::span<const float> logits, std::span<const float> weights,
@@ -285,7 +285,7 @@ std::optional<Prefix> top_p_prefix_from_sample(std::span<const float> logits, st
   const double light = (1.0 - chain.top_p) * total;
   std::size_t high_edge = 0;     // the cut lies at or below max − high_edge/scale
   std::size_t low_edge = kSampleBuckets;  // and at or above max − low_edge/scale
-  // Three standard errors: a band that misses the cut costs one pass more, not a wrong token.
+  // A band that misses the cut costs one pass more, not a wrong token.
   const auto spread = [&](double variance) { return 3.0 * std::sqrt(variance) * per_sample; };
   double below = 0.0, variance = 0.0;
   for (std::size_t j = kSampleBuckets; j-- > 0;) {
