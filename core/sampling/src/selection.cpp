@@ -56,16 +56,16 @@ float epsilon_threshold(const Chain& chain, double mass) {
 }
 
 // The k best tokens by the ranking, left in id order; false when the heap ran over its budget.
+// The ids alone are sorted (a sort of integers the module has anyway) and the keys read again.
 bool gather_top_k(std::span<const float> logits, std::size_t k, CandidateScratch& candidates) {
   auto& heap = candidates.heap;
   if (!best_ranked_within_budget(logits, k, heap)) return false;
-  std::sort(heap.begin(), heap.end(), [](const RankedToken& a, const RankedToken& b) { return a.id < b.id; });
-  candidates.ids.clear();
-  candidates.keys.clear();
-  for (const auto& token : heap) {
-    candidates.ids.push_back(token.id);
-    candidates.keys.push_back(token.key);
-  }
+  auto& ids = candidates.ids;
+  ids.resize(heap.size());
+  std::transform(heap.begin(), heap.end(), ids.begin(), [](const RankedToken& token) { return token.id; });
+  std::sort(ids.begin(), ids.end());
+  candidates.keys.resize(ids.size());
+  std::transform(ids.begin(), ids.end(), candidates.keys.begin(), [&](std::uint32_t id) { return logits[id]; });
   return true;
 }
 
