@@ -27,14 +27,15 @@ beforeAll(async () => {
   tiny = await loadLocalModel(tinyDir, { dtype: 'fp32' });
 });
 
-it('decodes token by token: the text generateTokens gives, and the time', async () => {
+it('decodes token by token: the text generateTokens streams (special tokens left out), and the time', async () => {
   const args = ['--model', tinyDir, '--prompt', PROMPT, '--max-new-tokens', '8', '--temperature', '0.8', '--top-p', '0.9', '--seed', '3'];
   const ids: number[] = [];
   for await (const step of generateTokens(tiny.model, tiny.tokenizer, PROMPT, { lab, temperature: 0.8, topP: 0.9, seed: 3, maxNewTokens: 8 })) ids.push(step.token);
   const json = JSON.parse((await run([...args, '--json'])).stdout);
-  expect(json).toMatchObject({ prompt: PROMPT, text: tiny.tokenizer.decode(ids), stats: { tokens: ids.length } });
+  const text = tiny.tokenizer.decode(ids, { skip_special_tokens: true });
+  expect(json).toMatchObject({ prompt: PROMPT, text, stats: { tokens: ids.length } });
   const { stdout } = await run(args);
-  expect(stdout.startsWith(PROMPT + tiny.tokenizer.decode(ids))).toBe(true);
+  expect(stdout.startsWith(`${PROMPT}${text}\n`)).toBe(true);
   expect(stdout).toMatch(new RegExp(`\\ntokens ${ids.length} · \\d+ ms · [\\d.]+ tokens/s\\n$`));
 });
 
@@ -45,7 +46,7 @@ it('decodes speculatively with --draft and --gamma: the text and totals speculat
   const target = await loadLocalModel(pair.draft, { dtype: 'fp32' });
   const expected = speculativeGenerate(target.model, tiny.model, target.tokenizer, PROMPT, { lab, gamma: 3, seed: 5, maxNewTokens: 12 });
   let text = '';
-  for await (const step of expected) text += step.text;
+  for await (const step of expected) text += step.textDelta;
   const { wallMs: _, ...totals } = expected.stats;
   expect(JSON.parse((await run([...speculativeArgs(), '--json'])).stdout)).toMatchObject({ prompt: PROMPT, text, stats: totals });
 });

@@ -27,6 +27,8 @@ export interface StepCandidate {
 export interface GeneratedStep {
   token: number;
   text: string;
+  /** The text the step adds, safe to join (generateTokens' textDelta). */
+  textDelta: string;
   prob: number;
   entropyBits: number;
   kept: number;

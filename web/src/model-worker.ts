@@ -197,9 +197,9 @@ const handlers: { [K in JobKind]: Handler<K> } = {
     for await (const step of generateTokens(loaded.model, loaded.tokenizer, request.prompt, {
       lab: sampling, ...request.filters, maxNewTokens: request.maxNewTokens, topCandidates: request.topCandidates, signal, grammar,
     })) {
-      const { token, prob, entropyBits, kept, cuts, grammarAllowed } = step;
+      const { token, textDelta, prob, entropyBits, kept, cuts, grammarAllowed } = step;
       const top = step.top.map((candidate) => ({ ...candidate, text: tokenText(loaded, candidate.token) }));
-      emit({ token, text: tokenText(loaded, token), prob, entropyBits, kept, top, cuts, ...(grammar && { grammarAllowed, vocabSize: grammar.vocabSize }) });
+      emit({ token, text: tokenText(loaded, token), textDelta, prob, entropyBits, kept, top, cuts, ...(grammar && { grammarAllowed, vocabSize: grammar.vocabSize }) });
       await nextTask();
     }
     return null;

@@ -388,7 +388,7 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
   // The JSON output as the browser's JSON.parse reads it, laid out.
   function showParsed(): void {
     const t = realModelText();
-    const generated = steps.map((s) => s.text).join('').replace(/<\|[^|]*\|>$/, '');
+    const generated = steps.map((s) => s.textDelta).join('');
     try {
       parsed.replaceChildren(node('p', 'rm-parsed-title', t.parsedCaption), node('pre', 'rm-parsed-json', JSON.stringify(JSON.parse(generated), null, 2)));
     } catch (error) {

@@ -58,9 +58,9 @@ std::string non_finite(const Json& json, const std::string& path) {
 
 template <typename T>
 Json bulk_of(std::span<const T> values, BulkType type) {
-  std::vector<std::uint8_t> bytes(values.size_bytes());
-  if (!values.empty()) std::memcpy(bytes.data(), values.data(), values.size_bytes());
-  return Json::binary(std::move(bytes), std::uint8_t(type));
+  // Built from the range: a vector sized first would be zeroed, then overwritten.
+  const auto* first = reinterpret_cast<const std::uint8_t*>(values.data());
+  return Json::binary(std::vector<std::uint8_t>(first, first + values.size_bytes()), std::uint8_t(type));
 }
 
 template <typename T>

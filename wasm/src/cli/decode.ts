@@ -131,24 +131,32 @@ export async function decode(argv: string[], lab: ExperimentLab): Promise<void> 
   if (draftFolder !== undefined) {
     const { model: draft } = await adapter.loadLocalModel(draftFolder, { dtype });
     const run = adapter.speculativeGenerate(model, draft, tokenizer, prompt, { lab, ...sampling, maxNewTokens, ...(gamma !== undefined && { gamma }) });
-    let text = '';
-    for await (const step of run) text += step.text;
+    const { text } = await streamed(run, prompt, flags.json);
     const { stats } = run;
     if (flags.json) console.log(toJson({ prompt, text, stats }));
     else {
-      console.log(prompt + text);
       console.log(`tokens ${stats.tokens} · ${ms(stats.wallMs)} · ${(stats.tokens / (stats.wallMs / 1000)).toFixed(1)} tokens/s`);
       console.log(`acceptance ${stats.acceptance.toFixed(3)} (${stats.accepted} of ${stats.proposed}) · tokens per target pass ${stats.tokensPerTargetPass.toFixed(2)} · target calls ${stats.targetCalls} · draft calls ${stats.draftCalls}`);
     }
     return;
   }
-  const ids: number[] = [];
-  for await (const step of adapter.generateTokens(model, tokenizer, prompt, { lab, ...sampling, maxNewTokens, topCandidates: 0 })) ids.push(step.token);
+  const run = adapter.generateTokens(model, tokenizer, prompt, { lab, ...sampling, maxNewTokens, topCandidates: 0 });
+  const { text, steps: tokens } = await streamed(run, prompt, flags.json);
   const elapsed = performance.now() - started;
-  const text = tokenizer.decode(ids);
-  if (flags.json) console.log(toJson({ prompt, text, stats: { tokens: ids.length, wallMs: elapsed } }));
-  else {
-    console.log(prompt + text);
-    console.log(`tokens ${ids.length} · ${ms(elapsed)} · ${(ids.length / (elapsed / 1000)).toFixed(1)} tokens/s`);
+  if (flags.json) console.log(toJson({ prompt, text, stats: { tokens, wallMs: elapsed } }));
+  else console.log(`tokens ${tokens} · ${ms(elapsed)} · ${(tokens / (elapsed / 1000)).toFixed(1)} tokens/s`);
+}
+
+// The steps' text, printed after the prompt as it arrives (unless in JSON), and their count.
+async function streamed(run: AsyncIterable<{ textDelta: string }>, prompt: string, json: boolean): Promise<{ text: string; steps: number }> {
+  let text = '';
+  let steps = 0;
+  if (!json) process.stdout.write(prompt);
+  for await (const { textDelta } of run) {
+    text += textDelta;
+    steps++;
+    if (!json) process.stdout.write(textDelta);
   }
+  if (!json) process.stdout.write('\n');
+  return { text, steps };
 }

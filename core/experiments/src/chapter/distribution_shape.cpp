@@ -41,14 +41,15 @@ Json filters(Params& params, const Progress&) {
   const auto& [logits, options] = std::get<MaskedLogits>(masked);
   const bool has_masked = logits.data() != given.data();
 
-  std::vector<float> probs(logits.size());
-  std::vector<float> tempered(logits.size());
+  // Written whole before they are read: not zeroed first.
+  Buffer<float> probs(logits.size());
+  Buffer<float> tempered(logits.size());
   CoverWorkspace cover_workspace;
   const FilterResult result = filter_distribution(logits, options, probs, filter_workspace);
   // From the given row: its −∞ tokens weigh 0 (the masked copy would weigh them at its minimum).
   tempered_distribution(given, options, tempered, filter_workspace.penalties);
   Json stages = Json::array();
-  std::vector<std::uint8_t> codes(logits.size());
+  Buffer<std::uint8_t> codes(logits.size());
   for (const auto& stage : filter_stages(logits, options, filter_workspace, codes)) {
     stages.push_back({{"filter", stage.filter}, {"kept", stage.kept}});
   }

@@ -57,7 +57,7 @@ struct CandidateScratch {
 
 // The histogram of a prefix selection and the one bucket it sorts exactly.
 struct PrefixScratch {
-  std::vector<std::uint32_t> bucket_of;  // each key's bucket
+  Buffer<std::uint32_t> bucket_of;       // each key's bucket (written whole before it is read)
   std::vector<std::uint32_t> members;    // positions in the boundary bucket
   std::vector<std::uint32_t> bucket_counts;
   std::vector<double> bucket_mass;
@@ -118,7 +118,7 @@ struct FilterWorkspace {
   PrefixScratch prefix;
   ChainScratch chain;
   MaskScratch masked;
-  std::vector<std::uint32_t> identity;  // 0 … V − 1: the kept ids when no filter cuts
+  Buffer<std::uint32_t> identity;  // 0 … V − 1: the kept ids when no filter cuts
 
   // Sizes every buffer for `vocabulary` tokens: later calls up to that size allocate nothing.
   void reserve(std::size_t vocabulary);

@@ -11,6 +11,7 @@ import {
   endOfSequenceIds, needsHistory, promptIds, promptLimit, shown,
 } from './checks.js';
 import { forward, row, vocabularyOf, type KvCache } from './forward.js';
+import { TextDeltas } from './text-deltas.js';
 
 export interface GenerateOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds'>, Partial<LogprobsOptions> {
   /** The Sampling Lab instance that chooses the tokens. */
@@ -35,6 +36,8 @@ export interface GenerateOptions extends Omit<SampleTokenOptions, 'step' | 'gene
   minNewTokens?: number;
   /** A grammar (sampling-lab/grammar's compileGrammar): each sequence's tokens follow it, and it ends when the grammar terminates. */
   grammar?: CompiledGrammar;
+  /** Leave special tokens (EOS, chat markers) out of `textDelta` (default true, as transformers.js's TextStreamer). */
+  skipSpecialTokens?: boolean;
 }
 
 export interface Candidate {
@@ -58,7 +61,14 @@ export interface StepLogprobs {
 
 export interface GeneratedToken {
   token: number;
+  /** The token's own text (a character spread over several byte tokens reads U+FFFD here). */
   text: string;
+  /**
+   * The text this step adds to its sequence, safe to join: bytes of a character are held until it
+   * is complete, special tokens are left out unless skipSpecialTokens is false, and a sequence's
+   * deltas joined equal tokenizer.decode(its tokens, { skip_special_tokens }).
+   */
+  textDelta: string;
   /** Which of the `n` sequences the token continues (0 when n = 1). */
   sequence: number;
   /** Probability of the token in the distribution it was drawn from (filtered, renormalised). */
@@ -82,7 +92,7 @@ export interface GeneratedToken {
   forced?: boolean;
 }
 
-const OWN_OPTIONS = ['lab', 'maxNewTokens', 'maxPromptTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode', 'n', 'stop', 'stopTokenIds', 'minNewTokens', 'grammar'];
+const OWN_OPTIONS = ['lab', 'maxNewTokens', 'maxPromptTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode', 'n', 'stop', 'stopTokenIds', 'minNewTokens', 'grammar', 'skipSpecialTokens'];
 const MAX_SEQUENCES = 128;
 const MAX_STOPS = 64;
 
@@ -116,6 +126,7 @@ interface Sequence {
   /** Prompt and generated ids. */
   ids: bigint[];
   generated: number[];
+  text: TextDeltas;
   sampler?: Sampler;
   matcher?: GrammarMatcher;
 }
@@ -138,9 +149,10 @@ export async function* generateTokens(
   checkObject(options, 'options');
   const {
     lab, maxNewTokens = 64, maxPromptTokens, topCandidates = 5, stopAtEos = true, signal, logprobs, logprobsMode,
-    n = 1, stop = [], stopTokenIds = [], minNewTokens = 0, grammar, ...sampling
+    n = 1, stop = [], stopTokenIds = [], minNewTokens = 0, grammar, skipSpecialTokens = true, ...sampling
   } = options;
   checkLab(lab);
+  checkBoolean(skipSpecialTokens, 'skipSpecialTokens');
   checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
   checkInteger(topCandidates, 'topCandidates', 0, 50);
   checkBoolean(stopAtEos, 'stopAtEos');
@@ -167,6 +179,7 @@ export async function* generateTokens(
     index,
     ids: [...prompted],
     generated: [],
+    text: new TextDeltas(tokenizer, skipSpecialTokens),
     // Mirostat's μ moves after every draw: a stateful sampler carries it and draws the same token.
     sampler: filterOptions.mirostat && lab.createSampler({ ...sampling, stream: stream + index, generatedIds: Int32Array.from(prompted, Number), step: prompted.length }),
   }));
@@ -182,7 +195,7 @@ export async function* generateTokens(
       const pass = await forward(model, step === 0 ? [prompted] : batch, past, cached, 1);
       cached += (step === 0 ? prompted : batch[0]).length;
       const finished = new Set<Sequence>();
-      const forced: GeneratedToken[] = [];
+      const forced: Omit<GeneratedToken, 'textDelta'>[] = [];
       for (const [j, sequence] of active.entries()) {
         const logits = row(pass, step === 0 ? 0 : j);
         if (sequence.generated.length < minNewTokens) for (const id of held) logits[id] = -Infinity;
@@ -214,6 +227,7 @@ export async function* generateTokens(
         yield described({
           token,
           text: tokenizer.decode([token]),
+          textDelta: sequence.text.push(token) + (finishReason ? sequence.text.flush() : ''),
           sequence: sequence.index,
           ...(matcher && { grammarAllowed }),
           ...(drawn && {
@@ -230,7 +244,8 @@ export async function* generateTokens(
         for (const [f, forcedStep] of forced.entries()) {
           const last = f === forced.length - 1 && (matcher!.isTerminated() || sequence.generated.length >= maxNewTokens);
           if (last) finished.add(sequence);
-          yield { ...forcedStep, ...(last && { finishReason: matcher!.isTerminated() ? 'stop' : 'length' }) };
+          const textDelta = sequence.text.push(forcedStep.token) + (last ? sequence.text.flush() : '');
+          yield { ...forcedStep, textDelta, ...(last && { finishReason: matcher!.isTerminated() ? 'stop' : 'length' }) };
         }
       }
       // Every sequence starts from the prompt's cache; finished ones leave the batch.
@@ -275,7 +290,7 @@ export async function jumpForwardTokens(tokenizer: PreTrainedTokenizer, matcher:
 }
 
 // The forced tokens appended to the sequence, as steps drawn by no one.
-async function jumpForward(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, sequence: Sequence, maxNewTokens: number): Promise<GeneratedToken[]> {
+async function jumpForward(tokenizer: PreTrainedTokenizer, matcher: GrammarMatcher, sequence: Sequence, maxNewTokens: number): Promise<Omit<GeneratedToken, 'textDelta'>[]> {
   return (await jumpForwardTokens(tokenizer, matcher, maxNewTokens - sequence.generated.length)).map((token) => {
     sequence.ids.push(BigInt(token));
     sequence.generated.push(token);

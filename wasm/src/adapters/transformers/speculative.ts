@@ -13,6 +13,7 @@ import {
 } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
 import { checkGrammar, jumpForwardTokens } from './generate.js';
+import { TextDeltas } from './text-deltas.js';
 
 export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'> {
   /** The Sampling Lab instance that draws and verifies the tokens. */
@@ -33,6 +34,8 @@ export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'g
   onForward?: (pass: ForwardPass) => void;
   /** A grammar (sampling-lab/grammar): the draft proposes under its mask, the target verifies each position under it, rejected proposals are rolled back; generation ends when it terminates. */
   grammar?: CompiledGrammar;
+  /** Leave special tokens (EOS, chat markers) out of `textDelta` (default true). */
+  skipSpecialTokens?: boolean;
 }
 
 export interface SpeculativeStep {
@@ -44,7 +47,10 @@ export interface SpeculativeStep {
   accepted: number;
   /** Whether the target's token was redrawn from norm(max(0, p − q)) after a rejection (else it is the bonus token). */
   fromResidual: boolean;
+  /** The tokens' own text (a character whose bytes the step splits reads U+FFFD here). */
   text: string;
+  /** The text this step adds, safe to join (as generateTokens' textDelta): the deltas joined equal tokenizer.decode(every emitted token, { skip_special_tokens }). */
+  textDelta: string;
   /** With a grammar: how many tokens its mask allowed at each position checked (proposals, then the target's own; 0 for forced tokens). */
   grammarAllowed?: number[];
   /** With a grammar: the tokens are its jump-forward string, proposed and verified by no model. */
@@ -72,7 +78,7 @@ export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep> {
   readonly stats: Readonly<SpeculativeStats>;
 }
 
-const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar'];
+const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens'];
 
 /** One model's side of the decoding: its cache holds the first `cache` positions of the sequence. */
 interface Side {
@@ -95,8 +101,11 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkTokenizer(tokenizer);
   if (options === undefined) throw new SamplingLabError('lab', 'speculativeGenerate needs options with lab: { lab, gamma, ...sampling options }');
   checkObject(options, 'options');
-  const { lab, gamma = 4, maxNewTokens = 64, maxPromptTokens, stopAtEos = true, signal, draftStream, onForward, grammar, ...sampling } = options;
+  const {
+    lab, gamma = 4, maxNewTokens = 64, maxPromptTokens, stopAtEos = true, signal, draftStream, onForward, grammar, skipSpecialTokens = true, ...sampling
+  } = options;
   checkLab(lab);
+  checkBoolean(skipSpecialTokens, 'skipSpecialTokens');
   checkInteger(gamma, 'gamma', 1, lab.maxDraftTokens);
   checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
   checkBoolean(stopAtEos, 'stopAtEos');
@@ -118,7 +127,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   const ids = promptIds(tokenizer, prompt, vocab, Math.min(promptLimit(target, maxPromptTokens), promptLimit(draft, undefined))).map(Number);
   const stats: SpeculativeStats = { tokens: 0, proposed: 0, accepted: 0, acceptance: 0, tokensPerTargetPass: 0, targetCalls: 0, draftCalls: 0, wallMs: 0 };
   const run = decode({
-    lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, onForward, options: keys, grammar,
+    lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, onForward, options: keys, grammar, skipSpecialTokens,
     eos: new Set(stopAtEos ? endOfSequenceIds(target) : []),
     target: { model: target, role: 'target' }, draft: { model: draft, role: 'draft' },
   });
@@ -140,6 +149,7 @@ interface Decoding {
   target: Side;
   draft: Side;
   grammar?: CompiledGrammar;
+  skipSpecialTokens: boolean;
 }
 
 // Runs the part of `sequence` past the side's cache and keeps its last `keep` logits rows;
@@ -155,6 +165,9 @@ async function pass(side: Side, sequence: number[], keep: number, decoding: Deco
 
 async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
   const { lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, options, eos, target, draft, grammar } = decoding;
+  const text = new TextDeltas(tokenizer, decoding.skipSpecialTokens);
+  // The step's textDelta; the sequence's last step also gives up what is held.
+  const delta = (tokens: number[], last: boolean) => text.push(...tokens) + (last ? text.flush() : '');
   const { draftStream, ...targetOptions } = options;
   const history = needsHistory(lab, options);
   const promptLength = ids.length;
@@ -168,7 +181,11 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       if (forced.length > 0) {
         ids.push(...forced);
         stats.tokens += forced.length;
-        yield { tokens: forced, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(forced), grammarAllowed: forced.map(() => 0), forced: true };
+        const last = matcher!.isTerminated() || ids.length - promptLength >= maxNewTokens;
+        yield {
+          tokens: forced, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(forced), textDelta: delta(forced, last),
+          grammarAllowed: forced.map(() => 0), forced: true,
+        };
         if (matcher!.isTerminated()) return;
         continue;
       }
@@ -231,6 +248,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       stats.wallMs += performance.now() - started;
       yield {
         tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
+        textDelta: delta(tokens, end !== -1 || ids.length - promptLength >= maxNewTokens),
         ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
       };
       started = performance.now();
