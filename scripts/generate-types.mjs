@@ -23,6 +23,8 @@ function typeOf(spec) {
     case 'array': return spec.items.kind === 'integer' ? 'IntegerArray' : 'NumericArray';
     case 'optional': return `${typeOf(spec.of)} | null`;
     case 'bitmask': return 'MaskArray';
+    // A handful of integers (mirostat's version 0–2): their union, so that another one fails to compile.
+    case 'integer': return spec.max - spec.min <= 3 ? Array.from({ length: spec.max - spec.min + 1 }, (_, i) => spec.min + i).join(' | ') : 'number';
     default: return 'number';
   }
 }

@@ -54,3 +54,26 @@ it('a long run of failures does not grow memory', () => {
   logits[5] = 0;
   expect(lab.distribution(logits, { topK: 10 }).kept).toBe(10);
 });
+
+it('a wasmBinary that is not the entry\'s module (the other one, not WebAssembly) is an error for wasmBinary, and loading goes on', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { loadSamplingLab: loadSampler, SamplingLabError } = await import('sampling-lab');
+  const dist = join(__dirname, '../../wasm/dist');
+  const core = readFileSync(join(dist, 'sampling-lab-core.wasm'));
+  const experiments = readFileSync(join(dist, 'sampling-lab-experiments.wasm'));
+  const wrong: [() => Promise<unknown>, string][] = [
+    [() => loadSamplingLab({ wasmBinary: core }), 'sampling-lab-experiments.wasm'],
+    [() => loadSampler({ wasmBinary: experiments }), 'sampling-lab-core.wasm'],
+    [() => loadSampler({ wasmBinary: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]) }), 'sampling-lab-core.wasm'],
+    [() => loadSampler({ wasmBinary: new Uint8Array([1, 2, 3]) }), 'sampling-lab-core.wasm'],
+  ];
+  for (const [load, file] of wrong) {
+    const error = await load().then(() => undefined, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SamplingLabError);
+    expect((error as InstanceType<typeof SamplingLabError>).argument).toBe('wasmBinary');
+    expect((error as Error).message).toContain(`this build's ${file}`);
+    expect((error as Error).message).not.toContain('ASSERTIONS');
+  }
+  expect((await loadSampler({ wasmBinary: core })).sampleToken([0, 5, 1], { temperature: 0 })).toBe(1);
+});

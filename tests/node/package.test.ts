@@ -108,6 +108,18 @@ it('rejects unknown experiment names and parameters at compile time', async () =
   expect(await typeCheck('run-experiment-types.ts')).toBe('');
 });
 
+it('takes only mirostat\'s versions and transformers.js\'s dtypes and devices at compile time', async () => {
+  // In the checkout, where the optional peer @huggingface/transformers is installed.
+  const folder = join(root, 'build/type-fixtures');
+  mkdirSync(folder, { recursive: true });
+  copyFileSync(join(__dirname, 'fixtures/option-types.ts'), join(folder, 'option-types.ts'));
+  writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: [] },
+    files: ['option-types.ts'],
+  }));
+  expect(await failure(run(tool('tsc'), ['-p', 'tsconfig.json'], { cwd: folder }))).toBe('');
+});
+
 it('publint and attw --profile esm-only report nothing', async () => {
   const publint = await run(tool('publint'), ['run', tarball, '--strict']);
   expect(publint.stdout).toContain('All good!');

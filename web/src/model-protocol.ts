@@ -2,12 +2,13 @@
 // and forward pass lives in the Worker; the page names models by ModelRef. Logits rows cross as
 // transferred Float32Arrays, everything else is small.
 import type { AcceptanceResult, FilterStage, OptionSpec, SampleTokenOptions } from 'sampling-lab';
+import type { ModelDtype } from 'sampling-lab/transformers';
 import type { PassageUnit } from './passage-display';
 
 /** A model file: a local folder ('/models/tiny-qwen3') or a hub repository, at a dtype. */
 export interface ModelRef {
   source: string;
-  dtype: string;
+  dtype: ModelDtype;
   device: 'webgpu' | 'wasm';
 }
 

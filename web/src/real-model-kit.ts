@@ -70,7 +70,7 @@ export interface Plan {
 export async function choosePlan(): Promise<Plan> {
   const query = new URLSearchParams(location.search);
   const [asked, draftAsked] = [query.get('model'), query.get('draft')];
-  const at = (source: string, dtype: string, device: Plan['device'] = 'wasm'): ModelRef => ({ source, dtype, device });
+  const at = (source: string, dtype: ModelRef['dtype'], device: Plan['device'] = 'wasm'): ModelRef => ({ source, dtype, device });
   // A draft from elsewhere runs at the precision its side would: fp32 from a folder, else 4-bit.
   const draftOr = (fallback: ModelRef): ModelRef => (draftAsked
     ? at(draftAsked, isLocalSource(draftAsked) ? 'fp32' : fallback.dtype, fallback.device)
@@ -84,10 +84,10 @@ export async function choosePlan(): Promise<Plan> {
   const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<{ features: Set<string> } | null> } }).gpu;
   const adapter = await gpu?.requestAdapter().catch(() => null);
   if (adapter?.features.has('shader-f16')) {
-    const on = (dtype: string) => at(repository, dtype, 'webgpu');
+    const on = (dtype: ModelRef['dtype']) => at(repository, dtype, 'webgpu');
     return { repository, device: 'webgpu', primary: on('q4f16'), target: on('fp16'), draft: draftOr(on('q4f16')), sizes: sizes({ q4f16: '0.57 GB', fp16: '1.2 GB' }) };
   }
-  const on = (dtype: string) => at(repository, dtype);
+  const on = (dtype: ModelRef['dtype']) => at(repository, dtype);
   return { repository, device: 'wasm', primary: on('q4'), target: on('q8'), draft: draftOr(on('q4')), sizes: sizes({ q4: '0.9 GB', q8: '0.75 GB' }) };
 }
 

@@ -50,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command.startsWith('-')) throw new SamplingLabError('experiment', `the experiment comes first, before '${command}'; ${SHORT_USAGE}`);
-  const lab = new ExperimentLab(await loadExperimentsModule(await withWasmBinary({}, experimentsWasmUrl())));
+  const lab = new ExperimentLab(await loadExperimentsModule({}, await withWasmBinary({}, experimentsWasmUrl())));
   if (command === 'list') {
     if (rest.length > 0) throw new SamplingLabError('arguments', `list takes no arguments, not '${rest[0]}'`);
     for (const info of lab.experiments) console.log(`${info.name}\n  ${info.summary}\n${info.params.map(describe).join('\n')}`);

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { SamplingLabError } from '../lab/errors.js';
-import { isModelDtype, MODEL_DTYPES } from '../adapters/transformers/model-dtypes.js';
+import { isModelDtype, MODEL_DTYPES, type ModelDtype } from '../adapters/transformers/model-dtypes.js';
 import type { ExperimentInfo } from '../lab/schema.js';
 
 const PEER = '@huggingface/transformers';
@@ -21,7 +21,7 @@ export async function importAdapter() {
   }
 }
 
-export function checkDtype(dtype: string): void {
+export function checkDtype(dtype: string): asserts dtype is ModelDtype {
   if (!isModelDtype(dtype)) throw new SamplingLabError('dtype', `--dtype takes one of ${MODEL_DTYPES.join(', ')}, not '${dtype}'`);
 }
 

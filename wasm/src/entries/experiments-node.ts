@@ -7,5 +7,5 @@ import { withWasmBinary } from '../runtime/node-wasm.js';
 export * from './experiments.js';
 
 export async function loadSamplingLab(options: LoadOptions = {}): Promise<ExperimentLab> {
-  return new ExperimentLab(await loadExperimentsModule(await withWasmBinary(options, experimentsWasmUrl())));
+  return new ExperimentLab(await loadExperimentsModule(options, await withWasmBinary(options, experimentsWasmUrl())));
 }

@@ -7,5 +7,5 @@ import { withWasmBinary } from '../runtime/node-wasm.js';
 export * from './index.js';
 
 export async function loadSamplingLab(options: LoadOptions = {}): Promise<Lab> {
-  return new Lab(await loadCoreModule(await withWasmBinary(options, coreWasmUrl())));
+  return new Lab(await loadCoreModule(options, await withWasmBinary(options, coreWasmUrl())));
 }

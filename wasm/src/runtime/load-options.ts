@@ -1,6 +1,7 @@
 // How a caller says where a module comes from, and how that reaches Emscripten's glue: the
 // caller's bytes, or where to fetch the .wasm from (by default the glue's own
 // `new URL(…, import.meta.url)`, beside it).
+import { SamplingLabError } from '../lab/errors.js';
 import type { ModuleOptions } from '../sampling-lab-core.js';
 
 export interface LoadOptions {
@@ -15,4 +16,24 @@ export function moduleOptions(options: LoadOptions): ModuleOptions {
   if (options.wasmUrl === undefined) return {};
   const url = String(options.wasmUrl);
   return { locateFile: () => url };
+}
+
+/**
+ * A module through its glue, from `resolved` (the caller's options, or the Node entries' bytes of
+ * the default file). A module the caller chose that does not load (another module's .wasm, another
+ * build's, not WebAssembly) is a SamplingLabError for their wasmBinary or wasmUrl.
+ */
+export async function loadModule<T>(create: (options: ModuleOptions) => Promise<T>, file: string, given: LoadOptions,
+                                    resolved: LoadOptions = given): Promise<T> {
+  try {
+    return await create(moduleOptions(resolved));
+  } catch (cause) {
+    const argument = given.wasmBinary ? 'wasmBinary' : given.wasmUrl !== undefined ? 'wasmUrl' : undefined;
+    if (argument === undefined) throw cause;
+    // Emscripten's abort wraps the engine's message: "Aborted(…). Build with -s ASSERTIONS=1 …".
+    const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/^Aborted\((.*)\)\. Build with .*$/s, '$1');
+    // The other module goes unnamed: an app that only samples never mentions the experiments one.
+    throw new SamplingLabError(argument, `${argument} does not load as this build's ${file} (${reason}): each entry loads ` +
+      'its own module (sampling-lab and sampling-lab/experiments have one each), from the build its JavaScript came with');
+  }
 }

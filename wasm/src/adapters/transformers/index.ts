@@ -12,3 +12,4 @@ export { beamSearch, type BeamSearchOptions, type BeamSequence } from './beam.js
 export type { ForwardPass } from './forward.js';
 export { logitsRows, passageIds, positionLogits } from './logits.js';
 export { loadHubModel, loadLocalModel, type LoadedModel, type LoadModelOptions } from './load.js';
+export type { ModelDtype } from './model-dtypes.js';

@@ -2,7 +2,7 @@
 import { AutoConfig, AutoModelForCausalLM, AutoTokenizer, env } from '@huggingface/transformers';
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { SamplingLabError } from '../../lab/errors.js';
-import { MODEL_DTYPES } from './model-dtypes.js';
+import { MODEL_DTYPES, type ModelDtype } from './model-dtypes.js';
 import { checkObject, shown } from './checks.js';
 
 export interface LoadedModel {
@@ -12,9 +12,9 @@ export interface LoadedModel {
 
 export interface LoadModelOptions {
   /** transformers.js dtype, the file onnx/model<suffix>.onnx: one of MODEL_DTYPES ('fp32', 'q4', …) or 'auto'. */
-  dtype?: string;
+  dtype?: ModelDtype | 'auto';
   /** transformers.js device: 'cpu', 'wasm', 'webgpu', … or 'auto'. */
-  device?: string;
+  device?: Device;
   progress?: (info: { status: string; file?: string; loaded?: number; total?: number; progress?: number }) => void;
   /** onnxruntime's session options, e.g. { intraOpNumThreads: 1 }: passed to transformers.js as session_options. */
   sessionOptions?: Record<string, unknown>;
@@ -23,7 +23,8 @@ export interface LoadModelOptions {
 // transformers.js would load its default file for any other dtype, and 'auto' picks that default.
 const DTYPES: readonly string[] = ['auto', ...MODEL_DTYPES];
 // transformers.js 4.3's DEVICE_TYPES.
-const DEVICES = ['auto', 'gpu', 'cpu', 'wasm', 'webgpu', 'cuda', 'dml', 'coreml', 'webnn', 'webnn-npu', 'webnn-gpu', 'webnn-cpu'];
+const DEVICES = ['auto', 'gpu', 'cpu', 'wasm', 'webgpu', 'cuda', 'dml', 'coreml', 'webnn', 'webnn-npu', 'webnn-gpu', 'webnn-cpu'] as const;
+type Device = (typeof DEVICES)[number];
 const OPTIONS = ['dtype', 'device', 'progress', 'sessionOptions'];
 
 function checkLoadOptions(options: unknown): asserts options is LoadModelOptions {
@@ -32,7 +33,7 @@ function checkLoadOptions(options: unknown): asserts options is LoadModelOptions
     if (!OPTIONS.includes(key)) throw new SamplingLabError(key, `unknown option '${key}'; accepted: ${OPTIONS.join(', ')}`);
   }
   for (const [name, value, accepted] of [['dtype', options.dtype, DTYPES], ['device', options.device, DEVICES]] as const) {
-    if (value !== undefined && !accepted.includes(value as string)) {
+    if (value !== undefined && !(accepted as readonly string[]).includes(value as string)) {
       throw new SamplingLabError(name, `${name} must be one of ${accepted.join(', ')}, not ${shown(value)}`);
     }
   }
