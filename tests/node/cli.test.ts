@@ -61,6 +61,15 @@ it('prints each array on one line, with no blank lines', async () => {
   expect(stdout.split('\n').filter((line) => line.trim() === '')).toEqual(['']);  // the final newline only
 });
 
+it('names the stage that cut each token in text, and keeps the codes in JSON', async () => {
+  const args = ['filters', '--logits', '3,2.5,2,1,0.5,0,-1,-2', '--top-k', '5', '--top-p', '0.8', '--banned-tokens', '1'];
+  expect((await run(args)).stdout).toMatch(/^cutBy: \[kept, masks, kept, topP, topP, topP, topK, topK\]$/m);
+  const json = JSON.parse((await run([...args, '--json'])).stdout);
+  const lab = await loadSamplingLab();
+  const [topK, topP] = [1 + lab.stageNames.indexOf('topK'), 1 + lab.stageNames.indexOf('topP')];
+  expect(json.cutBy).toEqual([0, lab.masksCode, 0, topP, topP, topP, topK, topK]);
+});
+
 it('prints typed arrays as arrays and null cells as null, in tables and in JSON', async () => {
   const { render, toJson } = await import('../../wasm/dist/cli/render.js');
   const result = {
@@ -99,10 +108,14 @@ const userErrors: [string, string[], string, RegExp, string?][] = [
   ['no arguments', [], 'experiment', /no experiment given; usage: sampling-lab <experiment>/],
   ['a flag before the experiment', ['--json', 'filters'], 'experiment', /the experiment comes first/],
   ['an unknown experiment', ['nope'], 'experiment', /unknown experiment 'nope'; known: filters, /],
+  ['a misspelt experiment', ['tempreature'], 'experiment', /unknown experiment 'tempreature' \(did you mean 'temperature'\?\); known: /],
+  ['a misspelt command', ['lst'], 'experiment', /unknown experiment 'lst' \(did you mean 'list'\?\)/],
   ['--version with more', ['--version', 'filters'], 'arguments', /--version takes no arguments/],
   ['list with more', ['list', 'filters'], 'arguments', /list takes no arguments/],
   ['a stray word', ['filters', 'junk'], 'arguments', /unexpected argument 'junk'; run sampling-lab filters --help/],
-  ['an unknown flag', ['filters', '--topQ', '1'], 'topQ', /unknown flag --topQ for filters/],
+  ['an unknown flag', ['filters', '--frobnicate', '1'], 'frobnicate', /unknown flag --frobnicate for filters; run sampling-lab filters --help/],
+  ['a misspelt flag', ['filters', '--temprature', '1'], 'temprature', /unknown flag --temprature for filters \(did you mean '--temperature'\?\); run /],
+  ['a misspelt decode flag', ['decode', '--modle', 'x'], 'modle', /unknown flag --modle for decode \(did you mean '--model'\?\)/],
   ['a short flag', ['filters', '-n', '3'], 'n', /unknown flag -n for filters/],
   ['a flag without its value', ['filters', '--top-p'], 'topP', /--top-p needs a value/],
   ['a flag followed by a flag', ['filters', '--top-p', '--json'], 'topP', /--top-p needs a value/],

@@ -49,7 +49,10 @@ export function readFlags<Name extends string>(argv: string[], info: ExperimentI
       continue;
     }
     const name = flag === `--${token.name}` ? names.get(token.name) : undefined;  // no short forms
-    if (name === undefined) throw new SamplingLabError(token.name, `unknown flag ${flag} for ${info.name}; ${hint}`);
+    if (name === undefined) {
+      const near = didYouMean(flag.replace(/^-+/, ''), [...names.keys()]);
+      throw new SamplingLabError(token.name, `unknown flag ${flag} for ${info.name}${near.replace(/'(.*)'/, "'--$1'")}; ${hint}`);
+    }
     if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--'))) {
       throw new SamplingLabError(name, `${flag} needs a value`);
     }
@@ -128,4 +131,29 @@ export async function experimentParams(flags: Flags, info: ExperimentInfo): Prom
   for (const [name, file] of files) params[name] = await readNpyRow(file, position, name);
   if (source.model !== undefined) params.logits = await modelLogits(source, position, info);
   return params;
+}
+
+// Edits between two names (insertions, deletions, substitutions and swaps of two neighbours): the
+// optimal string alignment distance (Damerau 1964).
+function edits(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/** " (did you mean 'x'?)" for the known name nearest to `given` (a third of its letters off at most), else ''. */
+export function didYouMean(given: string, known: readonly string[]): string {
+  const lower = given.toLowerCase();
+  let best: string | undefined;
+  let fewest = Math.max(1, Math.floor(given.length / 3));
+  for (const name of known) {
+    const distance = edits(lower, name.toLowerCase());
+    if (distance <= fewest && (best === undefined || distance < fewest)) [best, fewest] = [name, distance];
+  }
+  return best === undefined ? '' : ` (did you mean '${best}'?)`;
 }

@@ -2,7 +2,7 @@
 // Every user error is one line on stderr and exit code 2.
 import { readFileSync } from 'node:fs';
 import { decode } from './decode.js';
-import { experimentParams, readFlags, SOURCE_FLAGS } from './flags.js';
+import { didYouMean, experimentParams, readFlags, SOURCE_FLAGS } from './flags.js';
 import { PEER_INSTALL } from './model.js';
 import { describe, render, toJson } from './render.js';
 import { MODEL_DTYPES } from '../adapters/transformers/model-dtypes.js';
@@ -61,7 +61,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const info = lab.experiments.find((e) => e.name === command);
-  if (!info) throw new SamplingLabError('experiment', `unknown experiment '${command}'; known: ${lab.experiments.map((e) => e.name).join(', ')}`);
+  if (!info) {
+    const known = [...lab.experiments.map((e) => e.name), 'list', 'decode'];
+    throw new SamplingLabError('experiment', `unknown experiment '${command}'${didYouMean(command, known)}; known: ${known.join(', ')}`);
+  }
   const flags = readFlags(rest, info, SOURCE_FLAGS);
   if (flags.help) {
     console.log(experimentHelp(info));
@@ -70,8 +73,15 @@ async function main(argv: string[]): Promise<number> {
   // The names and parameters come from the schema at run time; the core checks them.
   const params = (await experimentParams(flags, info)) as ExperimentParams[ExperimentName];
   const result = lab.runExperiment(info.name as ExperimentName, params);
-  console.log(flags.json ? toJson(result) : render(result));
+  console.log(flags.json ? toJson(result) : render(readable(result, lab)));
   return 0;
+}
+
+// The text form names the stage that cut each token ('kept' for none) where JSON keeps the codes.
+function readable(result: object, lab: ExperimentLab): object {
+  if (!('cutBy' in result) || !ArrayBuffer.isView(result.cutBy)) return result;
+  const names = (code: number) => (code === 0 ? 'kept' : code === lab.masksCode ? 'masks' : lab.stageNames[code - 1]);
+  return { ...result, cutBy: Array.from(result.cutBy as Uint8Array, names) };
 }
 
 // One line per error, no stack trace (a message from transformers.js may span lines): 2 for the
