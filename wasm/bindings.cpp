@@ -454,10 +454,19 @@ class Engine {
     return named("count", val(double(count)));
   }
 
-  // tv, kl, overlap.
+  // Room for p and then q, `length` doubles each: distances are taken unrounded to float32.
+  val distance_inputs(double length) {
+    if (auto error = sampling_lab::check_length(length, "p")) return failure(*error);
+    return view_of(distance_inputs_, 2.0 * length, "p", 2.0 * double(sampling_lab::kMaxVocabulary));
+  }
+
+  // tv, kl, overlap of the two halves of distance_inputs.
   val distance() {
-    if (auto error = sampling_lab::check_distance_inputs(*current_, inputs_[kSecondary])) return failure(*error);
-    const auto d = sampling_lab::distances(*current_, inputs_[kSecondary]);
+    const std::span<const double> both = distance_inputs_;
+    const auto p = both.first(both.size() / 2);
+    const auto q = both.subspan(both.size() / 2);
+    if (auto error = sampling_lab::check_distance_inputs(p, q)) return failure(*error);
+    const auto d = sampling_lab::distances(p, q);
     return val(DistanceReply{d.tv, d.kl, d.overlap});
   }
 
@@ -575,6 +584,7 @@ class Engine {
     };
     release(inputs_[kPrimary]);
     release(inputs_[kSecondary]);
+    release(distance_inputs_);
     bool options_released = release(number_lists_) | release(option_values_);
     for (auto& ids : int_inputs_) options_released |= release(ids);
     if (options_released) {
@@ -634,6 +644,7 @@ class Engine {
   static constexpr std::size_t kKeptElements = std::size_t{1} << 20;
   std::size_t reserved_ = 0;
   std::array<std::vector<float>, kInputSlots> inputs_;
+  std::vector<double> distance_inputs_;
   const std::vector<float>* current_ = &inputs_[kPrimary];
   std::array<std::vector<std::int32_t>, kIdSlots> int_inputs_;
   std::vector<double> option_values_;

@@ -118,7 +118,8 @@
   X(sample, sample, "(method: string, n: number, isProbs: boolean, onProgress: ((fraction: number) => boolean) | undefined): CoreError | { draws: Int32Array }", "n draws by one method; onProgress returns false to stop.") \
   X(randomWords, random_words, "(seed: number, stream: number, n: number): CoreError | { words: Uint32Array }", "Philox-4x32-10's first n words of (seed, stream).") \
   X(coverCount, cover_count, "(mass: number, temperature: number, isProbs: boolean): CoreError | { count: number }", "How many top tokens cover `mass`.") \
-  X(distance, distance, "(): CoreError | CoreDistance", "Distances between the current input and the secondary one.") \
+  X(distanceInputs, distance_inputs, "(length: number): CoreError | Float64Array", "Room for p, then q: `length` doubles each, for distance().") \
+  X(distance, distance, "(): CoreError | CoreDistance", "Distances between the two halves of distanceInputs.") \
   X(range, range, "(): CoreError | CoreRange", "The current input's smallest and largest value.")  \
   X(sum, sum, "(): number", "Σ of the current input in float SIMD lanes: one read, the benchmarks' floor.") \
   X(ranking, ranking, "(): CoreError | { order: Uint32Array }", "Token ids by value, largest first.")  \

@@ -44,6 +44,17 @@ it('distance: TV, KL and overlap', () => {
   expect(d.kl).toBeCloseTo(p.reduce((a, x) => a + x * Math.log(x / 0.25), 0), 6);
 });
 
+it('distance in double: inputs are not rounded to float32, and q = 0 < p gives KL = Infinity', () => {
+  const d = lab.distance([0.6, 0.4], [0.2, 0.8]);
+  // float32 inputs gave 0.4000000134 (1.3e-8 off); double arithmetic is off by an ulp at most.
+  expect(Math.abs(d.tv - 0.4)).toBeLessThan(1e-15);
+  expect(Math.abs(d.overlap - 0.6)).toBeLessThan(1e-15);
+  expect(Math.abs(d.kl - (0.6 * Math.log(3) + 0.4 * Math.log(0.5)))).toBeLessThan(1e-15);
+  expect(lab.distance([0.5, 0.5], [1, 0])).toEqual({ tv: 0.5, kl: Infinity, overlap: 0.5 });
+  // Float32Array inputs are read as they are.
+  expect(lab.distance(Float32Array.of(0.6, 0.4), Float32Array.of(0.2, 0.8)).tv).toBe((Math.fround(0.6) - Math.fround(0.2) + Math.fround(0.8) - Math.fround(0.4)) / 2);
+});
+
 it('temperature experiment: hotter is flatter on the synthetic 151,936-token vocabulary', () => {
   const result = lab.runExperiment('temperature');
   expect(result.vocabSize).toBe(lab.qwen3Vocabulary);

@@ -112,7 +112,10 @@ std::size_t cover_count_logits(std::span<const float> logits, double temperature
   return selector.reaching_mass(mass * total).count;
 }
 
-Check check_distance_inputs(std::span<const float> p, std::span<const float> q) {
+namespace {
+
+template <typename T>
+Check check_distance_inputs_of(std::span<const T> p, std::span<const T> q) {
   if (auto error = check_probabilities(p, "p")) return error;
   if (auto error = check_probabilities(q, "q")) return error;
   if (p.size() != q.size()) {
@@ -122,7 +125,8 @@ Check check_distance_inputs(std::span<const float> p, std::span<const float> q) 
   return std::nullopt;
 }
 
-Distances distances(std::span<const float> p, std::span<const float> q) {
+template <typename T>
+Distances distances_of(std::span<const T> p, std::span<const T> q) {
   double absolute_difference = 0.0;
   double kl = 0.0;
   double overlap = 0.0;
@@ -138,5 +142,12 @@ Distances distances(std::span<const float> p, std::span<const float> q) {
   // Inputs are checked to sum to 1 within float rounding; the distances stay in their ranges.
   return {std::min(1.0, 0.5 * absolute_difference), std::max(0.0, kl), std::min(1.0, overlap)};
 }
+
+}  // namespace
+
+Check check_distance_inputs(std::span<const float> p, std::span<const float> q) { return check_distance_inputs_of(p, q); }
+Check check_distance_inputs(std::span<const double> p, std::span<const double> q) { return check_distance_inputs_of(p, q); }
+Distances distances(std::span<const float> p, std::span<const float> q) { return distances_of(p, q); }
+Distances distances(std::span<const double> p, std::span<const double> q) { return distances_of(p, q); }
 
 }  // namespace sampling_lab

@@ -45,11 +45,14 @@ Check check_logits(std::span<const float> logits, const std::string& argument) {
                                      (std::isnan(logits[i]) ? "NaN" : "infinite") + "; logits must be finite"};
 }
 
-Check check_probabilities(std::span<const float> probs, const std::string& argument) {
+namespace {
+
+template <typename T>
+Check check_probabilities_of(std::span<const T> probs, const std::string& argument) {
   if (auto error = check_entries(probs.size(), argument)) return error;
   double total = 0.0;
   for (std::size_t i = 0; i < probs.size(); ++i) {
-    if (!(probs[i] >= 0.0f) || !std::isfinite(probs[i])) {
+    if (!(probs[i] >= T(0)) || !std::isfinite(probs[i])) {
       return ArgumentError{argument, argument + "[" + std::to_string(i) +
                                          "] is not a finite, non-negative probability"};
     }
@@ -62,6 +65,11 @@ Check check_probabilities(std::span<const float> probs, const std::string& argum
   }
   return std::nullopt;
 }
+
+}  // namespace
+
+Check check_probabilities(std::span<const float> probs, const std::string& argument) { return check_probabilities_of(probs, argument); }
+Check check_probabilities(std::span<const double> probs, const std::string& argument) { return check_probabilities_of(probs, argument); }
 
 Check check_temperature(double temperature) {
   return check_scalar(temperature, Kind::kNumber, at_least(0), "temperature");

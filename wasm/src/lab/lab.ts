@@ -422,13 +422,15 @@ export class Lab {
     return unwrap(this.#engine.coverCount(mass, temperature, isProbs === true)).count;
   }
 
-  /** Total variation, KL(p‖q) in nats, and overlap Σ min(p, q) = 1 − TV. */
+  /** Total variation, KL(p‖q) in nats, and overlap Σ min(p, q) = 1 − TV, in double: inputs are not rounded to float32. */
   distance(p: NumericArray, q: NumericArray): Distances {
+    checkIdle(this.#core);
     checkNumbers(p, 'p', this.maxVocabulary);
     checkNumbers(q, 'q', this.maxVocabulary);
     if (p.length !== q.length) throw new SamplingLabError('q', `q has ${q.length} entries and p ${p.length}; they must have as many`);
-    this.#input(p, 'p');
-    this.#write(this.#core.InputSlot.secondary, q, 'q');
+    const both = view(this.#engine.distanceInputs(p.length));
+    both.set(p, 0);
+    both.set(q, p.length);
     return unwrap(this.#engine.distance());
   }
 

@@ -46,7 +46,10 @@ struct Distances {
   double kl;       // Σ p log(p / q), in nats; +inf where q = 0 < p
   double overlap;  // Σ min(p, q) = 1 - TV
 };
+// In float32 (the core's distributions) or in double (a caller's, unrounded).
 Check check_distance_inputs(std::span<const float> p, std::span<const float> q);
+Check check_distance_inputs(std::span<const double> p, std::span<const double> q);
 Distances distances(std::span<const float> p, std::span<const float> q);
+Distances distances(std::span<const double> p, std::span<const double> q);
 
 }  // namespace sampling_lab

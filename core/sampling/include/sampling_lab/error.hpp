@@ -41,6 +41,7 @@ Check check_memory(std::size_t bytes, const std::string& argument);
 Check check_entries(std::size_t size, const std::string& argument);
 Check check_logits(std::span<const float> logits, const std::string& argument);
 Check check_probabilities(std::span<const float> probs, const std::string& argument);
+Check check_probabilities(std::span<const double> probs, const std::string& argument);
 Check check_temperature(double temperature);
 Check check_mass(double mass, const std::string& argument);  // in (0, 1]
 
