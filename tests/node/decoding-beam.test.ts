@@ -176,6 +176,20 @@ describe('beamSearch', () => {
     }
   });
 
+  it('a signal aborted before the first step, or no step asked for, gives the prompt alone and no forward pass', async () => {
+    const forwardPasses: string[] = [];
+    const onForward = () => forwardPasses.push('pass');
+    const aborted = AbortSignal.abort();
+    const empty = [{ ids: [], text: '', logProb: 0, score: 0 }];
+    expect(await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 3, signal: aborted, onForward })).toEqual(empty);
+    expect(await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 3, maxNewTokens: 0, onForward })).toEqual(empty);
+    expect(forwardPasses).toEqual([]);
+    // Aborted after its first step: the sequences so far.
+    const controller = new AbortController();
+    const partial = await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 3, onForward: () => controller.abort(), signal: controller.signal });
+    expect(partial[0].ids).toHaveLength(1);
+  });
+
   it('bad options are SamplingLabErrors naming the option, before any forward pass', async () => {
     const cases: [Partial<BeamSearchOptions> & Record<string, unknown>, string][] = [
       [{ numBeams: 0 }, 'numBeams'], [{ numBeams: 65 }, 'numBeams'], [{ numBeams: 1.5 }, 'numBeams'],

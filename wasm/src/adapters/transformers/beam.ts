@@ -69,19 +69,24 @@ export async function beamSearch(model: PreTrainedModel, tokenizer: PreTrainedTo
   checkSignal(signal);
   if (onForward !== undefined && typeof onForward !== 'function') throw new SamplingLabError('onForward', 'onForward must be a function');
   const eos = eosTokenIds === undefined ? endOfSequenceIds(model) : checkTokenIds(eosTokenIds, 'eosTokenIds', vocabularyOf(model), lab.maxEosTokens);
-  const beams = lab.createBeamSearch({ numBeams: 4, ...search, eosTokenIds: eos, maxNewTokens });
+  // The core's search takes at least one step; with maxNewTokens 0 it only checks the options.
+  const beams = lab.createBeamSearch({ numBeams: 4, ...search, eosTokenIds: eos, maxNewTokens: Math.max(1, maxNewTokens) });
   const prompted = promptIds(tokenizer, prompt, vocabularyOf(model), promptLimit(model, maxPromptTokens)).map(Number);
   // Each beam's ids through its last position; batch row j of the cache is beam j.
   let sequences = [prompted];
   let cache: KvCache | undefined;
+  let stepped = false;
   for (let step = 0; step < maxNewTokens && !signal?.aborted; step++) {
     const batch = step === 0 ? [prompted] : sequences.map((ids) => [ids[ids.length - 1]]);
     const pass = await forward(model, batch.map((ids) => ids.map(BigInt)), cache, prompted.length + step - batch[0].length, 1);
     onForward?.({ role: 'beams', sequences, rows: pass.rows, keep: 1, vocab: pass.vocab });
     const { beamIndices, tokens, done } = beams.step(pass.rows);
+    stepped = true;
     sequences = Array.from(beamIndices, (beam, j) => [...sequences[beam], tokens[j]]);
     if (done) break;
     cache = await selectRows(pass.cache, beamIndices);
   }
+  // Aborted before the first step, or no step asked for: the prompt alone, with nothing added.
+  if (!stepped) return [{ ids: [], text: '', logProb: 0, score: 0 }];
   return beams.finish().map(({ tokens, logProb, score }) => ({ ids: tokens, text: tokenizer.decode(tokens), logProb, score }));
 }
