@@ -96,6 +96,52 @@ it('minNewTokens holds back EOS and the stop tokens (when they stop the sequence
   expect(ignored.slice(0, -1).every((s) => s.finishReason === undefined)).toBe(true);
 });
 
+it('an abort never throws: before the first step every sequence ends with \'abort\'; during, the step handed over says it', async () => {
+  const before = generateTokens(tiny.model, tiny.tokenizer, PROMPT, { lab, n: 2, signal: AbortSignal.abort() });
+  const none: GeneratedToken[] = [];
+  for await (const step of before) none.push(step);
+  expect(none).toEqual([]);
+  expect(before.finishReasons).toEqual(['abort', 'abort']);
+  // Aborted while drawing the third step (a stop string's check reads the text): its tokens end the sequences.
+  const controller = new AbortController();
+  const during = generateTokens(tiny.model, tiny.tokenizer, PROMPT, { lab, n: 2, seed: 1, maxNewTokens: 10, stopAtEos: false, signal: controller.signal });
+  const got: GeneratedToken[] = [];
+  for await (const step of during) {
+    got.push(step);
+    if (got.length === 3) controller.abort();
+  }
+  // Sequence 0's third token came before the abort; sequence 1's was drawn after it and says so.
+  expect(got.map((s) => s.finishReason)).toEqual([undefined, undefined, undefined, 'abort']);
+  expect(during.finishReasons).toEqual(['abort', 'abort']);
+  // The tokens so far are those of a run that was not aborted.
+  const whole = await steps({ n: 2, seed: 1, maxNewTokens: 10 });
+  expect(tokensOf(got, 1)).toEqual(tokensOf(whole, 1).slice(0, 2));
+});
+
+it('usage: prompt and completion tokens, prefill and decode time, tokens per second; finish reasons per sequence', async () => {
+  const run = generateTokens(tiny.model, tiny.tokenizer, PROMPT, { lab, n: 2, seed: 2, maxNewTokens: 5, stopAtEos: false, stopTokenIds: [100] });
+  const all: GeneratedToken[] = [];
+  let waited = 0;
+  const started = performance.now();
+  for await (const step of run) {
+    all.push(step);
+    const pause = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 20));  // the consumer's time, left out
+    waited += performance.now() - pause;
+  }
+  const wall = performance.now() - started;
+  const { usage } = run;
+  expect(usage.promptTokens).toBe(tiny.tokenizer.encode(PROMPT).length);
+  expect(usage.completionTokens).toBe(all.length);
+  expect(usage.prefillMs).toBeGreaterThan(0);
+  expect(usage.decodeMs).toBeGreaterThan(0);
+  // The generator's time and the consumer's add up to at most the loop's: none counted twice.
+  expect(usage.prefillMs + usage.decodeMs + waited).toBeLessThanOrEqual(wall + 1);
+  expect(usage.tokensPerSecond).toBeCloseTo(usage.completionTokens / ((usage.prefillMs + usage.decodeMs) / 1000), 6);
+  expect(run.finishReasons).toEqual([0, 1].map((i) => all.filter((s) => s.sequence === i).at(-1)!.finishReason));
+  expect(run.finishReasons.every((reason) => reason === 'length' || reason === 'stop')).toBe(true);
+});
+
 it('a step\'s description, computed when first read, is the same read at once or after the loop moved on', async () => {
   const options = { temperature: 0.9, topK: 30, topP: 0.8, seed: 7, maxNewTokens: 4, topCandidates: 6, stopAtEos: false };
   const describe = ({ prob, entropyBits, kept, top, cuts }: GeneratedToken) => ({ prob, entropyBits, kept, top, cuts });

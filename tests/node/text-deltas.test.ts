@@ -88,7 +88,7 @@ it('generateTokens under a grammar of CJK, emoji and accents: each sequence\'s d
       const decoded = tokenizer.decode(own.map((step) => step.token), { skip_special_tokens: true });
       expect(own.map((step) => step.textDelta).join('')).toBe(decoded);
       // Only a sequence cut by maxNewTokens inside a character ends in U+FFFD.
-      if (own.at(-1)!.finishReason === 'stop') expect(decoded).toMatch(/^(你好|🌡|é|e\u0301)+$/u);
+      if (own.at(-1)!.finishReason !== 'length') expect(decoded).toMatch(/^(你好|🌡|é|e\u0301)+$/u);
       split += own.filter((step) => step.text.includes('\uFFFD')).length;
     }
   }

@@ -40,6 +40,28 @@ export interface GenerateOptions extends Omit<SampleTokenOptions, 'step' | 'gene
   skipSpecialTokens?: boolean;
 }
 
+/** Why a sequence ended. */
+export type FinishReason = 'stop' | 'length' | 'grammar' | 'abort';
+
+/** A run's totals, kept up to date on the iterator (time spent by the consumer between steps left out). */
+export interface Usage {
+  promptTokens: number;
+  /** Tokens generated, every sequence's together. */
+  completionTokens: number;
+  /** The prompt's forward pass, ms. */
+  prefillMs: number;
+  /** Every later forward pass, draw and grammar step, ms. */
+  decodeMs: number;
+  /** completionTokens over prefill and decode time. */
+  tokensPerSecond: number;
+}
+
+/** The iterator generateTokens returns: its running usage, and each sequence's finish reason once it ended. */
+export interface Generation extends AsyncGenerator<GeneratedToken, void> {
+  readonly usage: Readonly<Usage>;
+  readonly finishReasons: readonly (FinishReason | undefined)[];
+}
+
 export interface Candidate {
   token: number;
   text: string;
@@ -82,8 +104,12 @@ export interface GeneratedToken {
   cuts: FilterStage[];
   /** Present when `logprobs` was given. */
   logprobs?: StepLogprobs;
-  /** On a sequence's last token: 'stop' (EOS, a stop token or a stop string) or 'length' (maxNewTokens). */
-  finishReason?: 'stop' | 'length';
+  /**
+   * On a sequence's last token: 'stop' (EOS, a stop token or a stop string), 'length'
+   * (maxNewTokens), 'grammar' (the grammar ended) or 'abort' (the signal was aborted before this
+   * step was handed over; one aborted while the consumer held a step shows in the run's finishReasons).
+   */
+  finishReason?: FinishReason;
   /** With finishReason 'stop': the token id (EOS or one of stopTokenIds) or the stop string that ended it. */
   stopReason?: number | string;
   /** With a grammar: how many tokens its mask allowed at this step (0 for a forced token). */
@@ -131,17 +157,41 @@ interface Sequence {
   matcher?: GrammarMatcher;
 }
 
+/** Time spent inside a generator: the consumer's time between its steps left out. */
+export class BusyClock {
+  #since = performance.now();
+  #total = 0;
+
+  /** Stops the clock (at a yield); the time so far, ms. */
+  pause(): number {
+    this.#total += performance.now() - this.#since;
+    return this.#total;
+  }
+
+  resume(): void {
+    this.#since = performance.now();
+  }
+}
+
 /**
  * Generates from `prompt` one token per iteration with the model's KV cache, every token chosen
  * by `lab.sampleToken` exactly as `createLogitsProcessor` would choose it. With `n` > 1 the
  * sequences share the prompt's prefill and then run as one batch; each step yields one token per
- * unfinished sequence, in sequence order. Breaking out of the loop or aborting `signal` stops it.
- * Every argument is checked before the first forward pass, token ids against the model's
- * vocab_size.
+ * unfinished sequence, in sequence order. Breaking out of the loop or aborting `signal` stops it
+ * (an abort never throws: the sequences end with finishReason 'abort'). `.usage` and
+ * `.finishReasons` on the iterator keep the run's totals and each sequence's end. Every argument
+ * is checked before the first forward pass, token ids against the model's vocab_size.
  */
-export async function* generateTokens(
+export function generateTokens(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: string, options: GenerateOptions): Generation {
+  const usage: Usage = { promptTokens: 0, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
+  const finishReasons: (FinishReason | undefined)[] = [];
+  return Object.assign(steps(model, tokenizer, prompt, options, usage, finishReasons), { usage, finishReasons });
+}
+
+async function* steps(
   model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: string, options: GenerateOptions,
-): AsyncGenerator<GeneratedToken> {
+  usage: Usage, finishReasons: (FinishReason | undefined)[],
+): AsyncGenerator<GeneratedToken, void> {
   checkModel(model);
   checkTokenizer(tokenizer);
   if (typeof prompt !== 'string') throw new SamplingLabError('prompt', 'prompt must be a string');
@@ -183,9 +233,22 @@ export async function* generateTokens(
     // Mirostat's μ moves after every draw: a stateful sampler carries it and draws the same token.
     sampler: filterOptions.mirostat && lab.createSampler({ ...sampling, stream: stream + index, generatedIds: Int32Array.from(prompted, Number), step: prompted.length }),
   }));
+  usage.promptTokens = prompted.length;
+  finishReasons.length = n;
+  const clock = new BusyClock();
+  // Before each yield: the totals so far, and the clock stopped until the consumer asks again.
+  const handOver = () => {
+    usage.decodeMs = clock.pause() - usage.prefillMs;
+    usage.tokensPerSecond = usage.completionTokens / ((usage.prefillMs + usage.decodeMs) / 1000);
+  };
+  const end = (sequence: Sequence, reason: FinishReason) => {
+    finishReasons[sequence.index] = reason;
+    return reason;
+  };
+  let active = maxNewTokens > 0 ? sequences : [];
+  if (maxNewTokens === 0) finishReasons.fill('length');
   try {
     if (grammar) for (const sequence of sequences) sequence.matcher = await grammar.matcher();
-    let active = maxNewTokens > 0 ? sequences : [];
     let past: KvCache | undefined;
     // Positions in the cache: the same for every sequence (jump-forward runs with n = 1 only).
     let cached = 0;
@@ -193,6 +256,7 @@ export async function* generateTokens(
       // The prompt once, then each unfinished sequence's tokens past the cache, batch row j = active[j].
       const batch = active.map((sequence) => sequence.ids.slice(cached));
       const pass = await forward(model, step === 0 ? [prompted] : batch, past, cached, 1);
+      if (step === 0) usage.prefillMs = clock.pause();
       cached += (step === 0 ? prompted : batch[0]).length;
       const finished = new Set<Sequence>();
       const forced: Omit<GeneratedToken, 'textDelta'>[] = [];
@@ -214,16 +278,20 @@ export async function* generateTokens(
         const token = sequence.sampler ? sequence.sampler.sample(logits) : drawn ? drawn.token : lab.sampleToken(logits, { ...filters, ...key });
         sequence.ids.push(BigInt(token));
         sequence.generated.push(token);
+        usage.completionTokens++;
         if (matcher && !matcher.accept(token)) throw new SamplingLabError('grammar', `the grammar refused token ${token}, which its mask allowed`);
         // A browser's matcher answers from its Worker: whether the grammar ended comes with the next mask.
         await matcher?.settled();
         const stopString = stops.length > 0 && sequence.generated.length >= minNewTokens
           ? completedStop(tokenizer, sequence.generated, stops, longestStop) : undefined;
         const stopReason = eos.has(token) || stopIds.has(token) ? token : stopString;
-        const finishReason = stopReason !== undefined || matcher?.isTerminated() ? 'stop'
-          : sequence.generated.length >= maxNewTokens ? 'length' : undefined;
+        const reason: FinishReason | undefined = stopReason !== undefined ? 'stop' : matcher?.isTerminated() ? 'grammar'
+          : sequence.generated.length >= maxNewTokens ? 'length' : signal?.aborted ? 'abort' : undefined;
+        const finishReason = reason && end(sequence, reason);
         if (finishReason) finished.add(sequence);
         else if (matcher && n === 1) forced.push(...await jumpForward(tokenizer, matcher, sequence, maxNewTokens));
+        usage.completionTokens += forced.length;
+        handOver();
         yield described({
           token,
           text: tokenizer.decode([token]),
@@ -240,12 +308,15 @@ export async function* generateTokens(
           ...(finishReason && { finishReason }),
           ...(stopReason !== undefined && { stopReason }),
         }, () => describeStep(lab, tokenizer, logits, { ...filters, ...key }, token, topCandidates));
+        clock.resume();
         // Tokens the grammar forces go through the next forward pass together, with no draw.
         for (const [f, forcedStep] of forced.entries()) {
           const last = f === forced.length - 1 && (matcher!.isTerminated() || sequence.generated.length >= maxNewTokens);
           if (last) finished.add(sequence);
           const textDelta = sequence.text.push(forcedStep.token) + (last ? sequence.text.flush() : '');
-          yield { ...forcedStep, textDelta, ...(last && { finishReason: matcher!.isTerminated() ? 'stop' : 'length' }) };
+          handOver();
+          yield { ...forcedStep, textDelta, ...(last && { finishReason: end(sequence, matcher!.isTerminated() ? 'grammar' : 'length') }) };
+          clock.resume();
         }
       }
       // Every sequence starts from the prompt's cache; finished ones leave the batch.
@@ -253,6 +324,9 @@ export async function* generateTokens(
       active = active.filter((sequence) => !finished.has(sequence));
       past = active.length > 0 ? await selectRows(pass.cache, rows) : undefined;
     }
+    // Aborted while the consumer held a step, or before the first.
+    for (const sequence of active) end(sequence, 'abort');
+    handOver();
   } finally {
     // The matchers hold xgrammar memory, also when the consumer stops early.
     for (const sequence of sequences) sequence.matcher?.dispose();
