@@ -28,7 +28,7 @@ async function speculate(options: Omit<SpeculativeOptions, 'lab'>, drafter = dra
   const run = speculativeGenerate(target.model, drafter.model, target.tokenizer, PROMPT, { lab, stopAtEos: false, ...options });
   const steps: SpeculativeStep[] = [];
   for await (const step of run) steps.push(step);
-  return { steps, tokens: steps.flatMap((s) => s.tokens), stats: run.stats };
+  return { steps, tokens: steps.flatMap((s) => s.tokens), stats: run.stats, usage: run.usage, finishReason: run.finishReason };
 }
 
 async function targetTokens(options: object, maxNewTokens: number): Promise<number[]> {
@@ -99,8 +99,13 @@ it('after a rejection both KV caches give the logits of a fresh prefill of the a
 });
 
 it('keeps its totals, stops at maxNewTokens exactly, at EOS, on break and on an aborted signal', async () => {
-  const { steps, tokens, stats } = await speculate({ temperature: 1, seed: 8, gamma: 4, maxNewTokens: 10 });
+  const { steps, tokens, stats, usage, finishReason } = await speculate({ temperature: 1, seed: 8, gamma: 4, maxNewTokens: 10 });
   expect(tokens).toHaveLength(10);
+  expect(steps.map((s) => s.finishReason)).toEqual([...Array(steps.length - 1).fill(undefined), 'length']);
+  expect(finishReason).toBe('length');
+  expect(usage).toMatchObject({ promptTokens: target.tokenizer.encode(PROMPT).length, completionTokens: 10 });
+  expect(usage.prefillMs + usage.decodeMs).toBeCloseTo(stats.wallMs, 6);
+  expect(usage.tokensPerSecond).toBeCloseTo(10 / (stats.wallMs / 1000), 6);
   expect(stats).toMatchObject({
     tokens: 10, targetCalls: steps.length, draftCalls: steps.reduce((sum, s) => sum + s.proposed.length, 0),
     proposed: steps.reduce((sum, s) => sum + s.proposed.length, 0), accepted: steps.reduce((sum, s) => sum + s.accepted, 0),
@@ -111,12 +116,18 @@ it('keeps its totals, stops at maxNewTokens exactly, at EOS, on break and on an 
   // A bias of 40 on both sides makes EOS all but certain: the first step ends with it.
   const eos = await speculate({ logitBias: { [EOS]: 40 }, seed: 1, stopAtEos: true });
   expect(eos.tokens).toEqual([EOS]);
+  expect(eos.steps[0].finishReason).toBe('stop');
   const controller = new AbortController();
   let seen = 0;
-  for await (const _ of speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab, seed: 1, signal: controller.signal })) {
+  const aborted = speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab, seed: 1, signal: controller.signal });
+  for await (const _ of aborted) {
     if (++seen === 2) controller.abort();
   }
   expect(seen).toBe(2);
+  expect(aborted.finishReason).toBe('abort');
+  const before = speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab, seed: 1, signal: AbortSignal.abort() });
+  expect((await before.next()).done).toBe(true);
+  expect(before.finishReason).toBe('abort');
   const run = speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab, seed: 1 });
   for await (const _ of run) break;
   expect(run.stats.targetCalls).toBe(1);

@@ -12,7 +12,7 @@ import {
   endOfSequenceIds, needsHistory, promptIds, promptLimit,
 } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
-import { checkGrammar, jumpForwardTokens } from './generate.js';
+import { BusyClock, checkGrammar, jumpForwardTokens, type FinishReason, type Usage } from './generate.js';
 import { TextDeltas } from './text-deltas.js';
 
 export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'> {
@@ -55,6 +55,8 @@ export interface SpeculativeStep {
   grammarAllowed?: number[];
   /** With a grammar: the tokens are its jump-forward string, proposed and verified by no model. */
   forced?: boolean;
+  /** On the last step: as generateTokens' ('stop' at EOS, 'length', 'grammar', 'abort'). */
+  finishReason?: FinishReason;
 }
 
 /** Running totals of a speculative generation. */
@@ -74,8 +76,12 @@ export interface SpeculativeStats {
 }
 
 /** The iterator speculativeGenerate returns, with its running totals. */
-export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep> {
+export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep, void> {
   readonly stats: Readonly<SpeculativeStats>;
+  /** As generateTokens' (prefill: the first step's passes, which hold both models' prefill). */
+  readonly usage: Readonly<Usage>;
+  /** Why the sequence ended, once it did (also an abort while the consumer held a step). */
+  readonly finishReason: FinishReason | undefined;
 }
 
 const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens'];
@@ -126,12 +132,14 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   // Both models see the prompt: the shorter context bounds it.
   const ids = promptIds(tokenizer, prompt, vocab, Math.min(promptLimit(target, maxPromptTokens), promptLimit(draft, undefined))).map(Number);
   const stats: SpeculativeStats = { tokens: 0, proposed: 0, accepted: 0, acceptance: 0, tokensPerTargetPass: 0, targetCalls: 0, draftCalls: 0, wallMs: 0 };
+  const usage: Usage = { promptTokens: ids.length, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
+  const ended: { reason?: FinishReason } = {};
   const run = decode({
-    lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, onForward, options: keys, grammar, skipSpecialTokens,
+    lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, usage, ended, onForward, options: keys, grammar, skipSpecialTokens,
     eos: new Set(stopAtEos ? endOfSequenceIds(target) : []),
     target: { model: target, role: 'target' }, draft: { model: draft, role: 'draft' },
   });
-  return Object.assign(run, { stats });
+  return Object.defineProperty(Object.assign(run, { stats, usage }), 'finishReason', { get: () => ended.reason }) as SpeculativeGeneration;
 }
 
 interface Decoding {
@@ -143,6 +151,8 @@ interface Decoding {
   maxNewTokens: number;
   signal?: AbortSignal;
   stats: SpeculativeStats;
+  usage: Usage;
+  ended: { reason?: FinishReason };
   onForward?: (pass: ForwardPass) => void;
   options: Omit<SampleTokenOptions, 'step' | 'generatedIds'> & { stream: number; draftStream: number };
   eos: Set<number>;
@@ -164,7 +174,7 @@ async function pass(side: Side, sequence: number[], keep: number, decoding: Deco
 }
 
 async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
-  const { lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, options, eos, target, draft, grammar } = decoding;
+  const { lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, usage, ended, options, eos, target, draft, grammar } = decoding;
   const text = new TextDeltas(tokenizer, decoding.skipSpecialTokens);
   // The step's textDelta; the sequence's last step also gives up what is held.
   const delta = (tokens: number[], last: boolean) => text.push(...tokens) + (last ? text.flush() : '');
@@ -172,21 +182,36 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
   const history = needsHistory(lab, options);
   const promptLength = ids.length;
   const matcher = grammar && await grammar.matcher();
+  const clock = new BusyClock();
+  // Before each yield: the totals, the clock stopped until the consumer asks again, and the
+  // sequence's end if this step is its last.
+  const handOver = (last: FinishReason | undefined) => {
+    stats.wallMs = clock.pause();
+    if (usage.prefillMs === 0) usage.prefillMs = stats.wallMs;
+    usage.completionTokens = stats.tokens;
+    usage.decodeMs = stats.wallMs - usage.prefillMs;
+    usage.tokensPerSecond = stats.tokens / (stats.wallMs / 1000);
+    ended.reason = last;
+    return last && { finishReason: last };
+  };
+  const lengthOr = (reason: FinishReason | undefined) =>
+    reason ?? (ids.length - promptLength >= maxNewTokens ? 'length' : signal?.aborted ? 'abort' : undefined);
+  if (maxNewTokens === 0) ended.reason = 'length';
   try {
     let draftRows = new Float32Array(0);
-    let started = performance.now();
     while (ids.length - promptLength < maxNewTokens && !signal?.aborted) {
       // Text the grammar forces goes through both models with the next passes, never drafted.
       const forced = matcher ? await jumpForwardTokens(tokenizer, matcher, maxNewTokens - (ids.length - promptLength)) : [];
       if (forced.length > 0) {
         ids.push(...forced);
         stats.tokens += forced.length;
-        const last = matcher!.isTerminated() || ids.length - promptLength >= maxNewTokens;
+        const last = lengthOr(matcher!.isTerminated() ? 'grammar' : undefined);
         yield {
-          tokens: forced, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(forced), textDelta: delta(forced, last),
-          grammarAllowed: forced.map(() => 0), forced: true,
+          tokens: forced, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(forced), textDelta: delta(forced, last !== undefined),
+          grammarAllowed: forced.map(() => 0), forced: true, ...handOver(last),
         };
-        if (matcher!.isTerminated()) return;
+        clock.resume();
+        if (last) return;
         continue;
       }
       // γ, or fewer when fewer tokens remain (a step emits up to γ + 1).
@@ -245,15 +270,18 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       stats.accepted += verdict.accepted;
       stats.acceptance = stats.accepted / stats.proposed;
       stats.tokensPerTargetPass = stats.tokens / stats.targetCalls;
-      stats.wallMs += performance.now() - started;
+      const last = lengthOr(end === -1 ? undefined : eos.has(tokens[end]) ? 'stop' : 'grammar');
       yield {
         tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
-        textDelta: delta(tokens, end !== -1 || ids.length - promptLength >= maxNewTokens),
+        textDelta: delta(tokens, last !== undefined),
         ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
+        ...handOver(last),
       };
-      started = performance.now();
-      if (end !== -1) return;
+      clock.resume();
+      if (last) return;
     }
+    // Aborted while the consumer held a step, or before the first.
+    if (signal?.aborted) ended.reason = 'abort';
   } finally {
     // The matcher holds xgrammar memory, also when the consumer stops early.
     matcher?.dispose();
