@@ -6,8 +6,9 @@ import { SamplingLabError } from '../../lab/errors.js';
 import type { Lab } from '../../lab/lab.js';
 import type { IntegerArray } from '../../lab/schema.js';
 import { selectRows } from './cache.js';
-import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, promptIds, promptLimit } from './checks.js';
+import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, promptLimit } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
+import { promptIds, type Prompt } from './prompt.js';
 
 export interface BeamSearchOptions {
   /** The Sampling Lab instance that selects the beams. */
@@ -54,7 +55,7 @@ const OPTIONS = ['lab', 'numBeams', 'maxNewTokens', 'maxPromptTokens', 'lengthPe
  * the KV cache and keeps the best numBeams (beam, token) pairs by log-probability, as
  * transformers' beam search does. Returns the best numReturnSequences sequences, best first.
  */
-export async function beamSearch(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: string,
+export async function beamSearch(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: Prompt,
                                  options: BeamSearchOptions): Promise<BeamSequence[]> {
   checkModel(model);
   checkTokenizer(tokenizer);

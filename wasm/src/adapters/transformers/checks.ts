@@ -1,5 +1,5 @@
 // Argument checks shared by the adapter's entry points: each names the argument it rejects.
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { SamplingLabError } from '../../lab/errors.js';
 import type { Lab, SampleTokenOptions } from '../../lab/lab.js';
 
@@ -77,24 +77,6 @@ export function promptLimit(model: PreTrainedModel, maxPromptTokens: unknown): n
   if (maxPromptTokens === undefined) return context;
   checkInteger(maxPromptTokens, 'maxPromptTokens', 1, context);
   return maxPromptTokens as number;
-}
-
-/**
- * The prompt's token ids, checked before any forward pass: at least one, at most `limit`, and
- * each below the model's vocab_size (a tokenizer of another model gives ids the model lacks).
- */
-export function promptIds(tokenizer: PreTrainedTokenizer, prompt: unknown, vocab: number | undefined, limit: number): bigint[] {
-  if (typeof prompt !== 'string') throw new SamplingLabError('prompt', 'prompt must be a string');
-  const ids: bigint[] = Array.from((tokenizer(prompt).input_ids as Tensor).data as BigInt64Array);
-  if (ids.length === 0) throw new SamplingLabError('prompt', 'the prompt must encode to at least one token');
-  if (ids.length > limit) {
-    throw new SamplingLabError('prompt', `the prompt is ${ids.length} tokens, more than ${limit} (the model's max_position_embeddings, or maxPromptTokens)`);
-  }
-  const outside = vocab === undefined ? -1 : ids.findIndex((id) => id >= BigInt(vocab));
-  if (outside >= 0) {
-    throw new SamplingLabError('prompt', `the prompt's token ${outside} is id ${ids[outside]}, outside the model's vocab_size ${vocab}: the tokenizer is not the model's`);
-  }
-  return ids;
 }
 
 /** The model's end-of-sequence ids: its generation_config's and config's eos_token_id. */

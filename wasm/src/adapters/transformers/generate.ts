@@ -8,9 +8,10 @@ import type { IntegerArray } from '../../lab/schema.js';
 import { selectRows } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
-  endOfSequenceIds, needsHistory, promptIds, promptLimit, shown,
+  endOfSequenceIds, needsHistory, promptLimit, shown,
 } from './checks.js';
 import { forward, row, vocabularyOf, type KvCache } from './forward.js';
+import { promptIds, type Prompt } from './prompt.js';
 import { TextDeltas } from './text-deltas.js';
 
 export interface GenerateOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds'>, Partial<LogprobsOptions> {
@@ -182,19 +183,18 @@ export class BusyClock {
  * `.finishReasons` on the iterator keep the run's totals and each sequence's end. Every argument
  * is checked before the first forward pass, token ids against the model's vocab_size.
  */
-export function generateTokens(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: string, options: GenerateOptions): Generation {
+export function generateTokens(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: Prompt, options: GenerateOptions): Generation {
   const usage: Usage = { promptTokens: 0, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
   const finishReasons: (FinishReason | undefined)[] = [];
   return Object.assign(steps(model, tokenizer, prompt, options, usage, finishReasons), { usage, finishReasons });
 }
 
 async function* steps(
-  model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: string, options: GenerateOptions,
+  model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: Prompt, options: GenerateOptions,
   usage: Usage, finishReasons: (FinishReason | undefined)[],
 ): AsyncGenerator<GeneratedToken, void> {
   checkModel(model);
   checkTokenizer(tokenizer);
-  if (typeof prompt !== 'string') throw new SamplingLabError('prompt', 'prompt must be a string');
   if (options === undefined) throw new SamplingLabError('lab', 'generateTokens needs options with lab: { lab, ...sampling options }');
   checkObject(options, 'options');
   const {

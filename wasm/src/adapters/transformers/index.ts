@@ -8,6 +8,7 @@ export {
 export { generateTokens, type Candidate, type GeneratedToken, type GenerateOptions, type StepLogprobs } from './generate.js';
 export { speculativeGenerate, type SpeculativeGeneration, type SpeculativeOptions, type SpeculativeStats, type SpeculativeStep } from './speculative.js';
 export { TextDeltas } from './text-deltas.js';
+export type { ChatMessage, ChatPrompt, Prompt } from './prompt.js';
 export { beamSearch, type BeamSearchOptions, type BeamSequence } from './beam.js';
 export type { ForwardPass } from './forward.js';
 export { logitsRows, passageIds, positionLogits } from './logits.js';

@@ -9,10 +9,11 @@ import type { Lab, SampleTokenOptions } from '../../lab/lab.js';
 import { cachedLength, truncateCache } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenizer,
-  endOfSequenceIds, needsHistory, promptIds, promptLimit,
+  endOfSequenceIds, needsHistory, promptLimit,
 } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
 import { BusyClock, checkGrammar, jumpForwardTokens, type FinishReason, type Usage } from './generate.js';
+import { promptIds, type Prompt } from './prompt.js';
 import { TextDeltas } from './text-deltas.js';
 
 export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'> {
@@ -101,7 +102,7 @@ interface Side {
  * out of the loop or aborting `signal` stops it, and `.stats` keeps the totals.
  */
 export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedModel, tokenizer: PreTrainedTokenizer,
-                                    prompt: string, options: SpeculativeOptions): SpeculativeGeneration {
+                                    prompt: Prompt, options: SpeculativeOptions): SpeculativeGeneration {
   checkModel(target, 'target');
   checkModel(draft, 'draft');
   checkTokenizer(tokenizer);
