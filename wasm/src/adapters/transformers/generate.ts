@@ -5,7 +5,7 @@ import { SamplingLabError } from '../../lab/errors.js';
 import type { FilterStage, Lab, LogprobsOptions, Sampler, SampleTokenOptions } from '../../lab/lab.js';
 import type { CompiledGrammar, GrammarMatcher } from '../grammar/grammar.js';
 import type { IntegerArray } from '../../lab/schema.js';
-import { selectRows } from './cache.js';
+import { cachedLength, selectRows, truncateCache } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
   endOfSequenceIds, needsHistory, promptLimit, shown,
@@ -47,6 +47,8 @@ export type FinishReason = 'stop' | 'length' | 'grammar' | 'abort';
 /** A run's totals, kept up to date on the iterator (time spent by the consumer between steps left out). */
 export interface Usage {
   promptTokens: number;
+  /** Prompt tokens whose keys and values came from a conversation's cache, not a forward pass (OpenAI's cached_tokens). */
+  cachedPromptTokens: number;
   /** Tokens generated, every sequence's together. */
   completionTokens: number;
   /** The prompt's forward pass, ms. */
@@ -184,14 +186,36 @@ export class BusyClock {
  * is checked before the first forward pass, token ids against the model's vocab_size.
  */
 export function generateTokens(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: Prompt, options: GenerateOptions): Generation {
-  const usage: Usage = { promptTokens: 0, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
+  return generateOnCache(model, tokenizer, prompt, options);
+}
+
+/** Token ids and the KV cache of exactly those positions: what a conversation keeps between turns. */
+export interface CachedPrefix {
+  ids: readonly number[];
+  cache: KvCache;
+}
+
+/**
+ * generateTokens with n = 1 that starts from `from`: the prompt's longest prefix in common with
+ * its ids is not run again. `keep` gets the cache of the sequence when the run ends.
+ */
+export function generateOnCache(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: Prompt, options: GenerateOptions,
+                                from?: CachedPrefix, keep?: (cached: CachedPrefix) => void): Generation {
+  const usage: Usage = { promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
   const finishReasons: (FinishReason | undefined)[] = [];
-  return Object.assign(steps(model, tokenizer, prompt, options, usage, finishReasons), { usage, finishReasons });
+  return Object.assign(steps(model, tokenizer, prompt, options, usage, finishReasons, from, keep), { usage, finishReasons });
+}
+
+// How many leading ids `a` and `b` share.
+function sharedPrefix(a: readonly number[], b: readonly bigint[]): number {
+  let i = 0;
+  while (i < a.length && i < b.length && BigInt(a[i]) === b[i]) i++;
+  return i;
 }
 
 async function* steps(
   model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: Prompt, options: GenerateOptions,
-  usage: Usage, finishReasons: (FinishReason | undefined)[],
+  usage: Usage, finishReasons: (FinishReason | undefined)[], from?: CachedPrefix, keep?: (cached: CachedPrefix) => void,
 ): AsyncGenerator<GeneratedToken, void> {
   checkModel(model);
   checkTokenizer(tokenizer);
@@ -247,17 +271,23 @@ async function* steps(
   };
   let active = maxNewTokens > 0 ? sequences : [];
   if (maxNewTokens === 0) finishReasons.fill('length');
+  // A conversation's cache: the prompt's positions it holds are not run again (one at least is,
+  // for its logits).
+  const reused = from && n === 1 ? Math.min(sharedPrefix(from.ids, prompted), cachedLength(from.cache), prompted.length - 1) : 0;
+  usage.cachedPromptTokens = reused;
+  let last: CachedPrefix | undefined;
   try {
     if (grammar) for (const sequence of sequences) sequence.matcher = await grammar.matcher();
-    let past: KvCache | undefined;
+    let past: KvCache | undefined = reused > 0 ? await truncateCache(from!.cache, reused) : undefined;
     // Positions in the cache: the same for every sequence (jump-forward runs with n = 1 only).
-    let cached = 0;
+    let cached = reused;
     for (let step = 0; active.length > 0 && !signal?.aborted; step++) {
       // The prompt once, then each unfinished sequence's tokens past the cache, batch row j = active[j].
       const batch = active.map((sequence) => sequence.ids.slice(cached));
-      const pass = await forward(model, step === 0 ? [prompted] : batch, past, cached, 1);
+      const pass = await forward(model, step === 0 ? [prompted.slice(reused)] : batch, past, cached, 1);
       if (step === 0) usage.prefillMs = clock.pause();
-      cached += (step === 0 ? prompted : batch[0]).length;
+      cached += (step === 0 ? prompted.length - reused : batch[0].length);
+      if (keep) last = { ids: sequences[0].ids.slice(0, cached).map(Number), cache: pass.cache };
       const finished = new Set<Sequence>();
       const forced: Omit<GeneratedToken, 'textDelta'>[] = [];
       for (const [j, sequence] of active.entries()) {
@@ -328,6 +358,8 @@ async function* steps(
     for (const sequence of active) end(sequence, 'abort');
     handOver();
   } finally {
+    // Also when the consumer stops early: the cache of what ran.
+    if (last) keep!(last);
     // The matchers hold xgrammar memory, also when the consumer stops early.
     for (const sequence of sequences) sequence.matcher?.dispose();
   }

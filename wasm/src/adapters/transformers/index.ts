@@ -5,9 +5,12 @@ export type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transfor
 export {
   createGenerateKwargs, createLogitsProcessor, type GenerateKwargs, type LogitsProcessorFunction, type ProcessorOptions,
 } from './processor.js';
-export { generateTokens, type Candidate, type GeneratedToken, type GenerateOptions, type StepLogprobs } from './generate.js';
+export {
+  generateTokens, type Candidate, type FinishReason, type GeneratedToken, type Generation, type GenerateOptions, type StepLogprobs, type Usage,
+} from './generate.js';
 export { speculativeGenerate, type SpeculativeGeneration, type SpeculativeOptions, type SpeculativeStats, type SpeculativeStep } from './speculative.js';
 export { TextDeltas } from './text-deltas.js';
+export { Conversation, createConversation, type ConversationOptions } from './conversation.js';
 export type { ChatMessage, ChatPrompt, Prompt } from './prompt.js';
 export { beamSearch, type BeamSearchOptions, type BeamSequence } from './beam.js';
 export type { ForwardPass } from './forward.js';

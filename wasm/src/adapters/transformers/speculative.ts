@@ -133,7 +133,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   // Both models see the prompt: the shorter context bounds it.
   const ids = promptIds(tokenizer, prompt, vocab, Math.min(promptLimit(target, maxPromptTokens), promptLimit(draft, undefined))).map(Number);
   const stats: SpeculativeStats = { tokens: 0, proposed: 0, accepted: 0, acceptance: 0, tokensPerTargetPass: 0, targetCalls: 0, draftCalls: 0, wallMs: 0 };
-  const usage: Usage = { promptTokens: ids.length, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
+  const usage: Usage = { promptTokens: ids.length, cachedPromptTokens: 0, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
   const ended: { reason?: FinishReason } = {};
   const run = decode({
     lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, usage, ended, onForward, options: keys, grammar, skipSpecialTokens,
