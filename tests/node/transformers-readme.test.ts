@@ -23,3 +23,14 @@ it('the README\'s transformers.js block runs and prints the generation and each 
   expect(stdout.startsWith(prompt), stdout).toBe(true);
   expect(stdout.split('\n').length).toBeGreaterThan(8);
 });
+
+it('docs/openai.md\'s block runs as written and prints the reply and its usage', async () => {
+  const doc = join(__dirname, '../../docs/openai.md');
+  const [block] = [...readFileSync(doc, 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  mkdirSync(workspace, { recursive: true });
+  if (!existsSync(join(workspace, 'Qwen3-0.6B-ONNX'))) symlinkSync(ensureTinyModel(), join(workspace, 'Qwen3-0.6B-ONNX'));
+  writeFileSync(join(workspace, 'openai.mjs'), block);
+  const { stdout } = await promisify(execFile)(process.execPath, ['openai.mjs'], { cwd: workspace });
+  expect(stdout).toMatch(/prompt_tokens: \d+/);
+  expect(stdout).toMatch(/completion_tokens: \d+/);
+});

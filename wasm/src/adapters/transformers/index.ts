@@ -11,6 +11,9 @@ export {
 export { speculativeGenerate, type SpeculativeGeneration, type SpeculativeOptions, type SpeculativeStats, type SpeculativeStep } from './speculative.js';
 export { TextDeltas } from './text-deltas.js';
 export { Conversation, createConversation, type ConversationOptions } from './conversation.js';
+export {
+  createEngine, OPENAI_FIELDS, type ChatCompletion, type ChatCompletionChunk, type ChatCompletionRequest, type CompletionUsage, type Engine, type EngineOptions,
+} from './engine.js';
 export type { ChatMessage, ChatPrompt, Prompt } from './prompt.js';
 export { beamSearch, type BeamSearchOptions, type BeamSequence } from './beam.js';
 export type { ForwardPass } from './forward.js';

@@ -1,0 +1,277 @@
+// An OpenAI-shaped front door (as web-llm's MLCEngine): engine.chat.completions.create(body)
+// takes OpenAI's chat-completion body, runs generateTokens (or speculativeGenerate with a draft)
+// on the chat template's prompt, and answers with OpenAI's response or its stream of chunks.
+// Every field maps to one Sampling Lab option (OPENAI_FIELDS); an unknown one is refused by name.
+import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
+import { SamplingLabError } from '../../lab/errors.js';
+import type { Lab, SampleTokenOptions } from '../../lab/lab.js';
+import type { CompiledGrammar } from '../grammar/grammar.js';
+import { checkLab, checkModel, checkObject, checkTokenizer, isObject, promptLimit, shown } from './checks.js';
+import { vocabularyOf } from './forward.js';
+import { generateTokens, type FinishReason, type GeneratedToken, type GenerateOptions } from './generate.js';
+import { promptIds, type ChatMessage } from './prompt.js';
+import { speculativeGenerate, type SpeculativeOptions } from './speculative.js';
+
+/** Each OpenAI field and what it becomes: the table docs/openai.md prints. */
+export const OPENAI_FIELDS = {
+  messages: 'prompt { messages } through the tokenizer\'s chat template',
+  model: 'echoed in the response (the engine has one model)',
+  temperature: 'temperature (default 1, as OpenAI)',
+  top_p: 'topP',
+  max_tokens: 'maxNewTokens (default: the model\'s context left after the prompt)',
+  max_completion_tokens: 'maxNewTokens',
+  stop: 'stop (a string or up to 64 strings)',
+  n: 'n (sequences from one prefill, streams stream + i)',
+  seed: 'seed (default: fresh randomness per request)',
+  logprobs: 'logprobs: top_logprobs, or 0 (the token\'s own only)',
+  top_logprobs: 'logprobs (0–20)',
+  response_format: "grammar: { type: 'json_object' } → a JSON object; { type: 'json_schema', json_schema: { schema } } → that schema (sampling-lab/grammar)",
+  logit_bias: 'logitBias ({ [tokenId]: bias })',
+  frequency_penalty: 'frequencyPenalty',
+  presence_penalty: 'presencePenalty',
+  stream: 'an async iterable of chat.completion.chunk objects instead of one chat.completion',
+  stream_options: '{ include_usage }: a last chunk with usage and no choices',
+  sampling_lab: 'any other Sampling Lab option (topK, minP, dry, xtc, …) by its own name',
+} as const;
+
+type Role = ChatMessage['role'];
+
+export interface ChatCompletionRequest {
+  messages: readonly ChatMessage[];
+  model?: string;
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  stop?: string | readonly string[];
+  n?: number;
+  seed?: number;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  response_format?: { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; json_schema: { name?: string; schema: object; strict?: boolean } };
+  logit_bias?: Record<string, number>;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  /** Sampling Lab's own options (topK, minP, dry, …). */
+  sampling_lab?: Omit<SampleTokenOptions, 'step' | 'generatedIds'> & { topCandidates?: never };
+}
+
+export type FinishReasonOpenAI = 'stop' | 'length' | 'abort';
+
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[];
+  top_logprobs: { token: string; logprob: number; bytes: number[] }[];
+}
+
+export interface CompletionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+  /** Sampling Lab's timings: prefill and decode ms, tokens per second. */
+  extra: { prefill_ms: number; decode_ms: number; tokens_per_second: number };
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: { index: number; message: { role: 'assistant'; content: string }; logprobs: { content: TokenLogprob[] } | null; finish_reason: FinishReasonOpenAI }[];
+  usage: CompletionUsage;
+}
+
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: { index: number; delta: { role?: Role; content?: string }; logprobs: { content: TokenLogprob[] } | null; finish_reason: FinishReasonOpenAI | null }[];
+  usage?: CompletionUsage;
+}
+
+export interface EngineOptions {
+  lab: Lab;
+  model: PreTrainedModel;
+  tokenizer: PreTrainedTokenizer;
+  /** A draft sharing the tokenizer: requests then decode speculatively (n = 1, without logprobs or stop). */
+  draft?: PreTrainedModel;
+  /** The name responses carry (default 'sampling-lab'). */
+  name?: string;
+}
+
+export interface Engine {
+  chat: {
+    completions: {
+      create(body: ChatCompletionRequest & { stream: true }, request?: { signal?: AbortSignal }): Promise<AsyncIterable<ChatCompletionChunk>>;
+      create(body: ChatCompletionRequest & { stream?: false }, request?: { signal?: AbortSignal }): Promise<ChatCompletion>;
+      create(body: ChatCompletionRequest, request?: { signal?: AbortSignal }): Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>>;
+    };
+  };
+}
+
+const finishReasonOf = (reason: FinishReason | undefined): FinishReasonOpenAI => (reason === 'length' ? 'length' : reason === 'abort' ? 'abort' : 'stop');
+
+function checkNumber(value: unknown, name: string, low: number, high: number): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !(value >= low && value <= high)) throw new SamplingLabError(name, `${name} must be a number in [${low}, ${high}], not ${shown(value)}`);
+  return value;
+}
+
+const bytesOf = (text: string) => Array.from(new TextEncoder().encode(text));
+
+/** The decoding a request asks for: generateTokens' options, and whether it streams. */
+async function optionsOf(body: unknown, engine: EngineOptions, grammarOf: (format: unknown) => Promise<CompiledGrammar | undefined>) {
+  checkObject(body, 'body');
+  for (const key of Object.keys(body)) {
+    if (!(key in OPENAI_FIELDS)) throw new SamplingLabError(key, `unknown field '${key}'; accepted: ${Object.keys(OPENAI_FIELDS).join(', ')}`);
+  }
+  const request = body as Record<string, unknown>;
+  if (request.model !== undefined && typeof request.model !== 'string') throw new SamplingLabError('model', 'model must be a string');
+  if (request.stream !== undefined && typeof request.stream !== 'boolean') throw new SamplingLabError('stream', 'stream must be true or false');
+  if (request.logprobs !== undefined && typeof request.logprobs !== 'boolean') throw new SamplingLabError('logprobs', 'logprobs must be true or false');
+  const topLogprobs = checkNumber(request.top_logprobs, 'top_logprobs', 0, 20);
+  if (topLogprobs !== undefined && request.logprobs !== true) throw new SamplingLabError('top_logprobs', 'top_logprobs needs logprobs: true');
+  if (request.stream_options !== undefined && (!isObject(request.stream_options) || request.stream !== true)) {
+    throw new SamplingLabError('stream_options', 'stream_options is { include_usage }, with stream: true');
+  }
+  if (request.max_tokens !== undefined && request.max_completion_tokens !== undefined) {
+    throw new SamplingLabError('max_tokens', 'give max_tokens or max_completion_tokens, not both');
+  }
+  const stop = request.stop === undefined || request.stop === null ? undefined : typeof request.stop === 'string' ? [request.stop] : request.stop;
+  const logitBias = request.logit_bias;
+  if (logitBias !== undefined && !isObject(logitBias)) throw new SamplingLabError('logit_bias', 'logit_bias must be { [tokenId]: bias }');
+  const own = request.sampling_lab;
+  if (own !== undefined) checkObject(own, 'sampling_lab');
+  const options: Record<string, unknown> = {
+    ...(own as object),
+    ...(request.temperature != null && { temperature: request.temperature }),
+    ...(request.top_p != null && { topP: request.top_p }),
+    ...(stop && { stop }),
+    ...(request.n != null && { n: request.n }),
+    ...(request.seed != null && { seed: request.seed }),
+    ...(request.logprobs === true && { logprobs: topLogprobs ?? 0 }),
+    ...(logitBias && { logitBias }),
+    ...(request.frequency_penalty != null && { frequencyPenalty: request.frequency_penalty }),
+    ...(request.presence_penalty != null && { presencePenalty: request.presence_penalty }),
+  };
+  const maxTokens = request.max_tokens ?? request.max_completion_tokens;
+  if (maxTokens != null) options.maxNewTokens = maxTokens;
+  const grammar = await grammarOf(request.response_format);
+  if (grammar) options.grammar = grammar;
+  if (engine.draft) {
+    for (const field of ['n', 'logprobs', 'stop'] as const) {
+      if (options[field] !== undefined && !(field === 'n' && options.n === 1)) {
+        throw new SamplingLabError(field === 'logprobs' ? 'logprobs' : field, `${field} is not taken by speculative decoding: create an engine without a draft for it`);
+      }
+    }
+  }
+  return {
+    options, messages: request.messages as readonly ChatMessage[], stream: request.stream === true,
+    includeUsage: request.stream === true && (request.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true,
+    model: (request.model as string | undefined) ?? engine.name ?? 'sampling-lab',
+  };
+}
+
+let sequence = 0;
+
+/**
+ * An engine with OpenAI's chat-completions shape over a transformers.js model: web-llm's and
+ * OpenAI's request body works as it is, plus Sampling Lab's own options under `sampling_lab`.
+ */
+export function createEngine(engine: EngineOptions): Engine {
+  checkObject(engine, 'options');
+  const { lab, model, tokenizer, draft } = engine;
+  checkLab(lab);
+  checkModel(model);
+  checkTokenizer(tokenizer);
+  if (draft !== undefined) checkModel(draft, 'draft');
+  const vocabSize = vocabularyOf(model);
+  const grammarOf = async (format: unknown): Promise<CompiledGrammar | undefined> => {
+    if (format === undefined || format === null) return undefined;
+    if (!isObject(format)) throw new SamplingLabError('response_format', 'response_format must be { type }');
+    const { type } = format;
+    if (type === 'text') return undefined;
+    const schema = type === 'json_object' ? { type: 'object' }
+      : type === 'json_schema' && isObject(format.json_schema) && isObject(format.json_schema.schema) ? format.json_schema.schema : undefined;
+    if (schema === undefined) throw new SamplingLabError('response_format', "response_format is { type: 'text' | 'json_object' } or { type: 'json_schema', json_schema: { schema } }");
+    const { compileGrammar } = await import('../grammar/grammar.js');
+    return compileGrammar(tokenizer, { jsonSchema: schema }, { vocabSize });
+  };
+
+  async function create(body: ChatCompletionRequest, request: { signal?: AbortSignal } = {}): Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>> {
+    const { options, messages, stream, includeUsage, model: name } = await optionsOf(body, engine, grammarOf);
+    const id = `chatcmpl-${Date.now().toString(36)}-${(sequence++).toString(36)}`;
+    const created = Math.floor(Date.now() / 1000);
+    // The chat template's ids once: a request without max_tokens runs to the end of the context.
+    const limit = promptLimit(model, undefined);
+    const prompt = promptIds(tokenizer, { messages }, vocabSize, limit).map(Number);
+    const defaults = { lab, maxNewTokens: limit - prompt.length, signal: request.signal };
+    const generation = draft
+      ? speculativeGenerate(model, draft, tokenizer, prompt, { ...defaults, ...options } as SpeculativeOptions)
+      : generateTokens(model, tokenizer, prompt, { ...defaults, topCandidates: 0, ...options } as GenerateOptions);
+    const usageOf = (): CompletionUsage => {
+      const { promptTokens, cachedPromptTokens, completionTokens, prefillMs, decodeMs, tokensPerSecond } = generation.usage;
+      return {
+        prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens,
+        prompt_tokens_details: { cached_tokens: cachedPromptTokens }, extra: { prefill_ms: prefillMs, decode_ms: decodeMs, tokens_per_second: tokensPerSecond },
+      };
+    };
+    // Each step as (choice, text, logprobs, finish reason).
+    async function* pieces(): AsyncGenerator<{ index: number; text: string; logprob?: TokenLogprob; finish?: FinishReasonOpenAI }> {
+      if ('stats' in generation) {
+        for await (const step of generation) yield { index: 0, text: step.textDelta, ...(step.finishReason && { finish: finishReasonOf(step.finishReason) }) };
+        return;
+      }
+      for await (const step of generation as AsyncIterable<GeneratedToken>) {
+        const logprob = step.logprobs && {
+          token: step.text, logprob: step.logprobs.logprob, bytes: bytesOf(step.text),
+          top_logprobs: step.logprobs.top.map((t) => ({ token: t.text, logprob: t.logprob, bytes: bytesOf(t.text) })),
+        };
+        yield { index: step.sequence, text: step.textDelta, ...(logprob && { logprob }), ...(step.finishReason && { finish: finishReasonOf(step.finishReason) }) };
+      }
+    }
+    const choices = 'stats' in generation ? 1 : (options.n as number | undefined) ?? 1;
+    // Sequences that ended without a step of their own saying so (an abort while one was held).
+    const lateFinish = (index: number): FinishReasonOpenAI => finishReasonOf('stats' in generation ? generation.finishReason : generation.finishReasons[index]);
+    if (!stream) {
+      const text = Array<string>(choices).fill('');
+      const logprobs: TokenLogprob[][] = Array.from({ length: choices }, () => []);
+      const finish: (FinishReasonOpenAI | undefined)[] = Array(choices).fill(undefined);
+      for await (const piece of pieces()) {
+        text[piece.index] += piece.text;
+        if (piece.logprob) logprobs[piece.index].push(piece.logprob);
+        if (piece.finish) finish[piece.index] = piece.finish;
+      }
+      return {
+        id, object: 'chat.completion', created, model: name,
+        choices: text.map((content, index) => ({
+          index, message: { role: 'assistant' as const, content },
+          logprobs: options.logprobs === undefined ? null : { content: logprobs[index] }, finish_reason: finish[index] ?? lateFinish(index),
+        })),
+        usage: usageOf(),
+      };
+    }
+    const chunk = (choice: ChatCompletionChunk['choices'][number]): ChatCompletionChunk => ({ id, object: 'chat.completion.chunk', created, model: name, choices: [choice] });
+    return (async function* chunks(): AsyncGenerator<ChatCompletionChunk> {
+      const started = new Set<number>();
+      const finished = new Set<number>();
+      for await (const piece of pieces()) {
+        const delta = started.has(piece.index) ? { content: piece.text } : { role: 'assistant' as const, content: piece.text };
+        started.add(piece.index);
+        if (piece.finish) finished.add(piece.index);
+        yield chunk({ index: piece.index, delta, logprobs: piece.logprob ? { content: [piece.logprob] } : null, finish_reason: piece.finish ?? null });
+      }
+      for (let index = 0; index < choices; index++) {
+        if (!finished.has(index)) yield chunk({ index, delta: {}, logprobs: null, finish_reason: lateFinish(index) });
+      }
+      if (includeUsage) yield { id, object: 'chat.completion.chunk', created, model: name, choices: [], usage: usageOf() };
+    })();
+  }
+
+  return { chat: { completions: { create: create as Engine['chat']['completions']['create'] } } };
+}
