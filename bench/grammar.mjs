@@ -1,7 +1,7 @@
 // `npm run bench` (grammar part): JSON-schema generation on the tiny Qwen3-signature model with
 // the real Qwen3 tokenizer. Per step: xgrammar's own work (acceptToken, then getNextTokenBitmask
 // and its copy out), and what allowedMask adds to Sampling Lab's draw (sampleToken on the step's
-// logits with the mask, against the same call without it). Writes README.md between the
+// logits with the mask, against the same call without it). Writes docs/transformers.md between the
 // grammar-bench markers.
 import { loadSamplingLab } from 'sampling-lab';
 import { compileGrammar } from 'sampling-lab/grammar';
@@ -75,4 +75,4 @@ const part = (steps, what) => steps.length === 0 ? `no step ${what}` :
 const line = `On the tiny model (${V.toLocaleString('en')} tokens, ${process.version}; a JSON schema with a string, an integer range and an enum array, T 0.8, top-p 0.9, 5 runs, each from inside the string): ` +
   `compiling the schema for Qwen3's tokenizer takes ${compileMs.toFixed(0)} ms; per step, medians: ${part(dense, 'inside the string')}; ${part(sparse, 'between JSON tokens')}.`;
 console.log(line);
-writeReadmeSection('grammar-bench', [line]);
+writeReadmeSection('grammar-bench', [line], new URL('../docs/transformers.md', import.meta.url));

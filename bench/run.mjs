@@ -2,7 +2,7 @@
 // against a straightforward JavaScript sampler and the native build of the same core (Google
 // Benchmark, AVX and SSE4 builds), all in this one run, and its peers (bench/peers/:
 // transformers.js's generate() sampling step, llama.cpp's sampler chain natively and in
-// WebAssembly) on the same logits and paths. Prints the tables and writes them into README.md
+// WebAssembly) on the same logits and paths. Prints the tables and writes them into docs/bench.md
 // between the bench markers.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -218,4 +218,4 @@ const lines = [
 ];
 const table = lines.join('\n');
 console.log(table);
-writeReadmeSection('bench', lines);
+writeReadmeSection('bench', lines, new URL('../docs/bench.md', import.meta.url));

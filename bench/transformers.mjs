@@ -3,7 +3,7 @@
 // the logits processor spends choosing the token, and how often generate() with top_p 0.01 on
 // its own equals greedy decoding (it should always); then speculative decoding on the tiny
 // target/draft pair against plain decoding, beside the chapter's formula. Writes the lines into
-// README.md between the transformers-bench and speculative-bench markers.
+// docs/transformers.md between the transformers-bench and speculative-bench markers.
 import { availableParallelism, loadavg } from 'node:os';
 import { Tensor } from '@huggingface/transformers';
 import { loadSamplingLab } from 'sampling-lab';
@@ -165,5 +165,6 @@ const specLines = [
 ];
 console.log(specLines.join('\n'));
 
-writeReadmeSection('transformers-bench', lines);
-writeReadmeSection('speculative-bench', specLines);
+const doc = new URL('../docs/transformers.md', import.meta.url);
+writeReadmeSection('transformers-bench', lines, doc);
+writeReadmeSection('speculative-bench', specLines, doc);

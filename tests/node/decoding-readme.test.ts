@@ -1,4 +1,4 @@
-// README.md's speculative decoding and beam search block (fenced ```javascript, beside the
+// docs/transformers.md's speculative decoding and beam search block (fenced ```javascript, beside the
 // transformers.js block that transformers-readme.test.ts runs) runs as written, with the tiny
 // target and draft standing in for the two model folders it loads.
 import { execFile } from 'node:child_process';
@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { ensureSpeculativePair } from '../support/tiny-model.js';
 
-const README = join(__dirname, '../../README.md');
+const README = join(__dirname, '../../docs/transformers.md');
 // Inside the checkout, so that the block's imports resolve as in a reader's project.
 const workspace = join(__dirname, '../../build/readme-decoding');
 
@@ -20,7 +20,7 @@ function standIn(folder: string, model: string, suffix: string): void {
   symlinkSync(join(model, 'onnx/model.onnx'), join(folder, `onnx/model${suffix}.onnx`));
 }
 
-it('the README\'s speculative decoding and beam search block runs and prints each step, the totals and the beams', async () => {
+it('docs/transformers.md\'s speculative decoding and beam search block runs and prints each step, the totals and the beams', async () => {
   const blocks = [...readFileSync(README, 'utf8').matchAll(/```javascript\n([\s\S]*?)```/g)].map((m) => m[1]);
   const usage = blocks.filter((block) => block.includes('speculativeGenerate'));
   expect(usage).toHaveLength(1);

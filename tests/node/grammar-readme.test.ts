@@ -1,4 +1,4 @@
-// README.md's JSON-schema block (fenced ```javascript, with compileGrammar) runs as written, the
+// docs/transformers.md's JSON-schema block (fenced ```javascript, with compileGrammar) runs as written, the
 // tiny model standing in for the ./Qwen3-0.6B-ONNX folder it loads, and prints an object of its
 // schema.
 import { execFile } from 'node:child_process';
@@ -8,10 +8,10 @@ import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { ensureTinyModel } from '../support/tiny-model.js';
 
-const README = join(__dirname, '../../README.md');
+const README = join(__dirname, '../../docs/transformers.md');
 const workspace = join(__dirname, '../../build/readme-grammar');
 
-it("the README's JSON-schema block runs and prints an object with the schema's keys", async () => {
+it("docs/transformers.md's JSON-schema block runs and prints an object with the schema's keys", async () => {
   const blocks = [...readFileSync(README, 'utf8').matchAll(/```javascript\n([\s\S]*?)```/g)].map((m) => m[1]);
   const usage = blocks.filter((block) => block.includes('compileGrammar'));
   expect(usage).toHaveLength(1);

@@ -55,11 +55,11 @@ it('runs the CLI through npx', async () => {
   expect(filters.kept).toBeGreaterThan(0);
 });
 
-// The README's self-hosting line, code spans as written.
-const selfHosting = readme.split('\n').find((line) => line.includes('sampling-lab/sampling-lab-core.wasm?url'))!;
+// docs/api.md's self-hosting line, code spans as written.
+const selfHosting = readFileSync(join(root, 'docs/api.md'), 'utf8').split('\n').find((line) => line.includes('sampling-lab/sampling-lab-core.wasm?url'))!;
 const span = (start: string) => selfHosting.match(/`([^`]+)`/g)!.map((s) => s.slice(1, -1)).find((s) => s.startsWith(start))!;
 
-it('self-hosts the .wasm in Node through the package\'s export, as the README says', async () => {
+it('self-hosts the .wasm in Node through the package\'s export, as docs/api.md says', async () => {
   writeFileSync(join(app, 'self-hosted.mjs'), [
     "import { readFile } from 'node:fs/promises';",
     "import { loadSamplingLab } from 'sampling-lab';",
@@ -69,7 +69,7 @@ it('self-hosts the .wasm in Node through the package\'s export, as the README sa
   expect((await run(process.execPath, ['self-hosted.mjs'], { cwd: app })).stdout.trim()).toBe('1');
 });
 
-it('bundles with Vite, the .wasm imported through its export, as the README says', async () => {
+it('bundles with Vite, the .wasm imported through its export, as docs/api.md says', async () => {
   const site = join(app, 'vite-app');
   mkdirSync(site);
   writeFileSync(join(site, 'index.html'), '<!doctype html><script type="module" src="./main.js"></script>');

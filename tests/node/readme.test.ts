@@ -1,26 +1,30 @@
-// README.md's commands work as written: its npm usage block runs as a module, and every
+// The README's and docs' commands work as written: the npm usage blocks run as modules, and every
 // `npx sampling-lab …` line runs in this checkout (with a logits.npy beside it).
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
+import { codeBlocks, DOCUMENTS, documentText } from '../support/docs';
 import { npy } from '../support/npy';
 import { ensureTinyModel } from '../support/tiny-model.js';
 
 const run = promisify(execFile);
 const root = join(__dirname, '../..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const readme = DOCUMENTS.map(documentText).join('\n');
 // Inside the checkout, so that npx finds the package's bin as a reader's shell would.
 const workspace = join(root, 'build/readme');
 
-const blocks = (language: string) => [...readme.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
+const blocks = (language: string) => codeBlocks(language);
 
-it('the npm usage block runs', async () => {
-  const usage = blocks('js').find((block) => block.includes("from 'sampling-lab'"))!;
+it('the npm usage blocks run (the README\'s quick start and docs/api.md\'s)', async () => {
+  const usages = blocks('js').filter((block) => block.includes("from 'sampling-lab'") && !block.includes("from 'sampling-lab/transformers'"));
+  expect(usages.length).toBeGreaterThanOrEqual(2);
   mkdirSync(workspace, { recursive: true });
-  writeFileSync(join(workspace, 'usage.mjs'), usage);
-  await run(process.execPath, [join(workspace, 'usage.mjs')], { cwd: workspace });
+  for (const [i, usage] of usages.entries()) {
+    writeFileSync(join(workspace, `usage-${i}.mjs`), usage);
+    await run(process.execPath, [join(workspace, `usage-${i}.mjs`)], { cwd: workspace });
+  }
 });
 
 it('the experiments usage block runs', async () => {

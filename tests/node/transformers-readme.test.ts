@@ -1,4 +1,4 @@
-// README.md's transformers.js block runs as written, with the tiny model (same files and graph as
+// The transformers.js blocks of README.md and the docs run as written, with the tiny model (same files and graph as
 // the download) standing in for the ./Qwen3-0.6B-ONNX folder it loads.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -11,8 +11,8 @@ const root = join(__dirname, '../../README.md');
 // Inside the checkout, so that the block's imports resolve as in a reader's project.
 const workspace = join(__dirname, '../../build/readme-transformers');
 
-it('the README\'s transformers.js block runs and prints the generation and each step', async () => {
-  const blocks = [...readFileSync(root, 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+it('docs/transformers.md\'s transformers.js block runs and prints the generation and each step', async () => {
+  const blocks = [...readFileSync(join(__dirname, '../../docs/transformers.md'), 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
   const usage = blocks.filter((block) => block.includes("from 'sampling-lab/transformers'"));
   expect(usage).toHaveLength(1);
   mkdirSync(workspace, { recursive: true });
@@ -34,3 +34,14 @@ it('docs/openai.md\'s block runs as written and prints the reply and its usage',
   expect(stdout).toMatch(/prompt_tokens: \d+/);
   expect(stdout).toMatch(/completion_tokens: \d+/);
 });
+
+it('the README\'s quick start streams a chat, decodes speculatively, follows a JSON schema and answers as OpenAI', async () => {
+  const blocks = [...readFileSync(root, 'utf8').matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const [usage] = blocks.filter((block) => block.includes("from 'sampling-lab/transformers'"));
+  mkdirSync(workspace, { recursive: true });
+  if (!existsSync(join(workspace, 'Qwen3-0.6B-ONNX'))) symlinkSync(ensureTinyModel(), join(workspace, 'Qwen3-0.6B-ONNX'));
+  writeFileSync(join(workspace, 'quick-start.mjs'), usage);
+  const { stdout } = await promisify(execFile)(process.execPath, ['quick-start.mjs'], { cwd: workspace });
+  expect(stdout).toMatch(/^\{ name: .* \}$/m);
+  expect(stdout).toMatch(/prompt_tokens: \d+/);
+}, 30_000);
