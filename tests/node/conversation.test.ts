@@ -62,11 +62,19 @@ it('a third turn builds on the second; options per turn; one turn at a time; bad
   await all(conversation.send('Two.', { maxNewTokens: 3 }));
   const before = conversation.cachedTokens;
   const third = conversation.send({ role: 'user', content: 'Three.' });
+  const { value: firstStep } = await third.next();
+  // Running: another turn must wait for it.
   expect(() => conversation.send('Four.')).toThrow(SamplingLabError);
-  const steps = await all(third);
+  const steps = [firstStep as GeneratedToken, ...(await all(third))];
   expect(third.usage.cachedPromptTokens).toBe(before);
   expect(steps.length).toBeLessThanOrEqual(8);
   expect(conversation.messages).toHaveLength(6);
+  // A turn never iterated is dropped by the next one.
+  const dropped = conversation.send('Never read.');
+  const fifth = await all(conversation.send('Five.', { maxNewTokens: 2 }));
+  expect(await all(dropped)).toEqual([]);
+  expect(fifth.length).toBeGreaterThan(0);
+  expect(conversation.messages.map((m) => m.content)).not.toContain('Never read.');
   expect(() => createConversation(tiny.model, tiny.tokenizer, { ...OPTIONS, n: 2 } as never)).toThrow(expect.objectContaining({ argument: 'n' }));
   expect(() => conversation.send(3 as never)).toThrow(expect.objectContaining({ argument: 'message' }));
   expect(() => createConversation(tiny.model, tiny.tokenizer, { ...OPTIONS, system: 1 } as never)).toThrow(expect.objectContaining({ argument: 'system' }));

@@ -27,7 +27,8 @@ export class Conversation {
   // The last turn's prompt and then its reply's tokens: what the next turn's prompt starts with.
   #history: number[] = [];
   #lastPrompt: readonly number[] = [];
-  #busy = false;
+  // The last turn: a turn never iterated is dropped by the next send; one running blocks it.
+  #turn?: { started: boolean; ended: boolean; dropped: boolean };
 
   constructor(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, options: ConversationOptions) {
     checkModel(model);
@@ -61,10 +62,11 @@ export class Conversation {
   /**
    * Adds `message` (a user's text, or a message of any role) and streams the reply, with the
    * conversation's options overridden by `options`. The reply joins `messages` when the run ends
-   * (its text as textDelta gave it); one turn at a time.
+   * (its text as textDelta gave it). One turn at a time: a turn never iterated is dropped by the
+   * next send, one running refuses it.
    */
   send(message: string | ChatMessage, options: Partial<Omit<GenerateOptions, 'n'>> = {}): Generation {
-    if (this.#busy) throw new SamplingLabError('message', 'the last reply is still running: finish or break out of it first');
+    if (this.#turn?.started && !this.#turn.ended) throw new SamplingLabError('message', 'the last reply is still running: finish or break out of it first');
     const turn = typeof message === 'string' ? { role: 'user', content: message } : message;
     if (!isObject(turn) || typeof turn.role !== 'string' || typeof turn.content !== 'string') {
       throw new SamplingLabError('message', 'message must be a string or { role, content }');
@@ -73,9 +75,9 @@ export class Conversation {
     if ('n' in options) throw new SamplingLabError('n', 'a conversation has one reply per turn: n is not an option');
     const messages = [...this.#messages, turn];
     const prompt = this.#promptIds(messages);
-    this.#lastPrompt = prompt;
-    this.#history = [...prompt];
-    this.#busy = true;
+    if (this.#turn) this.#turn.dropped = !this.#turn.started;
+    const state = { started: false, ended: false, dropped: false };
+    this.#turn = state;
     let reply = '';
     const run = generateOnCache(this.#model, this.#tokenizer, prompt, { ...this.#options, ...options }, this.#cached, (cached) => {
       this.#cached = cached;
@@ -83,6 +85,10 @@ export class Conversation {
     const conversation = this;
     // The run as given, with the reply kept as it streams and added to the messages at its end.
     async function* turnOf(): AsyncGenerator<GeneratedToken, void> {
+      if (state.dropped) return;
+      state.started = true;
+      conversation.#lastPrompt = prompt;
+      conversation.#history = [...prompt];
       try {
         for await (const step of run) {
           reply += step.textDelta;
@@ -91,7 +97,7 @@ export class Conversation {
         }
       } finally {
         conversation.#messages.push(turn, { role: 'assistant', content: reply });
-        conversation.#busy = false;
+        state.ended = true;
       }
     }
     return Object.assign(turnOf(), { usage: run.usage, finishReasons: run.finishReasons });
