@@ -176,6 +176,22 @@ describe('beamSearch', () => {
     }
   });
 
+  it('streams each step\'s beams, then gives the same sequences as awaiting it; usage and finishReason', async () => {
+    const options = { lab, numBeams: 3, maxNewTokens: 4, eosTokenIds: [], numReturnSequences: 3 };
+    const run = beamSearch(tiny.model, tiny.tokenizer, PROMPT, options);
+    const seen: { step: number; beams: { ids: number[] }[] }[] = [];
+    for await (const step of run) seen.push(step);
+    expect(seen.map((s) => s.step)).toEqual([1, 2, 3, 4]);
+    for (const { step, beams } of seen) for (const beam of beams) expect(beam.ids).toHaveLength(step);
+    const sequences = await run;
+    expect(sequences).toEqual(await beamSearch(tiny.model, tiny.tokenizer, PROMPT, options));
+    // The last step's beams are the sequences the search returns (no EOS: none finished before).
+    expect(new Set(seen.at(-1)!.beams.map((b) => b.ids.join()))).toEqual(new Set(sequences.map((s) => s.ids.join())));
+    expect(run.finishReason).toBe('length');
+    expect(run.usage).toMatchObject({ promptTokens: tiny.tokenizer.encode(PROMPT).length, completionTokens: 4 });
+    expect(run.usage.prefillMs).toBeGreaterThan(0);
+  });
+
   it('a signal aborted before the first step, or no step asked for, gives the prompt alone and no forward pass', async () => {
     const forwardPasses: string[] = [];
     const onForward = () => forwardPasses.push('pass');

@@ -8,6 +8,7 @@ import type { IntegerArray } from '../../lab/schema.js';
 import { selectRows } from './cache.js';
 import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, promptLimit } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
+import { BusyClock, type Usage } from './generate.js';
 import { promptIds, type Prompt } from './prompt.js';
 
 export interface BeamSearchOptions {
@@ -47,16 +48,61 @@ export interface BeamSequence {
   score: number;
 }
 
+/** One step of a beam search: the running beams after it, best first. */
+export interface BeamStep {
+  /** Tokens each beam has generated. */
+  step: number;
+  /** Each running beam's ids after the prompt, and their text. */
+  beams: { ids: number[]; text: string }[];
+}
+
+/**
+ * A beam search: `await` it for the best sequences, or iterate it for each step's beams (then
+ * `await` it for the sequences). `.usage` as generateTokens'; `.finishReason` once it ended:
+ * 'length' (maxNewTokens steps), 'stop' (before them: enough beams finished, or none running can
+ * beat them) or 'abort'.
+ */
+export interface BeamSearchRun extends AsyncIterable<BeamStep>, PromiseLike<BeamSequence[]> {
+  readonly usage: Readonly<Usage>;
+  readonly finishReason: 'stop' | 'length' | 'abort' | undefined;
+}
+
 const OPTIONS = ['lab', 'numBeams', 'maxNewTokens', 'maxPromptTokens', 'lengthPenalty', 'numReturnSequences', 'earlyStopping', 'stochastic', 'seed', 'stream',
   'eosTokenIds', 'signal', 'onForward'];
 
 /**
  * Decodes `prompt` by beam search: each step scores every beam in one batched forward pass with
  * the KV cache and keeps the best numBeams (beam, token) pairs by log-probability, as
- * transformers' beam search does. Returns the best numReturnSequences sequences, best first.
+ * transformers' beam search does. Gives the best numReturnSequences sequences, best first.
  */
-export async function beamSearch(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: Prompt,
-                                 options: BeamSearchOptions): Promise<BeamSequence[]> {
+export function beamSearch(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: Prompt, options: BeamSearchOptions): BeamSearchRun {
+  const usage: Usage = { promptTokens: 0, cachedPromptTokens: 0, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
+  const ended: { reason?: BeamSearchRun['finishReason'] } = {};
+  const inner = steps(model, tokenizer, prompt, options, usage, ended);
+  let sequences: BeamSequence[] | undefined;
+  async function* outer(): AsyncGenerator<BeamStep, void> {
+    sequences = yield* inner;
+  }
+  let drained: Promise<BeamSequence[]> | undefined;
+  return {
+    usage,
+    get finishReason() {
+      return ended.reason;
+    },
+    [Symbol.asyncIterator]: outer,
+    then(fulfilled, rejected) {
+      drained ??= (async () => {
+        if (sequences === undefined) for await (const _ of outer());
+        if (sequences === undefined) throw new SamplingLabError('beamSearch', 'the search stopped when its steps\' loop was left; it has no sequences');
+        return sequences;
+      })();
+      return drained.then(fulfilled, rejected);
+    },
+  };
+}
+
+async function* steps(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, prompt: Prompt, options: BeamSearchOptions,
+                      usage: Usage, ended: { reason?: BeamSearchRun['finishReason'] }): AsyncGenerator<BeamStep, BeamSequence[]> {
   checkModel(model);
   checkTokenizer(tokenizer);
   if (options === undefined) throw new SamplingLabError('lab', 'beamSearch needs options with lab: { lab, numBeams, ... }');
@@ -74,19 +120,30 @@ export async function beamSearch(model: PreTrainedModel, tokenizer: PreTrainedTo
   const beams = lab.createBeamSearch({ numBeams: 4, ...search, eosTokenIds: eos, maxNewTokens: Math.max(1, maxNewTokens) });
   const prompted = promptIds(tokenizer, prompt, vocabularyOf(model), promptLimit(model, maxPromptTokens)).map(Number);
   // Each beam's ids through its last position; batch row j of the cache is beam j.
+  usage.promptTokens = prompted.length;
+  const clock = new BusyClock();
   let sequences = [prompted];
   let cache: KvCache | undefined;
   let stepped = false;
-  for (let step = 0; step < maxNewTokens && !signal?.aborted; step++) {
+  let done = false;
+  for (let step = 0; step < maxNewTokens && !signal?.aborted && !done; step++) {
     const batch = step === 0 ? [prompted] : sequences.map((ids) => [ids[ids.length - 1]]);
     const pass = await forward(model, batch.map((ids) => ids.map(BigInt)), cache, prompted.length + step - batch[0].length, 1);
+    if (step === 0) usage.prefillMs = clock.pause();
     onForward?.({ role: 'beams', sequences, rows: pass.rows, keep: 1, vocab: pass.vocab });
-    const { beamIndices, tokens, done } = beams.step(pass.rows);
+    const result = beams.step(pass.rows);
+    done = result.done;
     stepped = true;
-    sequences = Array.from(beamIndices, (beam, j) => [...sequences[beam], tokens[j]]);
-    if (done) break;
-    cache = await selectRows(pass.cache, beamIndices);
+    sequences = Array.from(result.beamIndices, (beam, j) => [...sequences[beam], result.tokens[j]]);
+    usage.completionTokens = step + 1;
+    if (!done) cache = await selectRows(pass.cache, result.beamIndices);
+    usage.decodeMs = clock.pause() - usage.prefillMs;
+    usage.tokensPerSecond = usage.completionTokens / ((usage.prefillMs + usage.decodeMs) / 1000);
+    const generated = sequences.map((ids) => ids.slice(prompted.length));
+    yield { step: step + 1, beams: generated.map((ids) => ({ ids, text: tokenizer.decode(ids, { skip_special_tokens: true }) })) };
+    clock.resume();
   }
+  ended.reason = usage.completionTokens === maxNewTokens ? 'length' : done ? 'stop' : 'abort';
   // Aborted before the first step, or no step asked for: the prompt alone, with nothing added.
   if (!stepped) return [{ ids: [], text: '', logProb: 0, score: 0 }];
   return beams.finish().map(({ tokens, logProb, score }) => ({ ids: tokens, text: tokenizer.decode(tokens), logProb, score }));
