@@ -165,12 +165,15 @@ export class BusyClock {
   #since = performance.now();
   #total = 0;
 
-  /** Stops the clock (at a yield); the time so far, ms. */
+  /** The time so far, ms; the clock counts on from here until the next yield's pause. */
   pause(): number {
-    this.#total += performance.now() - this.#since;
+    const now = performance.now();
+    this.#total += now - this.#since;
+    this.#since = now;
     return this.#total;
   }
 
+  /** After a yield: the consumer's time since the last pause is not counted. */
   resume(): void {
     this.#since = performance.now();
   }
