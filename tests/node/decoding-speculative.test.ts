@@ -134,6 +134,24 @@ it('keeps its totals, stops at maxNewTokens exactly, at EOS, on break and on an 
   expect((await run.next()).done).toBe(true);
 });
 
+it('stop strings and stop token ids end the sequence where the same run without them reaches them', async () => {
+  const options = { temperature: 1, seed: 11, gamma: 3, maxNewTokens: 24 };
+  const whole = await speculate(options);
+  // A token that first appears after the first step, and a stop string completed inside a step.
+  const index = whole.tokens.findIndex((token, i) => i >= 4 && whole.tokens.indexOf(token) === i);
+  const byId = await speculate({ ...options, stopTokenIds: [whole.tokens[index]] });
+  expect(byId.tokens).toEqual(whole.tokens.slice(0, index + 1));
+  expect(byId.steps.at(-1)).toMatchObject({ finishReason: 'stop', stopReason: whole.tokens[index] });
+  const text = target.tokenizer.decode(whole.tokens, { skip_special_tokens: true });
+  const stop = text.slice(10, 13);
+  const byString = await speculate({ ...options, stop: [stop] });
+  const endsAt = byString.tokens.length;
+  expect(byString.tokens).toEqual(whole.tokens.slice(0, endsAt));
+  expect(target.tokenizer.decode(byString.tokens, { skip_special_tokens: true })).toContain(stop);
+  expect(target.tokenizer.decode(byString.tokens.slice(0, -1), { skip_special_tokens: true })).not.toContain(stop);
+  expect(byString.steps.at(-1)).toMatchObject({ finishReason: 'stop', stopReason: stop });
+});
+
 it('bad arguments are SamplingLabErrors naming the argument, thrown at the call', async () => {
   await expect(loadLocalModel(pair.draft, { sessionOptions: 'one thread' as never })).rejects.toMatchObject({ argument: 'sessionOptions' });
   const narrower = new Proxy(draft.model, { get: (model, name) => (name === 'config' ? { ...model.config, vocab_size: 1000 } : Reflect.get(model, name)) });

@@ -98,7 +98,7 @@ export interface EngineOptions {
   lab: Lab;
   model: PreTrainedModel;
   tokenizer: PreTrainedTokenizer;
-  /** A draft sharing the tokenizer: requests then decode speculatively (n = 1, without logprobs or stop). */
+  /** A draft sharing the tokenizer: requests then decode speculatively (n = 1, without logprobs). */
   draft?: PreTrainedModel;
   /** The name responses carry (default 'sampling-lab'). */
   name?: string;
@@ -164,9 +164,9 @@ async function optionsOf(body: unknown, engine: EngineOptions, grammarOf: (forma
   const grammar = await grammarOf(request.response_format);
   if (grammar) options.grammar = grammar;
   if (engine.draft) {
-    for (const field of ['n', 'logprobs', 'stop'] as const) {
+    for (const field of ['n', 'logprobs'] as const) {
       if (options[field] !== undefined && !(field === 'n' && options.n === 1)) {
-        throw new SamplingLabError(field === 'logprobs' ? 'logprobs' : field, `${field} is not taken by speculative decoding: create an engine without a draft for it`);
+        throw new SamplingLabError(field, `${field} is not taken by speculative decoding: create an engine without a draft for it`);
       }
     }
   }

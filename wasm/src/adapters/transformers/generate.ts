@@ -125,7 +125,7 @@ const OWN_OPTIONS = ['lab', 'maxNewTokens', 'maxPromptTokens', 'topCandidates', 
 const MAX_SEQUENCES = 128;
 const MAX_STOPS = 64;
 
-function checkStops(stop: unknown): readonly string[] {
+export function checkStops(stop: unknown): readonly string[] {
   if (!Array.isArray(stop)) throw new SamplingLabError('stop', 'stop must be an array of strings');
   if (stop.length > MAX_STOPS) throw new SamplingLabError('stop', `stop holds ${stop.length} strings, more than ${MAX_STOPS}`);
   stop.forEach((text, i) => {
@@ -142,7 +142,7 @@ const tokensSpanning = (units: number): number => 3 * units + 2;
  * The stop string that the last of `generated` completes, if any: a match that reaches past the
  * text the tokens before it had settled (their last character may have been a partial one).
  */
-function completedStop(tokenizer: PreTrainedTokenizer, generated: number[], stop: readonly string[], longest: number): string | undefined {
+export function completedStop(tokenizer: PreTrainedTokenizer, generated: number[], stop: readonly string[], longest: number): string | undefined {
   const window = generated.slice(-tokensSpanning(longest));
   const before = window.length > 1 ? tokenizer.decode(window.slice(0, -1)) : '';
   const after = tokenizer.decode(window);

@@ -6,13 +6,14 @@ import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transfor
 import { SamplingLabError } from '../../lab/errors.js';
 import type { CompiledGrammar, GrammarMatcher } from '../grammar/grammar.js';
 import type { Lab, SampleTokenOptions } from '../../lab/lab.js';
+import type { IntegerArray } from '../../lab/schema.js';
 import { cachedLength, truncateCache } from './cache.js';
 import {
-  checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenizer,
+  checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
   endOfSequenceIds, needsHistory, promptLimit,
 } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
-import { BusyClock, checkGrammar, jumpForwardTokens, type FinishReason, type Usage } from './generate.js';
+import { BusyClock, checkGrammar, checkStops, completedStop, jumpForwardTokens, type FinishReason, type Usage } from './generate.js';
 import { promptIds, type Prompt } from './prompt.js';
 import { TextDeltas } from './text-deltas.js';
 
@@ -37,6 +38,10 @@ export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'g
   grammar?: CompiledGrammar;
   /** Leave special tokens (EOS, chat markers) out of `textDelta` (default true). */
   skipSpecialTokens?: boolean;
+  /** As generateTokens': strings that end the sequence at the token whose text completes one (that token is emitted, the step's later ones not). */
+  stop?: readonly string[];
+  /** As generateTokens': token ids that end the sequence, as EOS does. */
+  stopTokenIds?: IntegerArray;
 }
 
 export interface SpeculativeStep {
@@ -56,8 +61,10 @@ export interface SpeculativeStep {
   grammarAllowed?: number[];
   /** With a grammar: the tokens are its jump-forward string, proposed and verified by no model. */
   forced?: boolean;
-  /** On the last step: as generateTokens' ('stop' at EOS, 'length', 'grammar', 'abort'). */
+  /** On the last step: as generateTokens' ('stop' at EOS, a stop token or string; 'length', 'grammar', 'abort'). */
   finishReason?: FinishReason;
+  /** With finishReason 'stop': the token id (EOS or one of stopTokenIds) or the stop string that ended it. */
+  stopReason?: number | string;
 }
 
 /** Running totals of a speculative generation. */
@@ -85,7 +92,7 @@ export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep, v
   readonly finishReason: FinishReason | undefined;
 }
 
-const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens'];
+const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens', 'stop', 'stopTokenIds'];
 
 /** One model's side of the decoding: its cache holds the first `cache` positions of the sequence. */
 interface Side {
@@ -109,7 +116,8 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   if (options === undefined) throw new SamplingLabError('lab', 'speculativeGenerate needs options with lab: { lab, gamma, ...sampling options }');
   checkObject(options, 'options');
   const {
-    lab, gamma = 4, maxNewTokens = 64, maxPromptTokens, stopAtEos = true, signal, draftStream, onForward, grammar, skipSpecialTokens = true, ...sampling
+    lab, gamma = 4, maxNewTokens = 64, maxPromptTokens, stopAtEos = true, signal, draftStream, onForward, grammar, skipSpecialTokens = true,
+    stop = [], stopTokenIds = [], ...sampling
   } = options;
   checkLab(lab);
   checkBoolean(skipSpecialTokens, 'skipSpecialTokens');
@@ -121,6 +129,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   if ('mirostat' in sampling) {
     throw new SamplingLabError('mirostat', 'mirostat cannot be verified speculatively: its μ depends on every emitted token');
   }
+  const stops = checkStops(stop);
   const vocab = vocabularyOf(target);
   if (vocabularyOf(draft) !== vocab) {
     throw new SamplingLabError('draft', `the draft's vocab_size ${vocabularyOf(draft)} is not the target's ${vocab}: they must share the tokenizer`);
@@ -136,8 +145,8 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   const usage: Usage = { promptTokens: ids.length, cachedPromptTokens: 0, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
   const ended: { reason?: FinishReason } = {};
   const run = decode({
-    lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, usage, ended, onForward, options: keys, grammar, skipSpecialTokens,
-    eos: new Set(stopAtEos ? endOfSequenceIds(target) : []),
+    lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, usage, ended, onForward, options: keys, grammar, skipSpecialTokens, stops,
+    eos: new Set([...(stopAtEos ? endOfSequenceIds(target) : []), ...checkTokenIds(stopTokenIds, 'stopTokenIds', vocab, 1024)]),
     target: { model: target, role: 'target' }, draft: { model: draft, role: 'draft' },
   });
   return Object.defineProperty(Object.assign(run, { stats, usage }), 'finishReason', { get: () => ended.reason }) as SpeculativeGeneration;
@@ -161,6 +170,7 @@ interface Decoding {
   draft: Side;
   grammar?: CompiledGrammar;
   skipSpecialTokens: boolean;
+  stops: readonly string[];
 }
 
 // Runs the part of `sequence` past the side's cache and keeps its last `keep` logits rows;
@@ -175,13 +185,24 @@ async function pass(side: Side, sequence: number[], keep: number, decoding: Deco
 }
 
 async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
-  const { lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, usage, ended, options, eos, target, draft, grammar } = decoding;
+  const { lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, usage, ended, options, eos, target, draft, grammar, stops } = decoding;
   const text = new TextDeltas(tokenizer, decoding.skipSpecialTokens);
   // The step's textDelta; the sequence's last step also gives up what is held.
   const delta = (tokens: number[], last: boolean) => text.push(...tokens) + (last ? text.flush() : '');
   const { draftStream, ...targetOptions } = options;
   const history = needsHistory(lab, options);
   const promptLength = ids.length;
+  const longestStop = Math.max(0, ...stops.map((text) => text.length));
+  // Where `tokens`, emitted after `ids`, end the sequence: the index of EOS or a stop token, or of
+  // the token whose text completes a stop string (-1: none), and what ended it.
+  const stopIn = (tokens: number[]): { end: number; reason?: number | string } => {
+    for (let k = 0; k < tokens.length; k++) {
+      if (eos.has(tokens[k])) return { end: k, reason: tokens[k] };
+      const text = stops.length > 0 ? completedStop(tokenizer, [...ids.slice(promptLength), ...tokens.slice(0, k + 1)], stops, longestStop) : undefined;
+      if (text !== undefined) return { end: k, reason: text };
+    }
+    return { end: -1 };
+  };
   const matcher = grammar && await grammar.matcher();
   const clock = new BusyClock();
   // Before each yield: the totals, the clock stopped until the consumer asks again, and the
@@ -204,12 +225,14 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       // Text the grammar forces goes through both models with the next passes, never drafted.
       const forced = matcher ? await jumpForwardTokens(tokenizer, matcher, maxNewTokens - (ids.length - promptLength)) : [];
       if (forced.length > 0) {
-        ids.push(...forced);
-        stats.tokens += forced.length;
-        const last = lengthOr(matcher!.isTerminated() ? 'grammar' : undefined);
+        const stopped = stopIn(forced);
+        const emitted = stopped.end === -1 ? forced : forced.slice(0, stopped.end + 1);
+        ids.push(...emitted);
+        stats.tokens += emitted.length;
+        const last = lengthOr(stopped.reason !== undefined ? 'stop' : matcher!.isTerminated() ? 'grammar' : undefined);
         yield {
-          tokens: forced, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(forced), textDelta: delta(forced, last !== undefined),
-          grammarAllowed: forced.map(() => 0), forced: true, ...handOver(last),
+          tokens: emitted, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(emitted), textDelta: delta(emitted, last !== undefined),
+          grammarAllowed: emitted.map(() => 0), forced: true, ...handOver(last), ...(stopped.reason !== undefined && { stopReason: stopped.reason }),
         };
         clock.resume();
         if (last) return;
@@ -261,22 +284,26 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
         }
         await matcher.settled();
       }
-      let end = tokens.findIndex((token) => eos.has(token));
-      if (matcher?.isTerminated()) end = tokens.length - 1;
+      const stopped = stopIn(tokens);
+      const end = stopped.end !== -1 ? stopped.end : matcher?.isTerminated() ? tokens.length - 1 : -1;
       if (end !== -1) tokens = tokens.slice(0, end + 1);
+      const whole = tokens.length;
       tokens = tokens.slice(0, maxNewTokens - (ids.length - promptLength));
+      // maxNewTokens cut the step before what would have ended it.
+      const cut = tokens.length < whole;
       ids.push(...tokens);
       stats.tokens += tokens.length;
       stats.proposed += proposing;
       stats.accepted += verdict.accepted;
       stats.acceptance = stats.accepted / stats.proposed;
       stats.tokensPerTargetPass = stats.tokens / stats.targetCalls;
-      const last = lengthOr(end === -1 ? undefined : eos.has(tokens[end]) ? 'stop' : 'grammar');
+      const reason = cut ? undefined : stopped.reason;
+      const last = lengthOr(reason !== undefined ? 'stop' : !cut && end !== -1 ? 'grammar' : undefined);
       yield {
         tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
         textDelta: delta(tokens, last !== undefined),
         ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
-        ...handOver(last),
+        ...handOver(last), ...(reason !== undefined && { stopReason: reason }),
       };
       clock.resume();
       if (last) return;
