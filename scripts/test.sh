@@ -54,7 +54,7 @@ rm -f build/vitest-node.json build/vitest-browser.json
 # run with the browser files so that the two processes take about as long (a fresh clone on
 # 2026-12-07: 220 s of Node files against 188 s of browser files with the snippets, 21 s of which
 # the CLI's decoding now moves across).
-beside_browser=(tests/node/readme.test.ts tests/node/cli-decode.test.ts)
+beside_browser=(tests/node/readme.test.ts tests/node/cli-decode.test.ts tests/node/transformers-readme.test.ts)
 npx vitest run tests/node "${beside_browser[@]/#/--exclude=}" --reporter=default --reporter=json --outputFile=build/vitest-node.json > build/vitest-node.log 2>&1 &
 node_suite=$!
 # The browser files share their support modules (Vite, playwright): imported once, not per file.
