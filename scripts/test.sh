@@ -50,10 +50,10 @@ started=$SECONDS
 # The tiny models both processes load, built first.
 node --input-type=module -e 'import { ensureSpeculativePair, ensureTinyModel } from "./tests/support/tiny-model.js"; ensureTinyModel(); ensureSpeculativePair();'
 rm -f build/vitest-node.json build/vitest-browser.json
-# The README's snippets and the CLI's decoding, Node files that spend their time in child processes,
-# run with the browser files so that the two processes take about as long (a fresh clone on
-# 2026-12-07: 220 s of Node files against 188 s of browser files with the snippets, 21 s of which
-# the CLI's decoding now moves across).
+# The README's and docs' snippets and the CLI's decoding, Node files that spend their time in child
+# processes, run with the browser files so that the two processes take about as long (a fresh clone
+# on 2026-12-07, before the docs' transformers snippets moved across: 231 s of Node files against
+# 209 s of browser files).
 beside_browser=(tests/node/readme.test.ts tests/node/cli-decode.test.ts tests/node/transformers-readme.test.ts)
 npx vitest run tests/node "${beside_browser[@]/#/--exclude=}" --reporter=default --reporter=json --outputFile=build/vitest-node.json > build/vitest-node.log 2>&1 &
 node_suite=$!
