@@ -5,7 +5,7 @@ import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transfor
 import { SamplingLabError } from '../../lab/errors.js';
 import { checkModel, checkObject, checkTokenizer, isObject } from './checks.js';
 import { generateOnCache, type CachedPrefix, type GeneratedToken, type GenerateOptions, type Generation } from './generate.js';
-import type { ChatMessage, ChatPrompt } from './prompt.js';
+import { templateOptions, type ChatMessage, type ChatPrompt } from './prompt.js';
 
 /** The conversation's own settings, and the generation options every turn starts from. */
 export interface ConversationOptions extends Omit<GenerateOptions, 'n'> {
@@ -106,9 +106,7 @@ export class Conversation {
   // The messages through the chat template; the conversation's own ids kept where the template
   // rendered them the same, so that a reply's tokens stay as the model drew them.
   #promptIds(messages: readonly ChatMessage[]): number[] {
-    const { enableThinking, tools } = this.#chat;
-    const render = { add_generation_prompt: true, ...(tools !== undefined && { tools }), ...(enableThinking !== undefined && { enable_thinking: enableThinking }) };
-    const text = this.#tokenizer.apply_chat_template(messages as never, { ...render, tokenize: false } as never) as unknown as string;
+    const text = this.#tokenizer.apply_chat_template(messages as never, { ...templateOptions(this.#chat), tokenize: false } as never) as unknown as string;
     const seen = this.#history;
     const seenText = seen.length > 0 ? this.#tokenizer.decode(seen) : '';
     if (seen.length > 0 && text.startsWith(seenText)) {

@@ -29,6 +29,14 @@ export type Prompt = string | IntegerArray | ChatPrompt;
 
 const CHAT_FIELDS = ['messages', 'addGenerationPrompt', 'tools', 'enableThinking'];
 
+/** A chat prompt's settings as transformers.js's apply_chat_template takes them (not tokenized). */
+export function templateOptions({ addGenerationPrompt = true, tools, enableThinking }: Omit<ChatPrompt, 'messages'>) {
+  return {
+    add_generation_prompt: addGenerationPrompt,
+    ...(tools !== undefined && { tools: tools as object[] }), ...(enableThinking !== undefined && { enable_thinking: enableThinking }),
+  };
+}
+
 function chatIds(tokenizer: PreTrainedTokenizer, chat: Record<string, unknown>): number[] {
   for (const key of Object.keys(chat)) {
     if (!CHAT_FIELDS.includes(key)) throw new SamplingLabError(key, `unknown prompt field '${key}'; accepted: ${CHAT_FIELDS.join(', ')}`);
@@ -47,8 +55,7 @@ function chatIds(tokenizer: PreTrainedTokenizer, chat: Record<string, unknown>):
   if (!template.chat_template) throw new SamplingLabError('messages', 'the tokenizer has no chat template: give the prompt as text or token ids');
   try {
     return tokenizer.apply_chat_template(messages as never, {
-      add_generation_prompt: addGenerationPrompt, tokenize: true, return_tensor: false, return_dict: false,
-      ...(tools !== undefined && { tools: tools as object[] }), ...(enableThinking !== undefined && { enable_thinking: enableThinking }),
+      ...templateOptions({ addGenerationPrompt, tools: tools as ChatPrompt['tools'], enableThinking }), tokenize: true, return_tensor: false, return_dict: false,
     }) as unknown as number[];
   } catch (error) {
     throw new SamplingLabError('messages', `the chat template could not render the messages: ${(error as Error).message}`);
