@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AutoTokenizer, env } from '@huggingface/transformers';
-import { beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { partialTokenText, passageUnits, shownTexts, type PassageUnit } from '../../web/src/passage-display';
 import { ensureTinyModel, MODELS_DIR } from '../support/tiny-model.js';
 
@@ -12,6 +12,10 @@ let ids: number[];
 let decode: (ids: number[]) => string;
 let units: PassageUnit[];
 let shown: string[];
+
+// The Node files share one process (scripts/test.sh): transformers.js's env is put back after.
+const found = { allowRemoteModels: env.allowRemoteModels, localModelPath: env.localModelPath };
+afterAll(() => Object.assign(env, found));
 
 beforeAll(async () => {
   ensureTinyModel();
