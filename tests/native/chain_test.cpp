@@ -284,37 +284,53 @@ TEST(Validation, NewOptionsNameTheArgument) {
   EXPECT_EQ(bad(with([&](auto& o) { o.dry_sequence_breakers = outside; })), "dry.sequenceBreakers");
 }
 
-// XTC removes tokens spread over many blocks and shifts the block sums the draw skips by: the
-// drawn tokens equal an inverse CDF in double over the distribution it reports, step by step.
-TEST(Chain, XtcDrawsFollowTheInverseCdfOfItsDistribution) {
+// A draw's last stage cuts in place, giving the cut tokens weight 0 across many blocks (XTC, and
+// a prefix that keeps a quarter or more, as typical-p and the general chain's top-p do), which
+// shifts the block sums the draw skips by: the drawn tokens equal an inverse CDF in double over
+// the distribution it reports, step by step.
+TEST(Chain, InPlaceCutsDrawTheInverseCdfOfTheirDistribution) {
   const auto logits = reference::random_logits(kVocabulary, 71, 3.0);
+  const std::vector<std::int32_t> bias_ids = {5};
+  const std::vector<float> bias = {0.5f};
+  const std::vector<std::pair<std::string, std::function<void(sl::SamplingOptions&)>>> cases = {
+      {"xtc 1e-4", [](auto& o) { o.xtc_probability = 1.0, o.xtc_threshold = 1e-4; }},
+      {"typical 0.95 at T 1.5", [](auto& o) { o.typical_p = 0.95, o.temperature = 1.5; }},
+      {"typical 0.9 at T 2", [](auto& o) { o.typical_p = 0.9, o.temperature = 2.0; }},
+      {"top-p 0.95 at T 1.5 after a bias (the general chain)", [&](auto& o) {
+         o.top_p = 0.95, o.temperature = 1.5, o.logit_bias_ids = bias_ids, o.logit_bias_values = bias;
+       }},
+  };
   sl::FilterWorkspace workspace;
   std::vector<float> probs(logits.size());
-  auto options = with([](auto& o) { o.xtc_probability = 1.0, o.xtc_threshold = 1e-4, o.seed = 9; });
-  const auto result = sl::filter_distribution(logits, options, probs, workspace);
-  ASSERT_LT(result.kept, logits.size() - 100);  // hundreds removed, across blocks
-  // Each float32 probability is within 2^-24 (relative) of its weight's share, so their running
-  // sum is within 6e-8 of the weights' own: a target closer than 1e-7 to a boundary could fall
-  // either way and is left out.
-  std::size_t unresolved = 0;
-  for (std::uint64_t step = 0; step < 300; ++step) {
-    options.step = step;
-    const double target = sl::token_uniforms(options).token;
-    double cumulative = 0.0;
-    std::size_t expected = 0;
-    for (std::size_t i = 0; i < probs.size(); ++i) {
-      if (probs[i] == 0.0f) continue;
-      expected = i;
-      cumulative += probs[i];
-      if (cumulative > target) break;
+  for (const auto& [name, set] : cases) {
+    auto options = with(set);
+    options.seed = 9;
+    const auto result = sl::filter_distribution(logits, options, probs, workspace);
+    ASSERT_LT(result.kept, logits.size() - 100) << name;  // hundreds removed, across blocks
+    ASSERT_GT(result.kept * 4, logits.size()) << name;    // a quarter or more kept: cut in place
+    // Each float32 probability is within 2^-24 (relative) of its weight's share, so their running
+    // sum is within 6e-8 of the weights' own: a target closer than 1e-7 to a boundary could fall
+    // either way and is left out.
+    std::size_t unresolved = 0;
+    for (std::uint64_t step = 0; step < 300; ++step) {
+      options.step = step;
+      const double target = sl::token_uniforms(options).token;
+      double cumulative = 0.0;
+      std::size_t expected = 0;
+      for (std::size_t i = 0; i < probs.size(); ++i) {
+        if (probs[i] == 0.0f) continue;
+        expected = i;
+        cumulative += probs[i];
+        if (cumulative > target) break;
+      }
+      if (std::min(cumulative - target, target - (cumulative - probs[expected])) < 1e-7) {
+        ++unresolved;
+        continue;
+      }
+      EXPECT_EQ(sl::sample_token(logits, options, workspace), std::int32_t(expected)) << name << ", step " << step;
     }
-    if (std::min(cumulative - target, target - (cumulative - probs[expected])) < 1e-7) {
-      ++unresolved;
-      continue;
-    }
-    EXPECT_EQ(sl::sample_token(logits, options, workspace), std::int32_t(expected)) << "step " << step;
+    EXPECT_LE(unresolved, 30u) << name;  // most draws are checked
   }
-  EXPECT_LE(unresolved, 30u);  // most draws are checked
 }
 
 // The fast path's choice reads the stage table: a stage added to it that the fast path does not

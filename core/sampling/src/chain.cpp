@@ -287,6 +287,12 @@ class Candidates {
     fresh_ = weighed && heaviest > kStaleWeight;
   }
 
+  // For the last stage of a draw (no trace, no minKeep): a prefix that keeps a quarter or more of
+  // weighed candidates gives the rest weight 0 where they are, as XTC's and top-p's draws do,
+  // instead of copying what it keeps. size() then still counts the cut ones.
+  void zero_large_cuts() { zeroes_large_cuts_ = true; }
+  bool zeroes_large_cuts() const { return zeroes_large_cuts_; }
+
   // Keeps the first prefix.count candidates of the ranking by `ranking_keys` (descending, ties
   // to the lower position).
   void keep_prefix(std::span<const float> ranking_keys, const Prefix& prefix, std::uint8_t stage) {
@@ -298,6 +304,16 @@ class Candidates {
       return false;
     };
     if (trace_ && !trace_->cut_by.empty()) return keep_if(in_prefix, stage);
+    if (zeroes_large_cuts_ && fresh_ && prefix.count * 4 >= size()) {
+      const double total = zero_outside(prefix, ranking_keys, scratch_.weights, scratch_.block_sums);
+      const float heaviest = kernels::min_max(scratch_.weights).max;
+      if (heaviest > kStaleWeight) {
+        total_ = total;
+        top_weight_ = heaviest;
+        return;
+      }
+      // The kept weights lost their precision: copied and weighed again below.
+    }
     // SIMD finds the keys >= the boundary; of those equal to it, the first ties_at_key stay.
     auto& positions = chain_.positions;
     kernels::gather_at_least(ranking_keys, prefix.last_key, positions, chain_.survivor_keys);
@@ -328,6 +344,7 @@ class Candidates {
   ChainTrace* trace_;
   double temperature_ = 1.0;
   bool fresh_ = false;
+  bool zeroes_large_cuts_ = false;
   float max_key_ = 0.0f;  // the weights' shift: the maximum when they were computed
   double total_ = 0.0;
   double top_weight_ = 1.0;
@@ -583,7 +600,11 @@ void typical_p(Candidates& candidates, const SamplingOptions& options, ChainScra
   if (options.min_keep == 1) {
     const double q = 0.5 * std::min(std::exp(-2.0 * entropy), (1.0 - options.typical_p) / double(candidates.size()));
     const double log_bound = std::log(q * total) / inverse_temperature(candidates.temperature());
-    candidates.keep_keys_at_least(float_at_least(candidates.max_key() + log_bound), code(Stage::kTypicalP));
+    const float bound = float_at_least(candidates.max_key() + log_bound);
+    // A cut made in place only pays for the bound when it leaves few (copying most costs more).
+    if (!candidates.zeroes_large_cuts() || kernels::count_at_least(candidates.keys(), bound) * 4 < candidates.size()) {
+      candidates.keep_keys_at_least(bound, code(Stage::kTypicalP));
+    }
   }
   const auto keys = candidates.keys();
   auto& closeness = chain.ranking_keys;
@@ -776,6 +797,7 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
                          stage != Stage::kXtc && stage != Stage::kTemperature;
     const std::size_t before = candidates.size();
     if (guarded) candidates.save();
+    if (draw_only && !trace && min_keep == 1 && stage == *last_on) candidates.zero_large_cuts();
     switch (stage) {
       case Stage::kPenalties: penalties(candidates, options, workspace.penalties); break;
       case Stage::kDry: dry(candidates, options, logits.size(), chain); break;

@@ -206,4 +206,14 @@ Prefix PrefixSelector::tied_prefix(Position position, std::size_t members, float
   return {count_before + taken, mass_before + double(taken) * w, key, taken};
 }
 
+double zero_outside(const Prefix& prefix, std::span<const float> keys, std::span<float> weights, std::vector<double>& block_sums) {
+  const std::size_t after_last_tie = kernels::after_nth_equal(keys, prefix.last_key, prefix.ties_at_key);
+  kernels::zero_below(keys.first(after_last_tie), prefix.last_key, weights.first(after_last_tie));
+  kernels::zero_below(keys.subspan(after_last_tie), std::nextafter(prefix.last_key, std::numeric_limits<float>::infinity()),
+                      weights.subspan(after_last_tie));
+  block_sums.resize(kernels::block_count(weights.size()));
+  return kernels::block_sum(weights, block_sums);
+}
+
+
 }  // namespace sampling_lab::detail

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "sampling_lab/workspace.hpp"
 
@@ -33,6 +34,12 @@ bool exact_tied_sums(std::size_t members, double w, double mass_before);
 // Then: how many of them a prefix takes after mass_before to reach target_mass (at least one; all
 // of them if they fall short).
 std::size_t tied_prefix_length(std::size_t members, double w, double mass_before, double target_mass);
+
+// For a draw, which reads only the weights: the tokens outside the prefix weigh 0 where they are
+// (no copy: the prefix holds every token above its last key and the first ties_at_key at it, in
+// id order), and the weights are summed per block again; returns their sum.
+double zero_outside(const Prefix& prefix, std::span<const float> keys, std::span<float> weights,
+                    std::vector<double>& block_sums);
 
 class PrefixSelector {
  public:

@@ -225,17 +225,7 @@ double compact_to_prefix(std::size_t keep, CandidateScratch& candidates, Candida
 }
 
 // Step 3 for a draw, which reads only the weights: the candidates outside the first `keep` of
-// the ranking weigh 0 where they are (no copy), and the weights are summed per block again. The
-// prefix holds every candidate above its last key and the first ties_at_key at it, in id order.
-double zero_outside(const Prefix& prefix, std::span<const float> keys, std::span<float> weights, std::vector<double>& block_sums) {
-  const std::size_t after_last_tie = kernels::after_nth_equal(keys, prefix.last_key, prefix.ties_at_key);
-  kernels::zero_below(keys.first(after_last_tie), prefix.last_key, weights.first(after_last_tie));
-  kernels::zero_below(keys.subspan(after_last_tie), std::nextafter(prefix.last_key, std::numeric_limits<float>::infinity()),
-                      weights.subspan(after_last_tie));
-  block_sums.resize(kernels::block_count(weights.size()));
-  return kernels::block_sum(weights, block_sums);
-}
-
+// the ranking weigh 0 where they are (no copy), and the weights are summed per block again.
 double zero_outside_prefix(std::size_t keep, CandidateScratch& candidates, CandidateRanking& ranking) {
   return zero_outside(ranking().first(keep), candidates.keys, candidates.weights, candidates.block_sums);
 }
