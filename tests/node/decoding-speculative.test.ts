@@ -152,13 +152,36 @@ it('stop strings and stop token ids end the sequence where the same run without 
   expect(byString.steps.at(-1)).toMatchObject({ finishReason: 'stop', stopReason: stop });
 });
 
+it('minNewTokens holds EOS, the stop tokens and the stop strings back in both models, as generateTokens does', async () => {
+  // Greedy: the tokens are the target's greedy tokens under the same mask, which generateTokens applies.
+  const greedy = { temperature: 0, gamma: 3, maxNewTokens: 16 };
+  const free = await speculate(greedy);
+  const early = free.tokens[1];
+  const endsAt = free.tokens.indexOf(early);
+  expect((await speculate({ ...greedy, stopTokenIds: [early] })).tokens).toHaveLength(endsAt + 1);
+  const held = await speculate({ ...greedy, stopTokenIds: [early], minNewTokens: 8 });
+  expect(held.tokens.slice(0, 7)).not.toContain(early);
+  expect(held.tokens.length).toBeGreaterThanOrEqual(8);
+  expect(held.tokens).toEqual(await targetTokens({ temperature: 0, stopTokenIds: [early], minNewTokens: 8 }, 16));
+  // Sampled, with a stop string the free run completes within its first tokens.
+  const sampled = { temperature: 1, seed: 11, gamma: 3, maxNewTokens: 24 };
+  const whole = await speculate(sampled);
+  const stop = target.tokenizer.decode(whole.tokens.slice(0, 2), { skip_special_tokens: true }).slice(-2);
+  expect(stop).toHaveLength(2);
+  expect((await speculate({ ...sampled, stop: [stop] })).tokens.length).toBeLessThanOrEqual(2);
+  const late = await speculate({ ...sampled, stop: [stop], minNewTokens: 10 });
+  expect(late.tokens.length).toBeGreaterThanOrEqual(10);
+  if (late.finishReason === 'stop') expect(late.steps.at(-1)?.stopReason).toBe(stop);
+});
+
 it('bad arguments are SamplingLabErrors naming the argument, thrown at the call', async () => {
   await expect(loadLocalModel(pair.draft, { sessionOptions: 'one thread' as never })).rejects.toMatchObject({ argument: 'sessionOptions' });
   const narrower = new Proxy(draft.model, { get: (model, name) => (name === 'config' ? { ...model.config, vocab_size: 1000 } : Reflect.get(model, name)) });
   const call = (options: object, drafter = draft.model) => () => speculativeGenerate(target.model, drafter, target.tokenizer, PROMPT, { lab, ...options } as SpeculativeOptions);
   const cases: [() => unknown, string][] = [
     [call({ gamma: 0 }), 'gamma'], [call({ gamma: lab.maxDraftTokens + 1 }), 'gamma'], [call({ gamma: 2.5 }), 'gamma'],
-    [call({ maxNewTokens: -1 }), 'maxNewTokens'], [call({ stopAtEos: 1 }), 'stopAtEos'], [call({ signal: {} }), 'signal'],
+    [call({ maxNewTokens: -1 }), 'maxNewTokens'], [call({ minNewTokens: -1 }), 'minNewTokens'],
+    [call({ maxNewTokens: 8, minNewTokens: 9 }), 'minNewTokens'], [call({ stopAtEos: 1 }), 'stopAtEos'], [call({ signal: {} }), 'signal'],
     [call({ onForward: 'log' }), 'onForward'], [call({ mirostat: { version: 2 } }), 'mirostat'], [call({ topp: 0.9 }), 'topp'],
     [call({ step: 3 }), 'step'], [call({ generatedIds: [1] }), 'generatedIds'], [call({ topP: 2 }), 'topP'],
     [call({ bannedTokens: [151936] }), 'bannedTokens'], [call({ draftStream: -1 }), 'draftStream'],

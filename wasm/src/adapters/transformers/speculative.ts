@@ -42,6 +42,8 @@ export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'g
   stop?: readonly string[];
   /** As generateTokens': token ids that end the sequence, as EOS does. */
   stopTokenIds?: IntegerArray;
+  /** As generateTokens' (vLLM's min_tokens; default 0): tokens generated before EOS or a stop token can be drawn (masked in both models' rows, so the tokens still follow the target's masked distribution) or a stop string can end the sequence. */
+  minNewTokens?: number;
 }
 
 export interface SpeculativeStep {
@@ -92,7 +94,7 @@ export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep, v
   readonly finishReason: FinishReason | undefined;
 }
 
-const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens', 'stop', 'stopTokenIds'];
+const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens', 'stop', 'stopTokenIds', 'minNewTokens'];
 
 /** One model's side of the decoding: its cache holds the first `cache` positions of the sequence. */
 interface Side {
@@ -117,12 +119,13 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkObject(options, 'options');
   const {
     lab, gamma = 4, maxNewTokens = 64, maxPromptTokens, stopAtEos = true, signal, draftStream, onForward, grammar, skipSpecialTokens = true,
-    stop = [], stopTokenIds = [], ...sampling
+    stop = [], stopTokenIds = [], minNewTokens = 0, ...sampling
   } = options;
   checkLab(lab);
   checkBoolean(skipSpecialTokens, 'skipSpecialTokens');
   checkInteger(gamma, 'gamma', 1, lab.maxDraftTokens);
   checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
+  checkInteger(minNewTokens, 'minNewTokens', 0, maxNewTokens);
   checkBoolean(stopAtEos, 'stopAtEos');
   checkSignal(signal);
   if (onForward !== undefined && typeof onForward !== 'function') throw new SamplingLabError('onForward', 'onForward must be a function');
@@ -145,7 +148,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   const usage: Usage = { promptTokens: ids.length, cachedPromptTokens: 0, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
   const ended: { reason?: FinishReason } = {};
   const run = decode({
-    lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, usage, ended, onForward, options: keys, grammar, skipSpecialTokens, stops,
+    lab, tokenizer, ids, gamma, maxNewTokens, minNewTokens, signal, stats, usage, ended, onForward, options: keys, grammar, skipSpecialTokens, stops,
     eos: new Set([...(stopAtEos ? endOfSequenceIds(target) : []), ...checkTokenIds(stopTokenIds, 'stopTokenIds', vocab, 1024)]),
     target: { model: target, role: 'target' }, draft: { model: draft, role: 'draft' },
   });
@@ -159,6 +162,7 @@ interface Decoding {
   ids: number[];
   gamma: number;
   maxNewTokens: number;
+  minNewTokens: number;
   signal?: AbortSignal;
   stats: SpeculativeStats;
   usage: Usage;
@@ -185,7 +189,7 @@ async function pass(side: Side, sequence: number[], keep: number, decoding: Deco
 }
 
 async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
-  const { lab, tokenizer, ids, gamma, maxNewTokens, signal, stats, usage, ended, options, eos, target, draft, grammar, stops } = decoding;
+  const { lab, tokenizer, ids, gamma, maxNewTokens, minNewTokens, signal, stats, usage, ended, options, eos, target, draft, grammar, stops } = decoding;
   const text = new TextDeltas(tokenizer, decoding.skipSpecialTokens);
   // The step's textDelta; the sequence's last step also gives up what is held.
   const delta = (tokens: number[], last: boolean) => text.push(...tokens) + (last ? text.flush() : '');
@@ -193,12 +197,18 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
   const history = needsHistory(lab, options);
   const promptLength = ids.length;
   const longestStop = Math.max(0, ...stops.map((text) => text.length));
+  // Row `row` of `rows` is the position of the (generated + 1)-th token: before minNewTokens, EOS
+  // and the stop tokens are masked in it (the draft's and the target's alike).
+  const holdEnds = (rows: Float32Array, row: number, vocab: number, generated: number) => {
+    if (generated >= minNewTokens) return;
+    for (const id of eos) rows[row * vocab + id] = -Infinity;
+  };
   // Where `tokens`, emitted after `ids`, end the sequence: the index of EOS or a stop token, or of
   // the token whose text completes a stop string (-1: none), and what ended it.
   const stopIn = (tokens: number[]): { end: number; reason?: number | string } => {
     for (let k = 0; k < tokens.length; k++) {
       if (eos.has(tokens[k])) return { end: k, reason: tokens[k] };
-      const text = stops.length > 0 ? completedStop(tokenizer, [...ids.slice(promptLength), ...tokens.slice(0, k + 1)], stops, longestStop) : undefined;
+      const text = stops.length > 0 && ids.length - promptLength + k + 1 >= minNewTokens ? completedStop(tokenizer, [...ids.slice(promptLength), ...tokens.slice(0, k + 1)], stops, longestStop) : undefined;
       if (text !== undefined) return { end: k, reason: text };
     }
     return { end: -1 };
@@ -246,6 +256,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       const allowed: number[] = [];
       for (let i = 0; i < proposing; i++) {
         const rows = await pass(draft, [...ids, ...proposed], 1, decoding);
+        holdEnds(rows, 0, rows.length, ids.length - promptLength + i);
         // One buffer for every step's draft rows.
         if (draftRows.length < gamma * rows.length) draftRows = new Float32Array(gamma * rows.length);
         draftRows.set(rows, i * rows.length);
@@ -264,6 +275,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       if (matcher && !ended) masks.push(await maskOf(matcher, allowed));
       const targetRows = await pass(target, [...ids, ...proposed], proposing + 1, decoding);
       const vocab = targetRows.length / (proposing + 1);
+      for (let i = 0; i <= proposing; i++) holdEnds(targetRows, i, vocab, ids.length - promptLength + i);
       const verdict = matcher
         ? verifyEach(lab, targetRows, draftRows, proposed, masks, vocab, ended, { ...options, step: ids.length }, history ? ids : undefined)
         : lab.speculativeVerify(targetRows, draftRows.subarray(0, proposing * vocab), proposed, {
