@@ -4,6 +4,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs  # Debian's emscripten finds acorn there
 
+# The npm packages (a fresh clone's npm ci waits on the network for about 14 s) install beside the
+# compiles, which need none of them; the package's steps below wait for them.
+mkdir -p build
+bash scripts/npm-install.sh > build/npm-install.log 2>&1 &
+npm_install=$!
+
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 if [[ ! -f build/wasm/CMakeCache.txt ]]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -12,8 +18,10 @@ fi
 # other build's compiles take the idle one (a fresh build: 135 s one after the other).
 cmake --build build/native -j"$(nproc)" &
 native_build=$!
-cmake --build build/wasm -j"$(nproc)" || { kill "$native_build"; exit 1; }
+cmake --build build/wasm -j"$(nproc)" || { kill "$native_build" "$npm_install"; exit 1; }
 wait $native_build
+wait $npm_install || { cat build/npm-install.log; exit 1; }
+cat build/npm-install.log
 # The modules and Emscripten's glue for them, beside the package's JavaScript (dist is rebuilt
 # whole: tsc never deletes the output of a removed source).
 rm -rf wasm/dist

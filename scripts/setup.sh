@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Installs what building and testing need; a no-op in a few seconds when all is present.
-# Usage: scripts/setup.sh [--browser]   (--browser adds Chromium for the browser tests, and clang's
-# sanitizer and libFuzzer runtime for the fuzz smoke pass, and a CJK font so screenshots show
-# the page's Chinese as readers see it)
+# Usage: scripts/setup.sh [--browser] [--no-npm]   (--browser adds Chromium for the browser tests,
+# and clang's sanitizer and libFuzzer runtime for the fuzz smoke pass, and a CJK font so screenshots
+# show the page's Chinese as readers see it; --no-npm leaves the npm packages to scripts/build.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make emscripten libboost-math-dev nlohmann-json3-dev
           libgtest-dev libgmock-dev libbenchmark-dev python3-onnx python3-numpy)
-[[ "${1:-}" == "--browser" ]] && packages+=(chromium clang-14 libclang-rt-14-dev fonts-noto-cjk)
+install_npm=true
+for arg in "$@"; do
+  case $arg in
+    --browser) packages+=(chromium clang-14 libclang-rt-14-dev fonts-noto-cjk) ;;
+    --no-npm) install_npm=false ;;
+    *) echo "setup: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -49,12 +56,5 @@ fi
 mkdir -p .deps/wasm-include
 ln -sfn /usr/include/nlohmann .deps/wasm-include/nlohmann
 
-# npm packages: reinstall only when the lock file changed since the last install.
-stamp=node_modules/.setup-lock-hash
-lock_hash=$(sha1sum package-lock.json | cut -d' ' -f1)
-if [[ ! -f $stamp || "$(cat "$stamp")" != "$lock_hash" ]]; then
-  echo "setup: npm ci"
-  # onnxruntime-node's install script would download GPU providers; its CPU build ships in the package.
-  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error
-  echo "$lock_hash" > "$stamp"
-fi
+# npm packages (scripts/build.sh installs them itself, beside its compiles: --no-npm).
+$install_npm && bash scripts/npm-install.sh
