@@ -57,4 +57,4 @@ mkdir -p .deps/wasm-include
 ln -sfn /usr/include/nlohmann .deps/wasm-include/nlohmann
 
 # npm packages (scripts/build.sh installs them itself, beside its compiles: --no-npm).
-$install_npm && bash scripts/npm-install.sh
+if $install_npm; then bash scripts/npm-install.sh; fi
