@@ -18,8 +18,10 @@ beforeAll(async () => {
   promptIds = Array.from(tiny.tokenizer(PROMPT).input_ids.data as BigInt64Array, Number);
 });
 
-async function logSoftmaxAfter(ids: number[]): Promise<Float64Array> {
+// With `masked` ids at −∞ first (minNewTokens' end-of-sequence tokens).
+async function logSoftmaxAfter(ids: number[], masked: number[] = []): Promise<Float64Array> {
   const logits = await positionLogits(tiny.model, ids, ids.length - 1);
+  for (const id of masked) logits[id] = -Infinity;
   let max = -Infinity;
   for (const x of logits) max = Math.max(max, x);
   let sum = 0;
@@ -28,10 +30,12 @@ async function logSoftmaxAfter(ids: number[]): Promise<Float64Array> {
   return Float64Array.from(logits, (x) => x - log);
 }
 
-interface Reference { numBeams: number; maxNewTokens: number; lengthPenalty?: number; eos?: number[]; numReturnSequences?: number; earlyStopping?: boolean }
+interface Reference {
+  numBeams: number; maxNewTokens: number; lengthPenalty?: number; eos?: number[]; numReturnSequences?: number; earlyStopping?: boolean; minNewTokens?: number;
+}
 
 // transformers' beam search, read plainly.
-async function referenceBeamSearch({ numBeams, maxNewTokens, lengthPenalty = 1, eos = [], numReturnSequences = 1, earlyStopping = false }: Reference) {
+async function referenceBeamSearch({ numBeams, maxNewTokens, lengthPenalty = 1, eos = [], numReturnSequences = 1, earlyStopping = false, minNewTokens = 0 }: Reference) {
   let beams = [{ ids: [] as number[], logProb: 0 }];
   const finished: { ids: number[]; logProb: number; score: number; order: number }[] = [];
   const worst = () => Math.min(...finished.map((h) => h.score));
@@ -47,7 +51,7 @@ async function referenceBeamSearch({ numBeams, maxNewTokens, lengthPenalty = 1, 
   for (let step = 0; step < maxNewTokens && !done; step++, steps++) {
     const sums = new Float64Array(beams.length * V);
     for (const [b, beam] of beams.entries()) {
-      const logp = await logSoftmaxAfter([...promptIds, ...beam.ids]);
+      const logp = await logSoftmaxAfter([...promptIds, ...beam.ids], step < minNewTokens ? eos : []);
       for (let v = 0; v < V; v++) sums[b * V + v] = beam.logProb + logp[v];
     }
     // Every candidate sorted, best first; ties to the lower beam, then the lower token.
@@ -121,6 +125,15 @@ describe('beamSearch', () => {
     expect(early.passes).toBeLessThan(6);
     const patient = await withEos({ numBeams: 2, maxNewTokens: 6, numReturnSequences: 2, eos: likeliest });
     expect(patient.passes).toBeGreaterThanOrEqual(early.passes);
+    // minNewTokens: those tokens are −∞ for the first 3 steps (the log-probabilities renormalised
+    // without them, as transformers' MinNewTokensLengthLogitsProcessor leaves them), so every
+    // sequence is 4 tokens or more, as the reference's.
+    const held = await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 2, maxNewTokens: 6, numReturnSequences: 2, eosTokenIds: likeliest, minNewTokens: 3 });
+    expectSame(held, await referenceBeamSearch({ numBeams: 2, maxNewTokens: 6, numReturnSequences: 2, eos: likeliest, minNewTokens: 3 }), 'minNewTokens 3');
+    for (const sequence of held) expect(sequence.ids.length).toBeGreaterThanOrEqual(4);
+    // stopTokenIds finish beams as end-of-sequence ids do.
+    const stopped = await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 2, maxNewTokens: 6, numReturnSequences: 2, eosTokenIds: [], stopTokenIds: likeliest });
+    expectSame(stopped, await referenceBeamSearch({ numBeams: 2, maxNewTokens: 6, numReturnSequences: 2, eos: likeliest }), 'stopTokenIds');
   });
 
   it('scores every beam from the reordered KV cache as a fresh prefill of that beam does (1e-4)', async () => {
@@ -216,6 +229,8 @@ describe('beamSearch', () => {
       // The core's limits, read from the lab: the adapter checks no other.
       [{ maxNewTokens: lab.maxNewTokens + 1 }, 'maxNewTokens'],
       [{ eosTokenIds: Array.from({ length: lab.maxEosTokens + 1 }, (_, i) => i) }, 'eosTokenIds'],
+      [{ minNewTokens: -1 }, 'minNewTokens'], [{ maxNewTokens: 4, minNewTokens: 5 }, 'minNewTokens'], [{ stopTokenIds: [151936] }, 'stopTokenIds'],
+      [{ eosTokenIds: Array.from({ length: lab.maxEosTokens }, (_, i) => i), stopTokenIds: [V - 1] }, 'stopTokenIds'],
     ];
     const forwardPasses: string[] = [];
     const watched = new Proxy(tiny.model, { apply: (target, self, args) => { forwardPasses.push('pass'); return Reflect.apply(target, self, args); } });

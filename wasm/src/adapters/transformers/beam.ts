@@ -32,6 +32,10 @@ export interface BeamSearchOptions {
   maxPromptTokens?: number;
   /** Tokens that finish a beam (default the model's end-of-sequence ids; [] for none). */
   eosTokenIds?: IntegerArray;
+  /** As generateTokens': token ids that also finish a beam, as end-of-sequence ids do. */
+  stopTokenIds?: IntegerArray;
+  /** Tokens each beam generates before an end-of-sequence or stop token can finish it: their logits are −∞ until then, as transformers' MinNewTokensLengthLogitsProcessor sets them (default 0). */
+  minNewTokens?: number;
   /** Stops before the next step; the sequences so far are returned. */
   signal?: AbortSignal;
   /** Hears every forward pass, for inspection. */
@@ -68,7 +72,7 @@ export interface BeamSearchRun extends AsyncIterable<BeamStep>, PromiseLike<Beam
 }
 
 const OPTIONS = ['lab', 'numBeams', 'maxNewTokens', 'maxPromptTokens', 'lengthPenalty', 'numReturnSequences', 'earlyStopping', 'stochastic', 'seed', 'stream',
-  'eosTokenIds', 'signal', 'onForward'];
+  'eosTokenIds', 'stopTokenIds', 'minNewTokens', 'signal', 'onForward'];
 
 /**
  * Decodes `prompt` by beam search: each step scores every beam in one batched forward pass with
@@ -110,12 +114,20 @@ async function* steps(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, pr
   for (const key of Object.keys(options)) {
     if (!OPTIONS.includes(key)) throw new SamplingLabError(key, `unknown option '${key}'; accepted: ${OPTIONS.join(', ')}`);
   }
-  const { lab, maxNewTokens = 32, maxPromptTokens, eosTokenIds, signal, onForward, ...search } = options;
+  const { lab, maxNewTokens = 32, maxPromptTokens, eosTokenIds, stopTokenIds = [], minNewTokens = 0, signal, onForward, ...search } = options;
   checkLab(lab);
   checkInteger(maxNewTokens, 'maxNewTokens', 0, lab.maxNewTokens);
+  checkInteger(minNewTokens, 'minNewTokens', 0, maxNewTokens);
   checkSignal(signal);
   if (onForward !== undefined && typeof onForward !== 'function') throw new SamplingLabError('onForward', 'onForward must be a function');
-  const eos = eosTokenIds === undefined ? endOfSequenceIds(model) : checkTokenIds(eosTokenIds, 'eosTokenIds', vocabularyOf(model), lab.maxEosTokens);
+  const vocab = vocabularyOf(model);
+  const eos = [...new Set([
+    ...(eosTokenIds === undefined ? endOfSequenceIds(model) : checkTokenIds(eosTokenIds, 'eosTokenIds', vocab, lab.maxEosTokens)),
+    ...checkTokenIds(stopTokenIds, 'stopTokenIds', vocab, lab.maxEosTokens),
+  ])];
+  if (eos.length > lab.maxEosTokens) {
+    throw new SamplingLabError('stopTokenIds', `eosTokenIds and stopTokenIds hold ${eos.length} ids together; at most ${lab.maxEosTokens}`);
+  }
   // The core's search takes at least one step; with maxNewTokens 0 it only checks the options.
   const beams = lab.createBeamSearch({ numBeams: 4, ...search, eosTokenIds: eos, maxNewTokens: Math.max(1, maxNewTokens) });
   const prompted = promptIds(tokenizer, prompt, vocabularyOf(model), promptLimit(model, maxPromptTokens)).map(Number);
@@ -131,6 +143,9 @@ async function* steps(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, pr
     const pass = await forward(model, batch.map((ids) => ids.map(BigInt)), cache, prompted.length + step - batch[0].length, 1);
     if (step === 0) usage.prefillMs = clock.pause();
     onForward?.({ role: 'beams', sequences, rows: pass.rows, keep: 1, vocab: pass.vocab });
+    if (step < minNewTokens) {
+      for (let row = 0; row < batch.length; row++) for (const id of eos) pass.rows[row * pass.vocab + id] = -Infinity;
+    }
     const result = beams.step(pass.rows);
     done = result.done;
     stepped = true;
