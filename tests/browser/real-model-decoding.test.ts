@@ -105,7 +105,11 @@ it('shows each step\'s proposals, accepted, rejected and redrawn tokens exactly 
   expect(await shownSteps(section)).toEqual(expected);
   // The seed was chosen so that every kind of chip appears.
   expect(new Set(expected.flat().map((c) => c.kind))).toEqual(new Set(['accepted', 'rejected', 'unchecked', 'residual', 'bonus']));
-  expect(await section.locator('.rm-output .rm-generated').allTextContents()).toEqual(steps.flatMap((s) => s.tokens.map((t) => target.tokenizer.decode([t]))));
+  // The generated line joins each step's textDelta: the whole text, no character broken.
+  const line = await section.locator('.rm-output .rm-generated').allTextContents();
+  expect(line).toEqual(steps.map((s) => s.textDelta).filter((text) => text !== ''));
+  expect(line.join('')).toBe(target.tokenizer.decode(steps.flatMap((s) => s.tokens), { skip_special_tokens: true }));
+  expect(line.join('')).not.toContain('\uFFFD');
   await expect(section.locator('.rm-legend').textContent()).resolves.toMatch(/✓ 接受.*✗ 拒绝.*↻ 从残差重抽.*\+/);
 
   // Totals: α from the accept/reject counts, tokens per target pass, beside E = (1 − α^(γ+1))/(1 − α).

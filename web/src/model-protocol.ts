@@ -48,6 +48,8 @@ export interface SpeculativeStepView {
   /** The target's own token, when the step emitted it: redrawn from the residual after a rejection, else the bonus. */
   emitted?: Token;
   fromResidual: boolean;
+  /** The text the step adds, safe to join (speculativeGenerate's textDelta: a character split across steps waits whole). */
+  textDelta: string;
   /** The run's totals after this step. */
   totals: SpeculativeTotals;
 }

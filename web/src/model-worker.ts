@@ -220,7 +220,7 @@ const handlers: { [K in JobKind]: Handler<K> } = {
       const emitted = step.tokens[step.accepted];
       emit({
         step: {
-          proposed: step.proposed.map(named), accepted: step.accepted, fromResidual: step.fromResidual,
+          proposed: step.proposed.map(named), accepted: step.accepted, fromResidual: step.fromResidual, textDelta: step.textDelta,
           ...(emitted !== undefined && { emitted: named(emitted) }), totals: totals(),
         },
       });

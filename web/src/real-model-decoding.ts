@@ -131,8 +131,8 @@ export function speculativeDecodingSection(options: readonly OptionSpec[], run: 
             shown.steps.push(step);
             shown.totals = step.totals;
             steps.append(stepItem(step, shown.steps.length - 1, shown.greedy));
-            const emitted = [...step.proposed.slice(0, step.accepted), ...(step.emitted ? [step.emitted] : [])];
-            output.append(...emitted.map((token) => node('span', 'rm-generated', token.text)));
+            // The step's text, joined whole (the chips above show each token's own bytes).
+            if (step.textDelta) output.append(node('span', 'rm-generated', step.textDelta));
           }
           showTotals();
         },
