@@ -6,7 +6,7 @@ import { SamplingLabError } from '../../lab/errors.js';
 import type { Lab } from '../../lab/lab.js';
 import type { IntegerArray } from '../../lab/schema.js';
 import { selectRows } from './cache.js';
-import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, promptLimit } from './checks.js';
+import { checkInteger, checkLab, checkModel, checkObject, checkSignal, checkTokenIds, checkTokenizer, endOfSequenceIds, maskIds, promptLimit } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
 import { BusyClock, type Usage } from './generate.js';
 import { promptIds, type Prompt } from './prompt.js';
@@ -130,7 +130,7 @@ async function* steps(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, pr
   }
   // The core's search takes at least one step; with maxNewTokens 0 it only checks the options.
   const beams = lab.createBeamSearch({ numBeams: 4, ...search, eosTokenIds: eos, maxNewTokens: Math.max(1, maxNewTokens) });
-  const prompted = promptIds(tokenizer, prompt, vocabularyOf(model), promptLimit(model, maxPromptTokens)).map(Number);
+  const prompted = promptIds(tokenizer, prompt, vocab, promptLimit(model, maxPromptTokens)).map(Number);
   // Each beam's ids through its last position; batch row j of the cache is beam j.
   usage.promptTokens = prompted.length;
   const clock = new BusyClock();
@@ -144,7 +144,7 @@ async function* steps(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, pr
     if (step === 0) usage.prefillMs = clock.pause();
     onForward?.({ role: 'beams', sequences, rows: pass.rows, keep: 1, vocab: pass.vocab });
     if (step < minNewTokens) {
-      for (let row = 0; row < batch.length; row++) for (const id of eos) pass.rows[row * pass.vocab + id] = -Infinity;
+      for (let row = 0; row < batch.length; row++) maskIds(pass.rows, eos, row * pass.vocab);
     }
     const result = beams.step(pass.rows);
     done = result.done;

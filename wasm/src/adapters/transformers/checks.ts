@@ -117,3 +117,8 @@ export function needsHistory(lab: Lab, options: SampleTokenOptions): boolean {
     return value !== undefined && value !== null && value !== spec.default && !(ArrayBuffer.isView(value) || Array.isArray(value) ? (value as ArrayLike<unknown>).length === 0 : false);
   });
 }
+
+/** Sets `ids` to −∞ in the row of `logits` that starts at `offset`: EOS and the stop tokens held back until minNewTokens. */
+export function maskIds(logits: Float32Array, ids: Iterable<number>, offset = 0): void {
+  for (const id of ids) logits[offset + id] = -Infinity;
+}

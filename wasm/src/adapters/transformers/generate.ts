@@ -8,7 +8,7 @@ import type { IntegerArray } from '../../lab/schema.js';
 import { cachedLength, selectRows, truncateCache } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
-  endOfSequenceIds, needsHistory, promptLimit, shown,
+  endOfSequenceIds, maskIds, needsHistory, promptLimit, shown,
 } from './checks.js';
 import { forward, row, vocabularyOf, type KvCache } from './forward.js';
 import { promptIds, type Prompt } from './prompt.js';
@@ -295,7 +295,7 @@ async function* steps(
       const forced: Omit<GeneratedToken, 'textDelta'>[] = [];
       for (const [j, sequence] of active.entries()) {
         const logits = row(pass, step === 0 ? 0 : j);
-        if (sequence.generated.length < minNewTokens) for (const id of held) logits[id] = -Infinity;
+        if (sequence.generated.length < minNewTokens) maskIds(logits, held);
         const mu = sequence.sampler?.state.mirostatMu;
         const matcher = sequence.matcher;
         await matcher?.settled();

@@ -10,7 +10,7 @@ import type { IntegerArray } from '../../lab/schema.js';
 import { cachedLength, truncateCache } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
-  endOfSequenceIds, needsHistory, promptLimit,
+  endOfSequenceIds, maskIds, needsHistory, promptLimit,
 } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
 import { BusyClock, checkGrammar, checkStops, completedStop, jumpForwardTokens, type FinishReason, type Usage } from './generate.js';
@@ -200,8 +200,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
   // Row `row` of `rows` is the position of the (generated + 1)-th token: before minNewTokens, EOS
   // and the stop tokens are masked in it (the draft's and the target's alike).
   const holdEnds = (rows: Float32Array, row: number, vocab: number, generated: number) => {
-    if (generated >= minNewTokens) return;
-    for (const id of eos) rows[row * vocab + id] = -Infinity;
+    if (generated < minNewTokens) maskIds(rows, eos, row * vocab);
   };
   // Where `tokens`, emitted after `ids`, end the sequence: the index of EOS or a stop token, or of
   // the token whose text completes a stop string (-1: none), and what ended it.
