@@ -353,8 +353,11 @@ class Engine {
     if (auto* error = std::get_if<ArgumentError>(&input)) return failure(*error);
     const auto& masked = std::get<sampling_lab::MaskedLogits>(input);
     const auto mode = processed ? sampling_lab::LogprobsMode::kProcessed : sampling_lab::LogprobsMode::kRaw;
-    const auto drawn = sampling_lab::sample_token_logprobs(masked.logits, masked.options, std::size_t(count), mode,
-                                                           filter_workspace_, logits);
+    return logprobs_reply(sampling_lab::sample_token_logprobs(masked.logits, masked.options, std::size_t(count), mode,
+                                                              filter_workspace_, logits));
+  }
+
+  static val logprobs_reply(const sampling_lab::TokenLogprobs& drawn) {
     val out = val::object();
     out.set("token", drawn.token);
     out.set("logprob", drawn.logprob);
@@ -370,6 +373,23 @@ class Engine {
     }
     out.set("top", top);
     return out;
+  }
+
+  // The same for a given token (scoring, no draw): its logprob and rank, and the top `count`.
+  val token_logprobs(double token, double count, bool processed) {
+    const std::vector<float>& logits = *current_;
+    if (auto error = sampling_lab::check_scalar(count, Kind::kInteger, sampling_lab::closed(0, double(sampling_lab::kMaxLogprobs)), "logprobs")) {
+      return failure(*error);
+    }
+    if (auto error = sampling_lab::check_scalar(token, Kind::kInteger, sampling_lab::closed(0, double(logits.size()) - 1), "token")) {
+      return failure(*error);
+    }
+    const auto input = single_row_input();
+    if (auto* error = std::get_if<ArgumentError>(&input)) return failure(*error);
+    const auto& masked = std::get<sampling_lab::MaskedLogits>(input);
+    const auto mode = processed ? sampling_lab::LogprobsMode::kProcessed : sampling_lab::LogprobsMode::kRaw;
+    return logprobs_reply(sampling_lab::token_logprobs(masked.logits, masked.options, std::int32_t(token), std::size_t(count), mode,
+                                                       filter_workspace_, logits));
   }
 
   // Rows of equal length, back to back in the current input.

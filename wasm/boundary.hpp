@@ -113,6 +113,7 @@
   X(lastError, last_error, "(): CoreError", "The error of the last −1.")                                 \
   X(sampleWithHistory, sample_with_history, "(history: CoreHistory): CoreError | { token: number; mirostatMu?: number; adaptivePAverage?: number }", "sampleToken with a stateful sampler's history as generatedIds.") \
   X(sampleTokenLogprobs, sample_token_logprobs, "(count: number, processed: boolean): CoreError | { token: number; logprob: number; rank: number; top: { token: number; logprob: number }[]; mirostatMu?: number; adaptivePAverage?: number }", "The token with vLLM-style logprobs.") \
+  X(tokenLogprobs, token_logprobs, "(token: number, count: number, processed: boolean): CoreError | { token: number; logprob: number; rank: number; top: { token: number; logprob: number }[] }", "A given token's vLLM-style logprobs, with no draw.") \
   X(sampleBatch, sample_batch, "(rows: number): CoreError | { tokens: Int32Array }", "A token per row, rows back to back in the current input.") \
   X(checkDraws, check_draws, "(method: string, n: number, vocabulary: number): CoreError | object", "Whether n draws of `method` from `vocabulary` values are within the limits.") \
   X(sample, sample, "(method: string, n: number, isProbs: boolean, onProgress: ((fraction: number) => boolean) | undefined): CoreError | { draws: Int32Array }", "n draws by one method; onProgress returns false to stop.") \

@@ -49,6 +49,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const std::uint8_t code : cut_by) FUZZ_EXPECT(code <= sl::kMasksCode);
   const auto logprobs = sl::sample_token_logprobs(logits, options, 5, sl::LogprobsMode::kProcessed, workspace);
   FUZZ_EXPECT(logprobs.token == token && logprobs.logprob <= 0.0 && logprobs.rank >= 1);
+  // Scoring the drawn token reports what its draw did.
+  const auto scored = sl::token_logprobs(logits, options, token, 5, sl::LogprobsMode::kProcessed, workspace);
+  FUZZ_EXPECT(scored.logprob == logprobs.logprob && scored.rank == logprobs.rank && scored.top.size() == logprobs.top.size());
   FUZZ_EXPECT(result.entropy_bits >= 0.0);
 
   // A stateful sampler's history keeps the penalties' counts and the n-grams as tokens arrive:

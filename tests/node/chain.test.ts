@@ -112,6 +112,24 @@ describe('logprobs', () => {
     expect(errorOf(() => lab.sampleToken(logits, { logprobs: 21 })).argument).toBe('logprobs');
     expect(errorOf(() => lab.sampleToken(logits, { logprobs: 2, logprobsMode: 'final' as never })).argument).toBe('logprobsMode');
   });
+
+  it('tokenLogprobs scores a given token as sampleToken reports the token it draws', () => {
+    const chains = [{ temperature: 0.7, topP: 0.9 }, { topK: 40, minP: 0.02, repetitionPenalty: 1.3, generatedIds: [3, 9, 3] }, { temperature: 0 }, {}];
+    for (const chain of chains) {
+      for (const logprobsMode of ['raw', 'processed'] as const) {
+        for (let step = 0; step < 20; step++) {
+          const options = { ...chain, seed: 8, step, logprobs: 4, logprobsMode };
+          expect(lab.tokenLogprobs(logits, lab.sampleToken(logits, options).token, options)).toEqual(lab.sampleToken(logits, options));
+        }
+      }
+    }
+    // A token the chain cut: −∞, ranked after the kept ones; raw still scores it.
+    const cut = lab.tokenLogprobs(logits, lab.ranking(logits)[10], { topK: 5, logprobs: 1, logprobsMode: 'processed' });
+    expect(cut).toMatchObject({ logprob: -Infinity, rank: 6 });
+    expect(lab.tokenLogprobs(logits, lab.ranking(logits)[10], { topK: 5, logprobs: 0 })).toMatchObject({ rank: 11 });
+    expect(errorOf(() => lab.tokenLogprobs(logits, logits.length, { logprobs: 1 })).argument).toBe('token');
+    expect(errorOf(() => lab.tokenLogprobs(logits, 1.5, { logprobs: 1 })).argument).toBe('token');
+  });
 });
 
 describe('createSampler', () => {

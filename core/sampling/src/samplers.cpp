@@ -529,27 +529,29 @@ std::int32_t sample_token(std::span<const float> logits, const SamplingOptions& 
   return draw(logits, options, workspace, true).token;
 }
 
-// vLLM's logprobs: `raw` from the model's logits, `processed` from the distribution drawn from.
-TokenLogprobs sample_token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::size_t count,
-                                    LogprobsMode mode, FilterWorkspace& workspace, std::span<const float> raw) {
-  const Drawn drawn = draw(logits, options, workspace, false);
-  TokenLogprobs result{drawn.token, 0.0, 1, {}, next_mirostat_mu(options, drawn),
-                       next_adaptive_p_average(options, drawn, workspace)};
+namespace {
+
+// The log-probabilities of `token` in the distribution whose kept set `drawn` holds (processed)
+// or in the raw logits; `position` is the token's place in drawn.kept (none when the chain cut it).
+TokenLogprobs logprobs_of(const Drawn& drawn, std::int32_t token, std::optional<std::size_t> position, std::size_t count,
+                          LogprobsMode mode, FilterWorkspace& workspace, std::span<const float> raw) {
+  TokenLogprobs result{token, 0.0, 1, {}, std::nullopt, std::nullopt};
   auto& best = workspace.chain.top;
+  constexpr double kCut = -std::numeric_limits<double>::infinity();
   if (mode == LogprobsMode::kRaw) {
-    if (raw.empty()) raw = logits;
     const double log_total = log_sum_exp(raw, 1.0);
-    result.logprob = std::min(0.0, double(raw[std::size_t(drawn.token)]) - log_total);
-    result.rank = rank_of(raw, std::size_t(drawn.token));
+    result.logprob = std::min(0.0, double(raw[std::size_t(token)]) - log_total);
+    result.rank = rank_of(raw, std::size_t(token));
     detail::best_ranked(raw, std::min(count, raw.size()), best);
-    for (const auto& token : best) {
+    for (const auto& entry : best) {
       // A masked (−∞) token is listed by no one, as cut tokens are not in `processed`.
-      if (token.key == -std::numeric_limits<float>::infinity()) break;
-      result.top.push_back({std::int32_t(token.id), std::min(0.0, double(token.key) - log_total)});
+      if (entry.key == -std::numeric_limits<float>::infinity()) break;
+      result.top.push_back({std::int32_t(entry.id), std::min(0.0, double(entry.key) - log_total)});
     }
     return result;
   }
   if (!drawn.kept) {  // greedy: all the mass on one token
+    if (token != drawn.token) result = {token, kCut, 2, {}, std::nullopt, std::nullopt};
     if (count > 0) result.top.push_back({drawn.token, 0.0});
     return result;
   }
@@ -560,11 +562,38 @@ TokenLogprobs sample_token_logprobs(std::span<const float> logits, const Samplin
   const auto logprob = [&](std::size_t j) {
     return std::min(0.0, (double(kept.keys[j]) - kept.max_logit) * kept.inverse_temperature - log_total);
   };
-  result.logprob = logprob(drawn.position);
-  result.rank = rank_of(kept.keys, drawn.position);
+  result.logprob = position ? logprob(*position) : kCut;
+  result.rank = position ? rank_of(kept.keys, *position) : kept.ids.size() + 1;
   detail::best_ranked(kept.keys, std::min(count, kept.keys.size()), best);
-  for (const auto& token : best) result.top.push_back({std::int32_t(kept.ids[token.id]), logprob(token.id)});
+  for (const auto& entry : best) result.top.push_back({std::int32_t(kept.ids[entry.id]), logprob(entry.id)});
   return result;
+}
+
+}  // namespace
+
+// vLLM's logprobs: `raw` from the model's logits, `processed` from the distribution drawn from.
+TokenLogprobs sample_token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::size_t count,
+                                    LogprobsMode mode, FilterWorkspace& workspace, std::span<const float> raw) {
+  const Drawn drawn = draw(logits, options, workspace, false);
+  TokenLogprobs result = logprobs_of(drawn, drawn.token, drawn.position, count, mode, workspace, raw.empty() ? logits : raw);
+  result.mirostat_mu = next_mirostat_mu(options, drawn);
+  result.adaptive_p_average = next_adaptive_p_average(options, drawn, workspace);
+  return result;
+}
+
+TokenLogprobs token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::int32_t token, std::size_t count,
+                             LogprobsMode mode, FilterWorkspace& workspace, std::span<const float> raw) {
+  if (mode == LogprobsMode::kRaw) return logprobs_of(Drawn{token, std::nullopt}, token, std::nullopt, count, mode, workspace, raw.empty() ? logits : raw);
+  const Drawn drawn = draw(logits, options, workspace, false);
+  std::optional<std::size_t> position;
+  if (drawn.kept) {
+    const auto& ids = drawn.kept->ids;
+    // Ascending: a binary search.
+    if (const auto at = std::lower_bound(ids.begin(), ids.end(), std::uint32_t(token)); at != ids.end() && *at == std::uint32_t(token)) {
+      position = std::size_t(at - ids.begin());
+    }
+  }
+  return logprobs_of(drawn, token, position, count, mode, workspace, raw);
 }
 
 }  // namespace sampling_lab

@@ -132,13 +132,27 @@ export class Lab {
       return this.#sampleTokenNumber(logits, rest);
     }
     const laid = this.#layout.layOut([this.#keyed(rest, this.#step(rest))]);
-    if (typeof logprobs !== 'number') throw new SamplingLabError('logprobs', 'logprobs must be a number');
-    if (logprobsMode !== undefined && logprobsMode !== 'raw' && logprobsMode !== 'processed') {
-      throw new SamplingLabError('logprobsMode', "logprobsMode must be 'raw' or 'processed'");
-    }
+    checkLogprobs(logprobs, logprobsMode);
     this.#input(logits, 'logits');
     this.#writeOptions(laid);
     const { token, logprob, rank, top } = unwrap(this.#engine.sampleTokenLogprobs(logprobs, logprobsMode === 'processed'));
+    return { token, logprob, rank, top };
+  }
+
+  /**
+   * The log-probabilities sampleToken would report for `token` if it had drawn it, with no draw:
+   * for a token chosen elsewhere (a speculative verification's, a beam's, a prompt's). A token the
+   * chain cut has logprob −∞ (processed), ranked after every kept one.
+   */
+  tokenLogprobs(logits: NumericArray, token: number, options: SampleTokenOptions & LogprobsOptions): TokenLogprobs {
+    if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
+    const { logprobs, logprobsMode, ...rest } = options;
+    const laid = this.#layout.layOut([this.#keyed(rest, rest.step ?? 0)]);
+    checkLogprobs(logprobs, logprobsMode);
+    this.#input(logits, 'logits');
+    this.#writeOptions(laid);
+    if (typeof token !== 'number') throw new SamplingLabError('token', `token must be an id in [0, ${logits.length}), not ${typeof token}`);
+    const { logprob, rank, top } = unwrap(this.#engine.tokenLogprobs(token, logprobs, logprobsMode === 'processed'));
     return { token, logprob, rank, top };
   }
 
@@ -576,4 +590,10 @@ export class Lab {
     this.#engine.use(slot);
     this.#currentSlot = slot;
   }
+}
+
+// The count's range is the core's to check.
+function checkLogprobs(logprobs: unknown, mode: unknown): asserts logprobs is number {
+  if (typeof logprobs !== 'number') throw new SamplingLabError('logprobs', 'logprobs must be a number');
+  if (mode !== undefined && mode !== 'raw' && mode !== 'processed') throw new SamplingLabError('logprobsMode', "logprobsMode must be 'raw' or 'processed'");
 }

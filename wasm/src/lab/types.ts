@@ -57,7 +57,7 @@ export interface RunOptions {
 }
 
 
-/** Log-probabilities of one drawn token, as vLLM returns them. */
+/** Log-probabilities of one token (drawn, or scored by tokenLogprobs), as vLLM returns them. */
 export interface TokenLogprobs {
   token: number;
   /** Natural log of its probability. */

@@ -141,6 +141,11 @@ struct TokenLogprobs {
 TokenLogprobs sample_token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::size_t count,
                                     LogprobsMode mode, FilterWorkspace& workspace, std::span<const float> raw = {});
 
+// The same log-probabilities for a given `token` instead of a drawn one (scoring, as vLLM's prompt
+// logprobs): −∞ and rank (kept tokens + 1) when the chain cut it; mirostat's state does not move.
+TokenLogprobs token_logprobs(std::span<const float> logits, const SamplingOptions& options, std::int32_t token, std::size_t count,
+                             LogprobsMode mode, FilterWorkspace& workspace, std::span<const float> raw = {});
+
 // n in [1, kMaxSamples], and n · V within kMaxNoiseVariates for the methods that draw a variate
 // per token.
 Check check_draws(double n, std::size_t vocabulary, SamplingMethod method);
