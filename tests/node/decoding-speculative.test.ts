@@ -174,6 +174,37 @@ it('minNewTokens holds EOS, the stop tokens and the stop strings back in both mo
   if (late.finishReason === 'stop') expect(late.steps.at(-1)?.stopReason).toBe(stop);
 });
 
+it('n sequences run one after another, sequence i as a run of its own on stream i; logprobs score each token in the target\'s row', async () => {
+  const options = { temperature: 1, topK: 50, seed: 7, gamma: 3, maxNewTokens: 10 };
+  const both = await speculate({ ...options, n: 2 });
+  expect(both.steps.map((s) => s.sequence)).toEqual([...both.steps].map((s) => s.sequence).sort());
+  for (const sequence of [0, 1]) {
+    const alone = await speculate({ ...options, stream: sequence });
+    const mine = both.steps.filter((s) => s.sequence === sequence);
+    expect(mine.flatMap((s) => s.tokens)).toEqual(alone.tokens);
+    expect(mine.map((s) => s.textDelta).join('')).toBe(alone.steps.map((s) => s.textDelta).join(''));
+  }
+  expect(both.usage.completionTokens).toBe(both.tokens.length);
+  // Each token's logprobs are those of the target's fresh logits at its position, as lab.tokenLogprobs scores them.
+  const prompt = Array.from(target.tokenizer.encode(PROMPT), Number);
+  for (const logprobsMode of ['raw', 'processed'] as const) {
+    const { steps, tokens } = await speculate({ ...options, logprobs: 2, logprobsMode });
+    const scored = steps.flatMap((s) => s.logprobs!);
+    expect(scored).toHaveLength(tokens.length);
+    for (const [k, token] of tokens.entries()) {
+      const fresh = await positionLogits(target.model, [...prompt, ...tokens.slice(0, k)], prompt.length + k - 1);
+      const expected = lab.tokenLogprobs(fresh, token, { topK: 50, temperature: 1, logprobs: 2, logprobsMode });
+      expect(scored[k].logprob, `token ${k}`).toBeCloseTo(expected.logprob, 3);
+      expect(scored[k].rank).toBe(expected.rank);
+      expect(scored[k].top.map((t) => t.token)).toEqual(expected.top.map((t) => t.token));
+      expect(scored[k].top[0].text).toBe(target.tokenizer.decode([expected.top[0].token]));
+    }
+  }
+  expect(() => speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab, n: 0 })).toThrow(expect.objectContaining({ argument: 'n' }));
+  expect(() => speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab, logprobs: 21 })).toThrow(expect.objectContaining({ argument: 'logprobs' }));
+  expect(() => speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab, logprobsMode: 'raw' })).toThrow(expect.objectContaining({ argument: 'logprobsMode' }));
+});
+
 it('bad arguments are SamplingLabErrors naming the argument, thrown at the call', async () => {
   await expect(loadLocalModel(pair.draft, { sessionOptions: 'one thread' as never })).rejects.toMatchObject({ argument: 'sessionOptions' });
   const narrower = new Proxy(draft.model, { get: (model, name) => (name === 'config' ? { ...model.config, vocab_size: 1000 } : Reflect.get(model, name)) });

@@ -72,6 +72,25 @@ it('logprobs and top_logprobs come back per token, as OpenAI lists them', async 
   }
 });
 
+it('with a draft, n and logprobs answer as without one: greedy choices equal the plain engine\'s, token by token', async () => {
+  const speculative = createEngine({ lab, model: tiny.model, tokenizer: tiny.tokenizer, draft: tiny.model });
+  const body = { messages, temperature: 0, max_tokens: 6, n: 2, logprobs: true, top_logprobs: 2 };
+  const plain = await engine.chat.completions.create({ ...body, n: 1 });
+  const reply = await speculative.chat.completions.create(body);
+  expect(reply.choices).toHaveLength(2);
+  expect(reply.usage.completion_tokens).toBe(2 * plain.usage.completion_tokens);
+  for (const choice of reply.choices) {
+    expect(choice.message).toEqual(plain.choices[0].message);
+    const [scored, expected] = [choice.logprobs!.content, plain.choices[0].logprobs!.content];
+    expect(scored.map((e) => [e.token, e.top_logprobs.map((t) => t.token)])).toEqual(expected.map((e) => [e.token, e.top_logprobs.map((t) => t.token)]));
+    scored.forEach((entry, i) => expect(entry.logprob).toBeCloseTo(expected[i].logprob, 4));
+  }
+  // Streamed, a chunk carries a step's tokens together, one logprobs entry each.
+  let tokens = 0;
+  for await (const chunk of await speculative.chat.completions.create({ ...body, n: 1, stream: true })) tokens += chunk.choices[0]?.logprobs?.content.length ?? 0;
+  expect(tokens).toBe(plain.usage.completion_tokens);
+});
+
 it('response_format json_schema gives output that parses and validates', async () => {
   const reply = await engine.chat.completions.create({
     messages: [{ role: 'user', content: 'A person as JSON:' }], max_tokens: 200, seed: 1,

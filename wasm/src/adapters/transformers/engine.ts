@@ -8,9 +8,9 @@ import type { Lab, SampleTokenOptions } from '../../lab/lab.js';
 import type { CompiledGrammar } from '../grammar/grammar.js';
 import { checkLab, checkModel, checkObject, checkTokenizer, isObject, promptLimit, shown } from './checks.js';
 import { vocabularyOf } from './forward.js';
-import { generateTokens, type FinishReason, type GeneratedToken, type GenerateOptions } from './generate.js';
+import { generateTokens, type FinishReason, type GeneratedToken, type GenerateOptions, type StepLogprobs } from './generate.js';
 import { promptIds, type ChatMessage } from './prompt.js';
-import { speculativeGenerate, type SpeculativeOptions } from './speculative.js';
+import { speculativeGenerate, type SpeculativeOptions, type SpeculativeStep } from './speculative.js';
 
 /** Each OpenAI field and what it becomes: the table docs/openai.md prints. */
 export const OPENAI_FIELDS = {
@@ -21,7 +21,7 @@ export const OPENAI_FIELDS = {
   max_tokens: 'maxNewTokens (default: the model\'s context left after the prompt)',
   max_completion_tokens: 'maxNewTokens',
   stop: 'stop (a string or up to 64 strings)',
-  n: 'n (sequences from one prefill, streams stream + i)',
+  n: 'n (streams stream + i; from one prefill, or one after another with a draft)',
   seed: 'seed (default: fresh randomness per request)',
   logprobs: 'logprobs: top_logprobs, or 0 (the token\'s own only)',
   top_logprobs: 'logprobs (0–20)',
@@ -98,7 +98,7 @@ export interface EngineOptions {
   lab: Lab;
   model: PreTrainedModel;
   tokenizer: PreTrainedTokenizer;
-  /** A draft sharing the tokenizer: requests then decode speculatively (n = 1, without logprobs). */
+  /** A draft sharing the tokenizer: requests then decode speculatively. */
   draft?: PreTrainedModel;
   /** The name responses carry (default 'sampling-lab'). */
   name?: string;
@@ -163,13 +163,6 @@ async function optionsOf(body: unknown, engine: EngineOptions, grammarOf: (forma
   if (maxTokens != null) options.maxNewTokens = maxTokens;
   const grammar = await grammarOf(request.response_format);
   if (grammar) options.grammar = grammar;
-  if (engine.draft) {
-    for (const field of ['n', 'logprobs'] as const) {
-      if (options[field] !== undefined && !(field === 'n' && options.n === 1)) {
-        throw new SamplingLabError(field, `${field} is not taken by speculative decoding: create an engine without a draft for it`);
-      }
-    }
-  }
   return {
     options, messages: request.messages as readonly ChatMessage[], stream: request.stream === true,
     includeUsage: request.stream === true && (request.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true,
@@ -221,30 +214,29 @@ export function createEngine(engine: EngineOptions): Engine {
         prompt_tokens_details: { cached_tokens: cachedPromptTokens }, extra: { prefill_ms: prefillMs, decode_ms: decodeMs, tokens_per_second: tokensPerSecond },
       };
     };
-    // Each step as (choice, text, logprobs, finish reason).
-    async function* pieces(): AsyncGenerator<{ index: number; text: string; logprob?: TokenLogprob; finish?: FinishReasonOpenAI }> {
-      if ('stats' in generation) {
-        for await (const step of generation) yield { index: 0, text: step.textDelta, ...(step.finishReason && { finish: finishReasonOf(step.finishReason) }) };
-        return;
-      }
-      for await (const step of generation as AsyncIterable<GeneratedToken>) {
-        const logprob = step.logprobs && {
-          token: step.text, logprob: step.logprobs.logprob, bytes: bytesOf(step.text),
-          top_logprobs: step.logprobs.top.map((t) => ({ token: t.text, logprob: t.logprob, bytes: bytesOf(t.text) })),
-        };
-        yield { index: step.sequence, text: step.textDelta, ...(logprob && { logprob }), ...(step.finishReason && { finish: finishReasonOf(step.finishReason) }) };
+    const logprobOf = (token: number, { logprob, top }: StepLogprobs): TokenLogprob => {
+      const text = tokenizer.decode([token]);
+      return { token: text, logprob, bytes: bytesOf(text), top_logprobs: top.map((t) => ({ token: t.text, logprob: t.logprob, bytes: bytesOf(t.text) })) };
+    };
+    // Each step as (choice, text, its tokens' logprobs, finish reason): a speculative step carries several tokens.
+    async function* pieces(): AsyncGenerator<{ index: number; text: string; logprobs: TokenLogprob[]; finish?: FinishReasonOpenAI }> {
+      for await (const step of generation as AsyncIterable<GeneratedToken | SpeculativeStep>) {
+        const logprobs = 'tokens' in step
+          ? (step.logprobs ?? []).map((entry, k) => logprobOf(step.tokens[k], entry))
+          : step.logprobs ? [logprobOf(step.token, step.logprobs)] : [];
+        yield { index: step.sequence, text: step.textDelta, logprobs, ...(step.finishReason && { finish: finishReasonOf(step.finishReason) }) };
       }
     }
-    const choices = 'stats' in generation ? 1 : (options.n as number | undefined) ?? 1;
+    const choices = (options.n as number | undefined) ?? 1;
     // Sequences that ended without a step of their own saying so (an abort while one was held).
-    const lateFinish = (index: number): FinishReasonOpenAI => finishReasonOf('stats' in generation ? generation.finishReason : generation.finishReasons[index]);
+    const lateFinish = (index: number): FinishReasonOpenAI => finishReasonOf(generation.finishReasons[index]);
     if (!stream) {
       const text = Array<string>(choices).fill('');
       const logprobs: TokenLogprob[][] = Array.from({ length: choices }, () => []);
       const finish: (FinishReasonOpenAI | undefined)[] = Array(choices).fill(undefined);
       for await (const piece of pieces()) {
         text[piece.index] += piece.text;
-        if (piece.logprob) logprobs[piece.index].push(piece.logprob);
+        logprobs[piece.index].push(...piece.logprobs);
         if (piece.finish) finish[piece.index] = piece.finish;
       }
       return {
@@ -264,7 +256,7 @@ export function createEngine(engine: EngineOptions): Engine {
         const delta = started.has(piece.index) ? { content: piece.text } : { role: 'assistant' as const, content: piece.text };
         started.add(piece.index);
         if (piece.finish) finished.add(piece.index);
-        yield chunk({ index: piece.index, delta, logprobs: piece.logprob ? { content: [piece.logprob] } : null, finish_reason: piece.finish ?? null });
+        yield chunk({ index: piece.index, delta, logprobs: options.logprobs === undefined ? null : { content: piece.logprobs }, finish_reason: piece.finish ?? null });
       }
       for (let index = 0; index < choices; index++) {
         if (!finished.has(index)) yield chunk({ index, delta: {}, logprobs: null, finish_reason: lateFinish(index) });

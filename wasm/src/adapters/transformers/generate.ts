@@ -122,7 +122,7 @@ export interface GeneratedToken {
 }
 
 const OWN_OPTIONS = ['lab', 'maxNewTokens', 'maxPromptTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode', 'n', 'stop', 'stopTokenIds', 'minNewTokens', 'grammar', 'skipSpecialTokens'];
-const MAX_SEQUENCES = 128;
+export const MAX_SEQUENCES = 128;
 const MAX_STOPS = 64;
 
 export function checkStops(stop: unknown): readonly string[] {

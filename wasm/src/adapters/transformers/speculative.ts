@@ -5,7 +5,7 @@
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { SamplingLabError } from '../../lab/errors.js';
 import type { CompiledGrammar, GrammarMatcher } from '../grammar/grammar.js';
-import type { Lab, SampleTokenOptions } from '../../lab/lab.js';
+import type { Lab, LogprobsOptions, SampleTokenOptions } from '../../lab/lab.js';
 import type { IntegerArray } from '../../lab/schema.js';
 import { cachedLength, truncateCache } from './cache.js';
 import {
@@ -13,11 +13,11 @@ import {
   endOfSequenceIds, maskIds, needsHistory, promptLimit,
 } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
-import { BusyClock, checkGrammar, checkStops, completedStop, jumpForwardTokens, type FinishReason, type Usage } from './generate.js';
+import { BusyClock, checkGrammar, checkStops, completedStop, jumpForwardTokens, MAX_SEQUENCES, type FinishReason, type StepLogprobs, type Usage } from './generate.js';
 import { promptIds, type Prompt } from './prompt.js';
 import { TextDeltas } from './text-deltas.js';
 
-export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'> {
+export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'>, Partial<LogprobsOptions> {
   /** The Sampling Lab instance that draws and verifies the tokens. */
   lab: Lab;
   /** Tokens the draft proposes per step (default 4). */
@@ -44,9 +44,13 @@ export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'g
   stopTokenIds?: IntegerArray;
   /** As generateTokens' (vLLM's min_tokens; default 0): tokens generated before EOS or a stop token can be drawn (masked in both models' rows, so the tokens still follow the target's masked distribution) or a stop string can end the sequence. */
   minNewTokens?: number;
+  /** Sequences generated, one after another (a step's accepted length differs between them, so they do not share a batch); sequence i draws on stream `stream + i` and the draft on `draftStream + i` (default 1). */
+  n?: number;
 }
 
 export interface SpeculativeStep {
+  /** Which of the `n` sequences the step continues (0 when n = 1). */
+  sequence: number;
   /** The tokens this step emits: the accepted drafts, then the target's own (cut at EOS or maxNewTokens). */
   tokens: number[];
   /** The draft's proposals. */
@@ -63,6 +67,8 @@ export interface SpeculativeStep {
   grammarAllowed?: number[];
   /** With a grammar: the tokens are its jump-forward string, proposed and verified by no model. */
   forced?: boolean;
+  /** With `logprobs`: each token's, in the target's distribution at its position (as generateTokens' logprobs; none for forced tokens). */
+  logprobs?: StepLogprobs[];
   /** On the last step: as generateTokens' ('stop' at EOS, a stop token or string; 'length', 'grammar', 'abort'). */
   finishReason?: FinishReason;
   /** With finishReason 'stop': the token id (EOS or one of stopTokenIds) or the stop string that ended it. */
@@ -90,11 +96,13 @@ export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep, v
   readonly stats: Readonly<SpeculativeStats>;
   /** As generateTokens' (prefill: the first step's passes, which hold both models' prefill). */
   readonly usage: Readonly<Usage>;
-  /** Why the sequence ended, once it did (also an abort while the consumer held a step). */
+  /** Why sequence 0 ended, once it did (also an abort while the consumer held a step). */
   readonly finishReason: FinishReason | undefined;
+  /** Why each of the `n` sequences ended, once it did. */
+  readonly finishReasons: readonly (FinishReason | undefined)[];
 }
 
-const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens', 'stop', 'stopTokenIds', 'minNewTokens'];
+const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens', 'stop', 'stopTokenIds', 'minNewTokens', 'n', 'logprobs', 'logprobsMode'];
 
 /** One model's side of the decoding: its cache holds the first `cache` positions of the sequence. */
 interface Side {
@@ -119,7 +127,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkObject(options, 'options');
   const {
     lab, gamma = 4, maxNewTokens = 64, maxPromptTokens, stopAtEos = true, signal, draftStream, onForward, grammar, skipSpecialTokens = true,
-    stop = [], stopTokenIds = [], minNewTokens = 0, ...sampling
+    stop = [], stopTokenIds = [], minNewTokens = 0, n = 1, logprobs, logprobsMode, ...sampling
   } = options;
   checkLab(lab);
   checkBoolean(skipSpecialTokens, 'skipSpecialTokens');
@@ -128,6 +136,10 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkInteger(minNewTokens, 'minNewTokens', 0, maxNewTokens);
   checkBoolean(stopAtEos, 'stopAtEos');
   checkSignal(signal);
+  checkInteger(n, 'n', 1, MAX_SEQUENCES);
+  // logprobs' count and mode are not sampling options: a one-logit draw checks them as every score will.
+  if (logprobs !== undefined) lab.tokenLogprobs([0], 0, { logprobs, logprobsMode });
+  else if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs (how many top tokens to list)');
   if (onForward !== undefined && typeof onForward !== 'function') throw new SamplingLabError('onForward', 'onForward must be a function');
   if ('mirostat' in sampling) {
     throw new SamplingLabError('mirostat', 'mirostat cannot be verified speculatively: its μ depends on every emitted token');
@@ -141,18 +153,29 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkGrammar(grammar, vocab, sampling);
   if (draftStream !== undefined) checkInteger(draftStream, 'draftStream', 0, Number.MAX_SAFE_INTEGER);
   const stream = sampling.stream ?? 0;
-  const keys = { ...sampling, seed: sampling.seed ?? lab.freshSeed(), stream, draftStream: draftStream ?? lab.draftStream(stream) };
+  if (n > 1) lab.checkOptions({ stream: stream + n - 1 });
+  const seed = sampling.seed ?? lab.freshSeed();
   // Both models see the prompt: the shorter context bounds it.
   const ids = promptIds(tokenizer, prompt, vocab, Math.min(promptLimit(target, maxPromptTokens), promptLimit(draft, undefined))).map(Number);
   const stats: SpeculativeStats = { tokens: 0, proposed: 0, accepted: 0, acceptance: 0, tokensPerTargetPass: 0, targetCalls: 0, draftCalls: 0, wallMs: 0 };
   const usage: Usage = { promptTokens: ids.length, cachedPromptTokens: 0, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
-  const ended: { reason?: FinishReason } = {};
-  const run = decode({
-    lab, tokenizer, ids, gamma, maxNewTokens, minNewTokens, signal, stats, usage, ended, onForward, options: keys, grammar, skipSpecialTokens, stops,
-    eos: new Set([...(stopAtEos ? endOfSequenceIds(target) : []), ...checkTokenIds(stopTokenIds, 'stopTokenIds', vocab, 1024)]),
-    target: { model: target, role: 'target' }, draft: { model: draft, role: 'draft' },
-  });
-  return Object.defineProperty(Object.assign(run, { stats, usage }), 'finishReason', { get: () => ended.reason }) as SpeculativeGeneration;
+  const endings = Array.from({ length: n }, (): { reason?: FinishReason } => ({}));
+  const eos = new Set([...(stopAtEos ? endOfSequenceIds(target) : []), ...checkTokenIds(stopTokenIds, 'stopTokenIds', vocab, 1024)]);
+  const timing: { clock?: BusyClock } = {};
+  async function* run(): AsyncGenerator<SpeculativeStep, void> {
+    for (const [sequence, ended] of endings.entries()) {
+      const keys = { ...sampling, seed, stream: stream + sequence, draftStream: draftStream !== undefined ? draftStream + sequence : lab.draftStream(stream + sequence) };
+      yield* decode({
+        lab, tokenizer, ids: [...ids], sequence, gamma, maxNewTokens, minNewTokens, signal, stats, usage, ended, timing, onForward, options: keys,
+        grammar, skipSpecialTokens, stops, eos, logprobs: logprobs === undefined ? undefined : { logprobs, logprobsMode },
+        target: { model: target, role: 'target' }, draft: { model: draft, role: 'draft' },
+      });
+    }
+  }
+  return Object.defineProperties(Object.assign(run(), { stats, usage }), {
+    finishReason: { get: () => endings[0].reason },
+    finishReasons: { get: () => endings.map((ended) => ended.reason) },
+  }) as SpeculativeGeneration;
 }
 
 interface Decoding {
@@ -160,6 +183,7 @@ interface Decoding {
   tokenizer: PreTrainedTokenizer;
   /** The prompt, then every emitted token. */
   ids: number[];
+  sequence: number;
   gamma: number;
   maxNewTokens: number;
   minNewTokens: number;
@@ -167,6 +191,9 @@ interface Decoding {
   stats: SpeculativeStats;
   usage: Usage;
   ended: { reason?: FinishReason };
+  /** One clock for every sequence's decoding. */
+  timing: { clock?: BusyClock };
+  logprobs?: LogprobsOptions;
   onForward?: (pass: ForwardPass) => void;
   options: Omit<SampleTokenOptions, 'step' | 'generatedIds'> & { stream: number; draftStream: number };
   eos: Set<number>;
@@ -189,7 +216,7 @@ async function pass(side: Side, sequence: number[], keep: number, decoding: Deco
 }
 
 async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
-  const { lab, tokenizer, ids, gamma, maxNewTokens, minNewTokens, signal, stats, usage, ended, options, eos, target, draft, grammar, stops } = decoding;
+  const { lab, tokenizer, ids, sequence, gamma, maxNewTokens, minNewTokens, signal, stats, usage, ended, options, eos, target, draft, grammar, stops } = decoding;
   const text = new TextDeltas(tokenizer, decoding.skipSpecialTokens);
   // The step's textDelta; the sequence's last step also gives up what is held.
   const delta = (tokens: number[], last: boolean) => text.push(...tokens) + (last ? text.flush() : '');
@@ -213,7 +240,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
     return { end: -1 };
   };
   const matcher = grammar && await grammar.matcher();
-  const clock = new BusyClock();
+  const clock = (decoding.timing.clock ??= new BusyClock());
   // Before each yield: the totals, the clock stopped until the consumer asks again, and the
   // sequence's end if this step is its last.
   const handOver = (last: FinishReason | undefined) => {
@@ -240,7 +267,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
         stats.tokens += emitted.length;
         const last = lengthOr(stopped.reason !== undefined ? 'stop' : matcher!.isTerminated() ? 'grammar' : undefined);
         yield {
-          tokens: emitted, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(emitted), textDelta: delta(emitted, last !== undefined),
+          sequence, tokens: emitted, proposed: [], accepted: 0, fromResidual: false, text: tokenizer.decode(emitted), textDelta: delta(emitted, last !== undefined),
           grammarAllowed: emitted.map(() => 0), forced: true, ...handOver(last), ...(stopped.reason !== undefined && { stopReason: stopped.reason }),
         };
         clock.resume();
@@ -311,9 +338,10 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       const reason = cut ? undefined : stopped.reason;
       const last = lengthOr(reason !== undefined ? 'stop' : !cut && end !== -1 ? 'grammar' : undefined);
       yield {
-        tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
+        sequence, tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
         textDelta: delta(tokens, last !== undefined),
         ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
+        ...(decoding.logprobs && { logprobs: scored(decoding, targetRows, vocab, masks, tokens, history) }),
         ...handOver(last), ...(reason !== undefined && { stopReason: reason }),
       };
       clock.resume();
@@ -325,6 +353,20 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
     // The matcher holds xgrammar memory, also when the consumer stops early.
     matcher?.dispose();
   }
+}
+
+// Each emitted token's logprobs in the target's row at its position, under the options, mask and
+// history its verification used (ids: the sequence before the step).
+function scored(decoding: Decoding, targetRows: Float32Array, vocab: number, masks: (Int32Array | undefined)[], tokens: number[],
+                history: boolean): StepLogprobs[] {
+  const { lab, tokenizer, ids, options: { draftStream: _, ...targetOptions } } = decoding;
+  return tokens.map((token, k) => {
+    const { logprob, rank, top } = lab.tokenLogprobs(targetRows.subarray(k * vocab, (k + 1) * vocab), token, {
+      ...targetOptions, ...decoding.logprobs!, step: ids.length - tokens.length + k, ...(masks[k] && { allowedMask: masks[k] }),
+      ...(history && { generatedIds: [...ids.slice(0, ids.length - tokens.length), ...tokens.slice(0, k)] }),
+    });
+    return { logprob, rank, top: top.map((t) => ({ token: t.token, text: tokenizer.decode([t.token]), logprob: t.logprob })) };
+  });
 }
 
 async function maskOf(matcher: GrammarMatcher | undefined, allowed: number[]): Promise<Int32Array | undefined> {
