@@ -561,6 +561,15 @@ class Engine {
     return val(BeamStepReply{view(step.beam_indices), view(step.tokens), step.done});
   }
 
+  // The new beams at the places in ints(kTokens) end there (finish_beams); replies as beam_step.
+  val finish_beams(BeamSearchHandle& handle) {
+    if (!handle.search()) return failure({"search", "the search was not started"});
+    const auto stepped = handle.search()->finish_beams(int_inputs_[kTokens]);
+    if (auto* error = std::get_if<ArgumentError>(&stepped)) return failure(*error);
+    const auto& step = std::get<sampling_lab::BeamStep>(stepped);
+    return val(BeamStepReply{view(step.beam_indices), view(step.tokens), step.done});
+  }
+
   val synthetic_logits(double vocabulary, double seed) {
     if (auto error = check_count(vocabulary, "vocabSize", double(sampling_lab::kMaxVocabulary))) return failure(*error);
     if (auto error = sampling_lab::check_scalar(seed, Kind::kSeed, {}, "seed")) return failure(*error);

@@ -127,7 +127,8 @@
   X(syntheticLogits, synthetic_logits, "(vocabSize: number, seed: number): CoreError | { logits: Float32Array }", "A language-model-like row of logits.") \
   X(speculativeVerify, speculative_verify, "(draftStream: number): CoreError | CoreSpeculative", "Verifies the drafts in ints(IdSlot.tokens): γ + 1 target rows in the primary input, γ draft rows in the secondary one; draftStream NaN = the default.") \
   X(startBeamSearch, start_beam_search, "(search: CoreBeamSearch, params: CoreBeamParams): CoreError | object", "Starts a search with the end-of-sequence ids in ints(IdSlot.tokens).") \
-  X(beamStep, beam_step, "(search: CoreBeamSearch): CoreError | CoreBeamStep", "One step on the rows in the primary input.")
+  X(beamStep, beam_step, "(search: CoreBeamSearch): CoreError | CoreBeamStep", "One step on the rows in the primary input.") \
+  X(finishBeams, finish_beams, "(search: CoreBeamSearch): CoreError | CoreBeamStep", "The last step's beams at the places in ints(IdSlot.tokens) end there; their places refilled.")
 
 #define SAMPLING_LAB_EXPERIMENTS_METHODS(X)                                                              \
   X(prepare, prepare, "(name: string, params: Record<string, number | string | boolean | null>, lengths: Record<string, number>): CoreError | { arrays: Float64Array[] }", "Checks an experiment's scalar parameters and its arrays' lengths, then sizes the arrays' buffers: their views, in the order of `lengths`.") \

@@ -60,6 +60,8 @@ struct Settings {
   std::size_t returned = 1;
   bool early_stopping = false;
   std::size_t max_new_tokens = 6;
+  // A text condition the search cannot see (a stop string): a beam that meets it ends there.
+  bool (*stops)(const Tokens&) = nullptr;
 };
 
 struct Outcome {
@@ -90,16 +92,26 @@ Outcome run_core(RandomModel& model, const Settings& settings, bool stochastic =
       const auto& row = model(prefix);
       rows.insert(rows.end(), row.begin(), row.end());
     }
-    const auto stepped = search.step(rows);
+    auto stepped = search.step(rows);
     EXPECT_TRUE(std::holds_alternative<sl::BeamStep>(stepped));
+    std::vector<Tokens> next;
+    // The beams that meet the condition end, and their replacements are checked in turn.
+    for (;;) {
+      const auto& step = std::get<sl::BeamStep>(stepped);
+      next.clear();
+      Tokens ended;
+      for (std::size_t j = 0; j < step.tokens.size(); ++j) {
+        next.push_back(prefixes[std::size_t(step.beam_indices[j])]);
+        next.back().push_back(step.tokens[j]);
+        if (settings.stops && settings.stops(next.back())) ended.push_back(std::int32_t(j));
+      }
+      if (ended.empty()) break;
+      stepped = search.finish_beams(ended);
+      EXPECT_TRUE(std::holds_alternative<sl::BeamStep>(stepped));
+    }
     const auto& step = std::get<sl::BeamStep>(stepped);
     outcome.beam_indices.emplace_back(step.beam_indices.begin(), step.beam_indices.end());
     outcome.tokens.emplace_back(step.tokens.begin(), step.tokens.end());
-    std::vector<Tokens> next;
-    for (std::size_t j = 0; j < step.tokens.size(); ++j) {
-      next.push_back(prefixes[std::size_t(step.beam_indices[j])]);
-      next.back().push_back(step.tokens[j]);
-    }
     prefixes = std::move(next);
     done = step.done;
   }
@@ -155,6 +167,11 @@ Outcome run_reference(RandomModel& model, const Settings& s) {
       }
     }
     std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+    // transformers walks a bounded list of candidates: here each row's best numBeams tokens that
+    // do not end a sequence, with every end-of-sequence token (ranks below numBeams are the same
+    // as in the whole list).
+    std::vector<std::size_t> taken(beams.size(), 0);
+    std::erase_if(candidates, [&](const Candidate& c) { return !is_eos(c.token) && taken[c.row]++ >= s.beams; });
     std::vector<Beam> next;
     Tokens indices, tokens;
     for (std::size_t rank = 0; rank < candidates.size() && next.size() < s.beams; ++rank) {
@@ -163,6 +180,10 @@ Outcome run_reference(RandomModel& model, const Settings& s) {
       sequence.push_back(c.token);
       if (is_eos(c.token)) {
         if (rank < s.beams) add({length_score(c.score, step), sequence, c.score});
+        continue;
+      }
+      if (s.stops && s.stops(sequence)) {
+        add({length_score(c.score, step), sequence, c.score});
         continue;
       }
       next.push_back({sequence, c.score});
@@ -284,6 +305,28 @@ TEST(BeamSearch, AWideEnoughBeamIsExhaustive) {
       EXPECT_NEAR(outcome.best[k].log_prob, all[k].first, 1e-5);
     }
   }
+}
+
+// A beam whose text completes a stop string ends where it is, as at an end-of-sequence token,
+// and the step's next candidates fill its place: the reference ends such candidates as it walks.
+TEST(BeamSearch, BeamsEndedByTheCallerEqualTheReferenceThatEndsThemInItsWalk) {
+  const auto stops = [](const Tokens& t) { return t.back() == 4 || (t.size() >= 2 && t[t.size() - 2] == 1 && t.back() == 2); };
+  int ended = 0;
+  for (const std::size_t b : {1, 2, 4}) {
+    for (std::uint64_t seed = 0; seed < 10; ++seed) {
+      RandomModel model(6, 500 + seed, 1.5);
+      for (const bool early : {false, true}) {
+        const Settings settings{b, 1.0, {0}, b, early, 6, +stops};
+        const auto core = run_core(model, settings);
+        expect_same(core, run_reference(model, settings), "width " + std::to_string(b) + ", seed " + std::to_string(seed));
+        for (const auto& hypothesis : core.best) ended += stops(hypothesis.tokens);
+      }
+    }
+  }
+  EXPECT_GT(ended, 20);
+  // Negative control: the same searches without ending those beams differ.
+  RandomModel model(6, 500, 1.5);
+  EXPECT_NE(run_core(model, {4, 1.0, {0}, 4}).tokens, run_core(model, {4, 1.0, {0}, 4, false, 6, +stops}).tokens);
 }
 
 TEST(BeamSearch, WidthOneIsGreedy) {
@@ -515,6 +558,13 @@ TEST(BeamSearch, BadInputNamesTheArgument) {
   EXPECT_EQ(step_error({four, eight, eight}), "search");    // done after maxNewTokens
   const auto search = std::get<sl::BeamSearch>(sl::BeamSearch::create(options));
   EXPECT_EQ(std::get<sl::ArgumentError>(search.finish()).argument, "search");
+  auto ending = std::get<sl::BeamSearch>(sl::BeamSearch::create(options));
+  const Tokens first = {0}, twice = {1, 1}, outside = {2};
+  EXPECT_EQ(std::get<sl::ArgumentError>(ending.finish_beams(first)).argument, "beams");  // before a step
+  ASSERT_TRUE(std::holds_alternative<sl::BeamStep>(ending.step(four)));
+  EXPECT_EQ(std::get<sl::ArgumentError>(ending.finish_beams(twice)).argument, "beams");
+  EXPECT_EQ(std::get<sl::ArgumentError>(ending.finish_beams(outside)).argument, "beams");
+  EXPECT_EQ(std::get<sl::ArgumentError>(ending.finish_beams(negative)).argument, "beams");
 }
 
 }  // namespace

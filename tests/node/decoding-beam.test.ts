@@ -3,6 +3,7 @@
 // BeamSearchScorer rules for end-of-sequence tokens, length penalty and stopping.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
+import { compileGrammar } from 'sampling-lab/grammar';
 import { beamSearch, generateTokens, loadLocalModel, positionLogits, type BeamSearchOptions, type BeamSequence, type LoadedModel } from 'sampling-lab/transformers';
 import { ensureTinyModel } from '../support/tiny-model.js';
 
@@ -32,10 +33,12 @@ async function logSoftmaxAfter(ids: number[], masked: number[] = []): Promise<Fl
 
 interface Reference {
   numBeams: number; maxNewTokens: number; lengthPenalty?: number; eos?: number[]; numReturnSequences?: number; earlyStopping?: boolean; minNewTokens?: number;
+  /** Each beam's next-token log-probabilities (default: the model's log-softmax). */
+  logProbsAfter?: (ids: number[]) => Promise<Float64Array>;
 }
 
 // transformers' beam search, read plainly.
-async function referenceBeamSearch({ numBeams, maxNewTokens, lengthPenalty = 1, eos = [], numReturnSequences = 1, earlyStopping = false, minNewTokens = 0 }: Reference) {
+async function referenceBeamSearch({ numBeams, maxNewTokens, lengthPenalty = 1, eos = [], numReturnSequences = 1, earlyStopping = false, minNewTokens = 0, logProbsAfter }: Reference) {
   let beams = [{ ids: [] as number[], logProb: 0 }];
   const finished: { ids: number[]; logProb: number; score: number; order: number }[] = [];
   const worst = () => Math.min(...finished.map((h) => h.score));
@@ -51,7 +54,7 @@ async function referenceBeamSearch({ numBeams, maxNewTokens, lengthPenalty = 1, 
   for (let step = 0; step < maxNewTokens && !done; step++, steps++) {
     const sums = new Float64Array(beams.length * V);
     for (const [b, beam] of beams.entries()) {
-      const logp = await logSoftmaxAfter([...promptIds, ...beam.ids], step < minNewTokens ? eos : []);
+      const logp = logProbsAfter ? await logProbsAfter([...promptIds, ...beam.ids]) : await logSoftmaxAfter([...promptIds, ...beam.ids], step < minNewTokens ? eos : []);
       for (let v = 0; v < V; v++) sums[b * V + v] = beam.logProb + logp[v];
     }
     // Every candidate sorted, best first; ties to the lower beam, then the lower token.
@@ -209,14 +212,82 @@ describe('beamSearch', () => {
     const forwardPasses: string[] = [];
     const onForward = () => forwardPasses.push('pass');
     const aborted = AbortSignal.abort();
-    const empty = [{ ids: [], text: '', logProb: 0, score: 0 }];
-    expect(await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 3, signal: aborted, onForward })).toEqual(empty);
-    expect(await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 3, maxNewTokens: 0, onForward })).toEqual(empty);
+    const empty = { ids: [], text: '', logProb: 0, score: 0 };
+    expect(await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 3, signal: aborted, onForward })).toEqual([{ ...empty, finishReason: 'abort' }]);
+    expect(await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 3, maxNewTokens: 0, onForward })).toEqual([{ ...empty, finishReason: 'length' }]);
     expect(forwardPasses).toEqual([]);
     // Aborted after its first step: the sequences so far.
     const controller = new AbortController();
     const partial = await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 3, onForward: () => controller.abort(), signal: controller.signal });
+    expect(partial[0]).toMatchObject({ finishReason: 'abort' });
     expect(partial[0].ids).toHaveLength(1);
+  });
+
+  it('the sampling options shape each beam\'s distribution: equal to the reference scored by lab.distribution\'s log', async () => {
+    const sampling = { temperature: 0.7, topK: 20, repetitionPenalty: 1.3, logitBias: { 11: 2 } };
+    const logProbsAfter = async (ids: number[]) => {
+      const { probs } = lab.distribution(await positionLogits(tiny.model, ids, ids.length - 1), { ...sampling, generatedIds: ids });
+      return Float64Array.from(probs, Math.log);
+    };
+    const options = { numBeams: 3, maxNewTokens: 4, numReturnSequences: 3 };
+    const found = await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, ...options, ...sampling, eosTokenIds: [] });
+    expectSame(found, await referenceBeamSearch({ ...options, logProbsAfter }), 'shaped');
+    // Negative control: the unshaped search differs.
+    const plain = await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, ...options, eosTokenIds: [] });
+    expect(plain.map((s) => s.logProb)).not.toEqual(found.map((s) => s.logProb));
+  });
+
+  it('logprobs: each token\'s, summing to the sequence\'s logProb; finishReason and stopReason per sequence', async () => {
+    const greedy: number[] = [];
+    for await (const step of generateTokens(tiny.model, tiny.tokenizer, PROMPT, { lab, temperature: 0, maxNewTokens: 3, stopAtEos: false })) greedy.push(step.token);
+    for (const [options, mode] of [[{}, 'raw'], [{ topK: 30, temperature: 0.8 }, 'processed']] as const) {
+      const found = await beamSearch(tiny.model, tiny.tokenizer, PROMPT, {
+        // Length penalty 0 ranks by logProb: the short sequences that ended rank high.
+        lab, numBeams: 4, maxNewTokens: 5, numReturnSequences: 4, eosTokenIds: [greedy[2]], lengthPenalty: 0, logprobs: 2, logprobsMode: mode, ...options,
+      });
+      expect(found.some((s) => s.finishReason === 'stop')).toBe(true);
+      for (const sequence of found) {
+        expect(sequence.logprobs).toHaveLength(sequence.ids.length);
+        expect(sequence.logprobs!.reduce((sum, entry) => sum + entry.logprob, 0)).toBeCloseTo(sequence.logProb, 4);
+        for (const entry of sequence.logprobs!) expect(entry.top).toHaveLength(2);
+        expect(sequence.finishReason).toBe(sequence.ids.at(-1) === greedy[2] ? 'stop' : 'length');
+        if (sequence.finishReason === 'stop') expect(sequence.stopReason).toBe(greedy[2]);
+      }
+    }
+  });
+
+  it('stop strings finish a beam at the token that completes one, and later candidates take its place', async () => {
+    const options = { lab, numBeams: 3, maxNewTokens: 6, numReturnSequences: 3, eosTokenIds: [] };
+    const free = await beamSearch(tiny.model, tiny.tokenizer, PROMPT, options);
+    const stop = free[0].text.slice(2, 4);
+    expect(stop).toHaveLength(2);
+    // Length penalty 0 ranks by logProb: the short sequences that ended rank high.
+    const found = await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { ...options, stop: [stop], lengthPenalty: 0 });
+    expect(found.map((s) => s.ids)).not.toEqual(free.map((s) => s.ids));
+    expect(found.some((s) => s.stopReason === stop)).toBe(true);
+    for (const sequence of found) {
+      const before = tiny.tokenizer.decode(sequence.ids.slice(0, -1));
+      expect(before, 'no earlier token completed it').not.toContain(stop);
+      if (sequence.finishReason === 'stop') {
+        expect(sequence.text).toContain(stop);
+        expect(sequence.stopReason).toBe(stop);
+      } else {
+        expect(sequence.text).not.toContain(stop);
+        expect(sequence.ids).toHaveLength(6);
+      }
+    }
+  });
+
+  it('a grammar: every beam follows it, each with its own matcher', async () => {
+    const grammar = await compileGrammar(tiny.tokenizer, { regex: '[a-c]{2,5}-[0-9]{2}' }, { vocabSize: V });
+    const found = await beamSearch(tiny.model, tiny.tokenizer, PROMPT, { lab, numBeams: 3, maxNewTokens: 12, numReturnSequences: 3, grammar });
+    expect(found).toHaveLength(3);
+    for (const sequence of found) {
+      const text = tiny.tokenizer.decode(sequence.ids, { skip_special_tokens: true });
+      expect(text, JSON.stringify(sequence)).toMatch(sequence.finishReason === 'stop' ? /^[a-c]{2,5}-[0-9]{2}$/ : /^[a-c]{0,5}(-[0-9]{0,2})?$/);
+    }
+    expect(found.some((s) => s.finishReason === 'stop')).toBe(true);
+    grammar.dispose();
   });
 
   it('bad options are SamplingLabErrors naming the option, before any forward pass', async () => {
@@ -225,7 +296,9 @@ describe('beamSearch', () => {
       [{ numBeams: 2, numReturnSequences: 3 }, 'numReturnSequences'], [{ maxNewTokens: -1 }, 'maxNewTokens'],
       [{ lengthPenalty: Number.NaN }, 'lengthPenalty'], [{ eosTokenIds: [151936] }, 'eosTokenIds'], [{ eosTokenIds: 3 as never }, 'eosTokenIds'],
       [{ stochastic: 'yes' as never }, 'stochastic'], [{ seed: -1 }, 'seed'], [{ signal: {} as never }, 'signal'],
-      [{ onForward: 3 as never }, 'onForward'], [{ topP: 0.9 }, 'topP'], [{ lab: {} as never }, 'lab'],
+      [{ onForward: 3 as never }, 'onForward'], [{ topP: 2 }, 'topP'], [{ topp: 0.9 }, 'topp'], [{ mirostat: { version: 2 } } as never, 'mirostat'],
+      [{ stop: 'a' as never }, 'stop'], [{ grammar: {} as never }, 'grammar'], [{ logprobs: 21 }, 'logprobs'], [{ logprobsMode: 'raw' }, 'logprobsMode'],
+      [{ generatedIds: [1] } as never, 'generatedIds'], [{ lab: {} as never }, 'lab'],
       // The core's limits, read from the lab: the adapter checks no other.
       [{ maxNewTokens: lab.maxNewTokens + 1 }, 'maxNewTokens'],
       [{ eosTokenIds: Array.from({ length: lab.maxEosTokens + 1 }, (_, i) => i) }, 'eosTokenIds'],

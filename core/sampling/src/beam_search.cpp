@@ -256,12 +256,15 @@ std::variant<BeamStep, ArgumentError> BeamSearch::step(std::span<const float> lo
     }
   }
   std::sort(candidates_.begin(), candidates_.end(), better);
-  std::vector<Beam> next;
+  parents_ = std::move(beams_);
+  beams_.clear();
   beam_indices_.clear();
   tokens_.clear();
-  for (std::size_t rank = 0; rank < candidates_.size() && next.size() < num_beams_; ++rank) {
+  beam_ranks_.clear();
+  std::size_t rank = 0;
+  for (; rank < candidates_.size() && beams_.size() < num_beams_; ++rank) {
     const Candidate& candidate = candidates_[rank];
-    const Beam& parent = beams_[candidate.row];
+    const Beam& parent = parents_[candidate.row];
     if (candidate.eos) {
       if (rank < num_beams_) {
         finished_.add({parent.node, candidate.token, candidate.log_prob,
@@ -271,17 +274,63 @@ std::variant<BeamStep, ArgumentError> BeamSearch::step(std::span<const float> lo
       continue;
     }
     nodes_.push_back({candidate.token, parent.node});
-    next.push_back({std::int32_t(nodes_.size() - 1), candidate.log_prob, candidate.key});
+    beams_.push_back({std::int32_t(nodes_.size() - 1), candidate.log_prob, candidate.key});
     beam_indices_.push_back(std::int32_t(candidate.row));
     tokens_.push_back(candidate.token);
+    beam_ranks_.push_back(rank);
   }
-  beams_ = std::move(next);
+  next_candidate_ = rank;
+  best_key_ = candidates_.front().key;
+  best_log_prob_ = candidates_.front().log_prob;
   ++steps_;
+  settle();
+  return BeamStep{beam_indices_, tokens_, done_};
+}
+
+void BeamSearch::settle() {
   // transformers' BeamHypotheses.is_done with the best candidate of this step.
-  const double best = finished_score(candidates_.front().log_prob, candidates_.front().key, steps_);
+  const double best = finished_score(best_log_prob_, best_key_, steps_);
   // No beam left (the rows' −∞ masks left only end-of-sequence tokens) ends the search too.
   complete_ = beams_.empty() || (finished_.entries.size() >= num_beams_ && (early_stopping_ || finished_.worst >= best));
   done_ = complete_ || steps_ == max_new_tokens_;
+}
+
+std::variant<BeamStep, ArgumentError> BeamSearch::finish_beams(std::span<const std::int32_t> ended) {
+  if (steps_ == 0) return ArgumentError{"beams", "beams end after a step"};
+  std::vector<bool> ends(beams_.size(), false);
+  for (const auto j : ended) {
+    if (j < 0 || std::size_t(j) >= beams_.size() || ends[std::size_t(j)]) {
+      return ArgumentError{"beams", "beams must be distinct places in [0, " + std::to_string(beams_.size()) + "), not " + std::to_string(j)};
+    }
+    ends[std::size_t(j)] = true;
+  }
+  // The beams left and their replacements, by the rank of their candidates: best first, as a step orders them.
+  std::vector<std::pair<std::size_t, Beam>> kept;
+  for (std::size_t j = 0; j < beams_.size(); ++j) {
+    if (!ends[j]) {
+      kept.push_back({beam_ranks_[j], beams_[j]});
+      continue;
+    }
+    finished_.add({beams_[j].node, -1, beams_[j].log_prob, finished_score(beams_[j].log_prob, beams_[j].perturbed, steps_)}, num_beams_);
+    // The end-of-sequence candidates past the first numBeams stay unused, as in the step.
+    while (next_candidate_ < candidates_.size() && candidates_[next_candidate_].eos) ++next_candidate_;
+    if (next_candidate_ == candidates_.size()) continue;
+    const Candidate& candidate = candidates_[next_candidate_];
+    nodes_.push_back({candidate.token, parents_[candidate.row].node});
+    kept.push_back({next_candidate_++, {std::int32_t(nodes_.size() - 1), candidate.log_prob, candidate.key}});
+  }
+  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  beams_.clear();
+  beam_indices_.clear();
+  tokens_.clear();
+  beam_ranks_.clear();
+  for (const auto& [rank, beam] : kept) {
+    beams_.push_back(beam);
+    beam_indices_.push_back(std::int32_t(candidates_[rank].row));
+    tokens_.push_back(candidates_[rank].token);
+    beam_ranks_.push_back(rank);
+  }
+  settle();
   return BeamStep{beam_indices_, tokens_, done_};
 }
 

@@ -5,10 +5,18 @@ import { SamplingLabError } from './errors.js';
 import type { IntegerArray, NumericArray } from './schema.js';
 import type { RunOptions } from './types.js';
 
+/**
+ * An object that is not null, an array or an ArrayBuffer view (a typed array).
+ * @internal
+ */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
 }
 
+/**
+ * Throws a SamplingLabError unless `options` is an object whose keys are all in `allowed`.
+ * @internal
+ */
 export function checkKeys(options: unknown, allowed: readonly string[], name = 'options'): asserts options is Record<string, unknown> {
   if (!isObject(options)) throw new SamplingLabError(name, `${name} must be an object`);
   for (const key of Object.keys(options)) {
@@ -18,6 +26,10 @@ export function checkKeys(options: unknown, allowed: readonly string[], name = '
   }
 }
 
+/**
+ * The core's result, or its error thrown as a SamplingLabError.
+ * @internal
+ */
 export function unwrap<T extends object>(result: CoreError | T): T {
   if ('error' in result) throw new SamplingLabError(result.error.argument, result.error.message);
   return result;
@@ -60,6 +72,10 @@ export function checkLength(values: ArrayLike<unknown>, name: string, maxLength:
   }
 }
 
+/**
+ * What element `i` of `values` is, for error messages: its typeof, or 'a hole'.
+ * @internal
+ */
 export const describe = (values: ArrayLike<unknown>, i: number) => (i in values ? typeof values[i] : 'a hole');
 
 /** An id list as an Int32Array can carry it (no holes, whole numbers below 2^31); ranges are the core's to check. */
@@ -86,9 +102,13 @@ export function checkScalars(values: Record<string, unknown>): void {
   }
 }
 
-// The core hears progress through a callback that never throws into WebAssembly (an exception
-// unwinding through it would skip the C++ destructors and leak): it returns false to stop,
-// and the user's exception is rethrown after the core has returned.
+/**
+ * Runs `run` with a progress callback built from the caller's `onProgress`. The core hears
+ * progress through a callback that never throws into WebAssembly (an exception unwinding through
+ * it would skip the C++ destructors and leak): it returns false to stop, and the user's exception
+ * is rethrown after the core has returned.
+ * @internal
+ */
 export function withProgress<T>(onProgress: RunOptions['onProgress'], run: (progress?: (fraction: number) => boolean) => T): T {
   if (onProgress === undefined) return run();
   if (typeof onProgress !== 'function') throw new SamplingLabError('onProgress', 'onProgress must be a function');

@@ -9,6 +9,7 @@ export interface SpeculativeOptions extends SampleTokenOptions {
   draftStream?: number;
 }
 
+/** What `lab.speculativeVerify` returns: the drafts it accepted and the token drawn after them. */
 export interface SpeculativeVerification {
   /** Drafts accepted, 0 … γ. */
   accepted: number;
@@ -22,6 +23,7 @@ export interface SpeculativeVerification {
   fromResidual: boolean;
 }
 
+/** Options of `lab.createBeamSearch`. */
 export interface BeamSearchOptions {
   /** Beams kept, 1 … lab.maxBeams. */
   numBeams: number;
@@ -41,6 +43,7 @@ export interface BeamSearchOptions {
   stream?: number;
 }
 
+/** A beam search step's outcome: which beam each new beam extends, with which token, and whether the search is done. */
 export interface BeamStep {
   /** New beam j extends the beam of row beamIndices[j]: reorder the KV cache by it. */
   beamIndices: Int32Array;
@@ -50,6 +53,7 @@ export interface BeamStep {
   done: boolean;
 }
 
+/** A finished sequence of a beam search, with its log-probability and score. */
 export interface BeamHypothesis {
   /** Generated tokens, the end-of-sequence token that ended it included. */
   tokens: number[];
@@ -66,6 +70,12 @@ export interface BeamSearch {
    * numBeams after; an array of rows or one flat array.
    */
   step(logitsRows: readonly NumericArray[] | Float32Array | Float64Array): BeamStep;
+  /**
+   * After a step: the new beams at `beams` (places in it) end there, as an end-of-sequence token
+   * would have ended them (a stop string their text completed), and the step's next candidates
+   * replace them. Returns the step as it now stands, its beams best first as a step's.
+   */
+  finishBeams(beams: IntegerArray): BeamStep;
   /** The best numReturnSequences hypotheses, best first. */
   finish(): BeamHypothesis[];
   readonly numBeams: number;
@@ -76,6 +86,7 @@ export interface BeamSearch {
 export interface BeamSearchPort {
   /** `first`: no step has succeeded yet. */
   step(search: CoreBeamSearch, logitsRows: readonly NumericArray[] | Float32Array | Float64Array, first: boolean): BeamStep;
+  finishBeams(search: CoreBeamSearch, beams: IntegerArray): BeamStep;
   finish(search: CoreBeamSearch): BeamHypothesis[];
 }
 
@@ -103,6 +114,12 @@ export class LabBeamSearch implements BeamSearch {
   step(logitsRows: readonly NumericArray[] | Float32Array | Float64Array): BeamStep {
     const step = this.#port.step(this.#search, logitsRows, !this.#stepped);
     this.#stepped = true;
+    this.#done = step.done;
+    return step;
+  }
+
+  finishBeams(beams: IntegerArray): BeamStep {
+    const step = this.#port.finishBeams(this.#search, beams);
     this.#done = step.done;
     return step;
   }

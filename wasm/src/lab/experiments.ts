@@ -7,6 +7,7 @@ import type { ExperimentName, ExperimentParams } from '../generated/types.js';
 export type { ExperimentName, ExperimentParams } from '../generated/types.js';
 export type * from '../generated/types.js';
 
+/** Result of 'filters': the sampling chain on one distribution, stage by stage. */
 export interface FiltersResult {
   /** The kept tokens renormalised; 0 for cut ones. */
   probs: Float32Array;
@@ -26,6 +27,7 @@ export interface FiltersResult {
   surprisal: { kept: Moments; tempered: Moments };
 }
 
+/** Mean, mean square, variance and standard deviation of one quantity. */
 export interface Moments {
   mean: number;
   meanSquare: number;
@@ -33,18 +35,21 @@ export interface Moments {
   standardDeviation: number;
 }
 
+/** Result of 'temperature': top probability, tokens for `mass` and entropy, one row per temperature. */
 export interface TemperatureResult {
   vocabSize: number;
   mass: number;
   rows: { temperature: number; topProb: number; tokensForMass: number; entropyBits: number }[];
 }
 
+/** A chi-square goodness-of-fit test of observed frequencies against the distribution drawn from: statistic, degrees of freedom, p-value. */
 export interface ChiSquare {
   statistic: number;
   dof: number;
   pValue: number;
 }
 
+/** Result of 'samplers': each exact method's frequencies over `n` draws against p, with chi-square and time per draw. */
 export interface SamplersResult {
   n: number;
   /** √(p(1 − p)/n) per category: the spread of a correct sampler's frequencies. */
@@ -104,6 +109,7 @@ export interface LogSpaceResult {
   series: { step: number; float64: number; logSum: number }[];
 }
 
+/** Result of 'mc-error': the spread of a frequency over `repeats` runs, one row per n, against √(p(1 − p)/n). */
 export interface McErrorResult {
   p: number;
   repeats: number;
@@ -116,6 +122,7 @@ export interface McErrorResult {
   slope: number | null;
 }
 
+/** Result of 'eval-error': standard error and Wilson interval of an accuracy on `questions` questions, and whether a second model `gap` better can be told apart. */
 export interface EvalErrorResult {
   questions: number;
   accuracy: number;
@@ -131,11 +138,13 @@ export interface EvalErrorResult {
   questionsForGap: number;
 }
 
+/** A sequence of token ids and its probability (the product of its steps' probabilities). */
 export interface PathResult {
   path: number[];
   prob: number;
 }
 
+/** Result of 'sequence' in handbook mode: greedy, exhaustive best and beam search on the handbook's tree, with every leaf. */
 export interface SequenceHandbookResult {
   mode: 'handbook';
   vocab: number;
@@ -149,6 +158,7 @@ export interface SequenceHandbookResult {
   withoutReplacement: PathResult[];
 }
 
+/** Result of 'sequence' in random mode: how often greedy and each beam width miss the most probable sequence over `models` random models; `closingWidth` is the first width that never misses (null if none). */
 export interface SequenceRandomResult {
   mode: 'random';
   vocab: number;
@@ -161,6 +171,7 @@ export interface SequenceRandomResult {
   closingWidth: number | null;
 }
 
+/** Result of 'speculative': acceptance Σ min(p, q) = 1 − TV, the output's distribution against the target, and tokens per verification. */
 export interface SpeculativeResult {
   mode: 'exact' | 'pitfall';
   n: number;
@@ -176,6 +187,7 @@ export interface SpeculativeResult {
   expectedTokens: { alpha: number; gamma: number; formula: number; simulated: number; verifications: number };
 }
 
+/** Result of 'acceptance': Σ min(p, q) of a draft model over a passage's positions, summarised beside the mean 1 − TV. */
 export interface AcceptanceResult {
   positions: number;
   /** Of Σ min(p, q) over the positions. */
@@ -189,6 +201,7 @@ export interface AcceptanceResult {
   histogram: { edges: number[]; counts: number[] };
 }
 
+/** How one estimator's estimates spread over the repeats: mean, bias against the true mean, standard deviation and MSE. */
 export interface EstimatorSpread {
   mean: number;
   bias: number;
@@ -196,8 +209,10 @@ export interface EstimatorSpread {
   mse: number;
 }
 
+/** The importance-sampling estimators: ordinary ('none'), TIS (clipped weights), MIS (masked weights), self-normalised. */
 export type EstimatorName = 'none' | 'tis' | 'mis' | 'selfNormalised';
 
+/** Result of 'importance': estimates of E_p[x] from `n` draws of each shifted q, with effective sample size, one row per shift. */
 export interface ImportanceResult {
   trueMean: number;
   p: number[];
@@ -221,6 +236,7 @@ export interface ImportanceResult {
   }[];
 }
 
+/** Result of 'sample-size': samples per configuration before a difference exceeds z standard errors (`n` exactly, `perConfiguration` rounded up), and the standard error there. */
 export interface SampleSizeResult {
   mode: 'means' | 'proportions';
   n: number;
@@ -228,6 +244,7 @@ export interface SampleSizeResult {
   standardErrorAtN: number;
 }
 
+/** The result type of each experiment, by name. */
 export interface ExperimentResults {
   filters: FiltersResult;
   temperature: TemperatureResult;

@@ -395,6 +395,12 @@ export class Lab {
         const { beamIndices, tokens, done } = unwrap(this.#engine.beamStep(handle));
         return { beamIndices: beamIndices.slice(), tokens: tokens.slice(), done };
       },
+      finishBeams: (handle, beams) => {
+        const places = idList(beams, 'beams', numBeams);
+        view(this.#engine.ints(this.#core.IdSlot.tokens, places.length, 'beams')).set(places);
+        const { beamIndices, tokens, done } = unwrap(this.#engine.finishBeams(handle));
+        return { beamIndices: beamIndices.slice(), tokens: tokens.slice(), done };
+      },
       finish: (handle) => unwrap(handle.finish()).hypotheses.map(({ tokens, logProb, score }) => ({ tokens: Array.from(tokens), logProb, score })),
     }, search, numBeams);
   }

@@ -1,6 +1,7 @@
 // Reader for NumPy .npy files (format versions 1-3): 1-D or 2-D little-endian float32/float64.
 // Anything else, or a damaged file, is an Error whose message says what is wrong.
 
+/** A parsed .npy array: its shape (1-D or 2-D, row-major) and its values. */
 export interface NpyArray {
   shape: number[];
   data: Float32Array | Float64Array;
@@ -11,6 +12,7 @@ const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 // gigabytes.
 const MAX_ELEMENTS = 2 ** 28;
 
+/** Reads a .npy file's bytes (1-D or 2-D little-endian float32/float64, format 1–3); throws an Error saying what is wrong otherwise. */
 export function parseNpy(bytes: Uint8Array): NpyArray {
   if (!(bytes instanceof Uint8Array)) throw new Error('a .npy file must be given as bytes');
   if (bytes.length < 10 || MAGIC.some((b, i) => bytes[i] !== b)) throw new Error('not a .npy file (bad magic)');

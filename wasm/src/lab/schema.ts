@@ -1,13 +1,17 @@
 // The shape of the core's parameter schema (core/experiments/include/sampling_lab/schema.hpp), as
 // lab.experiments and lab.options publish it. The facts themselves live in the core.
 
+/** Numbers as the lab takes them (logits, probabilities): a Float32Array, a Float64Array or a plain number[]. */
 export type NumericArray = Float32Array | Float64Array | readonly number[];
+/** Token ids and other integers as the lab takes them: an Int32Array or a plain array of integers. */
 export type IntegerArray = Int32Array | readonly number[];
 /** A packed token bitmask: bit i of word i / 32 = token i (xgrammar's layout). */
 export type MaskArray = Uint32Array | Int32Array;
 
+/** The kinds of value a parameter or option can be, which decide how it is checked. */
 export type ParamKind = 'number' | 'integer' | 'seed' | 'probability' | 'choice' | 'array' | 'optional' | 'bitmask';
 
+/** One value's schema: its kind, default and range (ends exclusive when flagged), and for arrays their items and lengths. */
 export interface ValueSpec {
   kind: ParamKind;
   default?: unknown;
@@ -25,6 +29,7 @@ export interface ValueSpec {
   of?: ValueSpec;
 }
 
+/** An experiment parameter's schema: a named, documented value. */
 export interface ParamSpec extends ValueSpec {
   name: string;
   doc: string;
@@ -32,6 +37,7 @@ export interface ParamSpec extends ValueSpec {
   slider?: { min: number; max: number; step: number };
 }
 
+/** A sampling option's schema: a named value, its group and its slot in the core's option layout. */
 export interface OptionSpec extends ValueSpec {
   name: string;
   group: 'filter' | 'mask' | 'history' | 'randomKey';
@@ -48,6 +54,7 @@ export interface DocumentedOptionSpec extends OptionSpec {
   doc: string;
 }
 
+/** An experiment as `lab.experiments` lists it: its name, one-line summary and parameter schema. */
 export interface ExperimentInfo {
   name: string;
   summary: string;

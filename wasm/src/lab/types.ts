@@ -3,22 +3,30 @@ import type { FilterOptions, RandomKeyOptions } from '../generated/types.js';
 import type { FilterStage } from '../sampling-lab-core.js';
 import type { IntegerArray, NumericArray } from './schema.js';
 
+/** What `lab.distribution` returns: the distribution sampleToken draws from, and its shape. */
 export interface DistributionResult {
   /** The filtered, renormalised distribution (a copy owned by the caller). */
   probs: Float32Array;
+  /** Tokens left with non-zero probability. */
   kept: number;
   /** Mass of the kept tokens under the tempered, untruncated distribution. */
   keptMass: number;
+  /** Entropy of `probs`, in bits. */
   entropyBits: number;
+  /** The largest probability in `probs`. */
   topProb: number;
 }
 
+/** The four exact ways `lab.sample` draws from a distribution. */
 export type SamplingMethod = 'inverse-cdf' | 'gumbel-max' | 'exponential-race' | 'alias';
 
+/** Options of `lab.sample`: n i.i.d. draws by one method, on the random key (seed, stream). */
 export interface SampleOptions extends Pick<RandomKeyOptions, 'seed' | 'stream'>, RunOptions {
+  /** How each draw is made. Default 'inverse-cdf'. */
   method?: SamplingMethod;
   /** Number of draws. Default 1. */
   n?: number;
+  /** Divides the logits before the softmax; not used with isProbs. */
   temperature?: number;
   /** The input holds probabilities rather than logits. */
   isProbs?: boolean;
@@ -35,18 +43,25 @@ export type BatchOptions = readonly SampleTokenOptions[] | {
   [K in keyof SampleTokenOptions]?: K extends 'generatedIds' ? readonly IntegerArray[] | IntegerArray : number | ArrayLike<number>;
 };
 
+/** Options of `lab.coverCount`. */
 export interface CoverCountOptions {
+  /** Divides the logits before the softmax (default 1); not used with isProbs. */
   temperature?: number;
   /** The input holds probabilities rather than logits. */
   isProbs?: boolean;
 }
 
+/** Distances between two distributions p and q, as `lab.distance` computes them in double. */
 export interface Distances {
+  /** Total variation distance ½ Σ |p − q|. */
   tv: number;
+  /** KL(p‖q) = Σ p log(p / q), in nats; +∞ where q = 0 < p. */
   kl: number;
+  /** Σ min(p, q) = 1 − TV. */
   overlap: number;
 }
 
+/** Options of long runs (`lab.sample`, experiments): progress reports and stopping. */
 export interface RunOptions {
   /**
    * Hears the fraction done of long runs (called synchronously, during the run). Returning false
@@ -68,6 +83,7 @@ export interface TokenLogprobs {
   top: { token: number; logprob: number }[];
 }
 
+/** Asks sampleToken (and tokenLogprobs) for vLLM-style log-probabilities beside the token. */
 export interface LogprobsOptions {
   /** How many of the most probable tokens to list, 0–20. */
   logprobs: number;

@@ -72,6 +72,13 @@ class BeamSearch {
   // draws it; keys replace every score above and lengthPenalty does not apply.
   std::variant<BeamStep, ArgumentError> step(std::span<const float> logits_rows);
 
+  // After a step (also the last), the new beams at `ended` (distinct places in its beams) end there, as an
+  // end-of-sequence token would have ended them (a stop string completed: the caller knows text,
+  // the search only ids): each becomes a finished hypothesis of its length, and the step's next
+  // unchosen candidates that do not end a sequence replace them (fewer beams when none is left).
+  // Returns the step as it now stands, its beams ordered by their candidates' rank as a step's.
+  std::variant<BeamStep, ArgumentError> finish_beams(std::span<const std::int32_t> ended);
+
   // The best numReturnSequences hypotheses, best first (ties: the later finished first), after
   // adding the running beams unless the hypotheses were complete. Needs one step at least.
   std::variant<std::vector<Hypothesis>, ArgumentError> finish() const;
@@ -117,6 +124,8 @@ class BeamSearch {
   void add_row(std::size_t row, std::span<const float> logits);
   void add_perturbed_row(std::size_t row, std::span<const float> logits);
   double finished_score(double log_prob, double key, std::size_t length) const;
+  // complete_ and done_ after the step's hypotheses changed.
+  void settle();
 
   std::size_t num_beams_ = 1;
   std::size_t num_return_sequences_ = 1;
@@ -133,6 +142,11 @@ class BeamSearch {
   bool done_ = false;
   std::vector<Node> nodes_;
   std::vector<Beam> beams_;
+  std::vector<Beam> parents_;      // the beams the last step extended
+  std::vector<std::size_t> beam_ranks_;  // each beam's place in candidates_
+  std::size_t next_candidate_ = 0;  // the last step's first candidate not yet walked
+  double best_key_ = 0.0;           // the last step's best candidate, for the done test
+  double best_log_prob_ = 0.0;
   Hypotheses finished_;
   std::vector<std::int32_t> beam_indices_;
   std::vector<std::int32_t> tokens_;
