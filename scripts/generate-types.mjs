@@ -99,10 +99,12 @@ export interface ${pascal(e.name)}Params {
 ${e.params.map(member).join('\n')}
 }`).join('\n\n')}
 
+/** The parameter type of each experiment, by name. */
 export interface ExperimentParams {
 ${experiments.map((e) => `  ${JSON.stringify(e.name)}: ${pascal(e.name)}Params;`).join('\n')}
 }
 
+/** The name of one of the chapter's experiments. */
 export type ExperimentName = keyof ExperimentParams;
 `;
 
@@ -193,9 +195,11 @@ export interface CoreError {
 /** A value of a bound enum. */
 export interface CoreEnum { readonly value: number }
 
+/** One stage of the chain that was on, and the tokens left after it. */
 export interface FilterStage {
   /** The stage's name; 'masks' for allowedTokens and bannedTokens. */
   filter: StageName | 'masks';
+  /** Tokens left after this stage. */
   kept: number;
 }
 

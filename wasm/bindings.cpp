@@ -342,19 +342,24 @@ class Engine {
     return token_reply(sampling_lab::checked_draw_token(logits, options, filter_workspace_));
   }
 
-  // The token with vLLM-style logprobs: `count` in [0, 20]; `processed` or raw. Replies token,
-  // logprob, rank, mirostatMu, adaptivePAverage, then (token, logprob) of each top entry.
-  val sample_token_logprobs(double count, bool processed) {
+  // The token with vLLM-style logprobs: `count` in [0, 20]; `processed` or raw; `token` −1 for the
+  // drawn token, else that token's (scored, no draw). Replies token, logprob, rank, mirostatMu,
+  // adaptivePAverage, then (token, logprob) of each top entry.
+  val sample_token_logprobs(double count, bool processed, double token) {
     const std::vector<float>& logits = *current_;
     if (auto error = sampling_lab::check_scalar(count, Kind::kInteger, sampling_lab::closed(0, double(sampling_lab::kMaxLogprobs)), "logprobs")) {
+      return failure(*error);
+    }
+    if (auto error = sampling_lab::check_scalar(token, Kind::kInteger, sampling_lab::closed(-1, double(logits.size()) - 1), "token")) {
       return failure(*error);
     }
     const auto input = single_row_input();
     if (auto* error = std::get_if<ArgumentError>(&input)) return failure(*error);
     const auto& masked = std::get<sampling_lab::MaskedLogits>(input);
     const auto mode = processed ? sampling_lab::LogprobsMode::kProcessed : sampling_lab::LogprobsMode::kRaw;
-    return logprobs_reply(sampling_lab::sample_token_logprobs(masked.logits, masked.options, std::size_t(count), mode,
-                                                              filter_workspace_, logits));
+    return logprobs_reply(token < 0 ? sampling_lab::sample_token_logprobs(masked.logits, masked.options, std::size_t(count), mode, filter_workspace_, logits)
+                                    : sampling_lab::token_logprobs(masked.logits, masked.options, std::int32_t(token), std::size_t(count), mode,
+                                                                   filter_workspace_, logits));
   }
 
   static val logprobs_reply(const sampling_lab::TokenLogprobs& drawn) {
@@ -373,23 +378,6 @@ class Engine {
     }
     out.set("top", top);
     return out;
-  }
-
-  // The same for a given token (scoring, no draw): its logprob and rank, and the top `count`.
-  val token_logprobs(double token, double count, bool processed) {
-    const std::vector<float>& logits = *current_;
-    if (auto error = sampling_lab::check_scalar(count, Kind::kInteger, sampling_lab::closed(0, double(sampling_lab::kMaxLogprobs)), "logprobs")) {
-      return failure(*error);
-    }
-    if (auto error = sampling_lab::check_scalar(token, Kind::kInteger, sampling_lab::closed(0, double(logits.size()) - 1), "token")) {
-      return failure(*error);
-    }
-    const auto input = single_row_input();
-    if (auto* error = std::get_if<ArgumentError>(&input)) return failure(*error);
-    const auto& masked = std::get<sampling_lab::MaskedLogits>(input);
-    const auto mode = processed ? sampling_lab::LogprobsMode::kProcessed : sampling_lab::LogprobsMode::kRaw;
-    return logprobs_reply(sampling_lab::token_logprobs(masked.logits, masked.options, std::int32_t(token), std::size_t(count), mode,
-                                                       filter_workspace_, logits));
   }
 
   // Rows of equal length, back to back in the current input.
@@ -551,20 +539,12 @@ class Engine {
     return ok();
   }
 
-  // One step of `handle`'s search on the rows in the current input: beamIndices, tokens, done;
+  // One step of `handle`'s search on the rows in the current input, or (`ending`) the last step's
+  // beams at the places in ints(kTokens) ended there (finish_beams): beamIndices, tokens, done;
   // the views are valid until its next step.
-  val beam_step(BeamSearchHandle& handle) {
+  val beam_step(BeamSearchHandle& handle, bool ending) {
     if (!handle.search()) return failure({"search", "the search was not started"});
-    const auto stepped = handle.search()->step(*current_);
-    if (auto* error = std::get_if<ArgumentError>(&stepped)) return failure(*error);
-    const auto& step = std::get<sampling_lab::BeamStep>(stepped);
-    return val(BeamStepReply{view(step.beam_indices), view(step.tokens), step.done});
-  }
-
-  // The new beams at the places in ints(kTokens) end there (finish_beams); replies as beam_step.
-  val finish_beams(BeamSearchHandle& handle) {
-    if (!handle.search()) return failure({"search", "the search was not started"});
-    const auto stepped = handle.search()->finish_beams(int_inputs_[kTokens]);
+    const auto stepped = ending ? handle.search()->finish_beams(int_inputs_[kTokens]) : handle.search()->step(*current_);
     if (auto* error = std::get_if<ArgumentError>(&stepped)) return failure(*error);
     const auto& step = std::get<sampling_lab::BeamStep>(stepped);
     return val(BeamStepReply{view(step.beam_indices), view(step.tokens), step.done});

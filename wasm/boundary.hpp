@@ -112,8 +112,7 @@
   X(sampleTokenAtStep, sample_token_at_step, "(step: number): number", "The last options of sampleTokenNumber with another step: the token, or −1.") \
   X(lastError, last_error, "(): CoreError", "The error of the last −1.")                                 \
   X(sampleWithHistory, sample_with_history, "(history: CoreHistory): CoreError | { token: number; mirostatMu?: number; adaptivePAverage?: number }", "sampleToken with a stateful sampler's history as generatedIds.") \
-  X(sampleTokenLogprobs, sample_token_logprobs, "(count: number, processed: boolean): CoreError | { token: number; logprob: number; rank: number; top: { token: number; logprob: number }[]; mirostatMu?: number; adaptivePAverage?: number }", "The token with vLLM-style logprobs.") \
-  X(tokenLogprobs, token_logprobs, "(token: number, count: number, processed: boolean): CoreError | { token: number; logprob: number; rank: number; top: { token: number; logprob: number }[] }", "A given token's vLLM-style logprobs, with no draw.") \
+  X(sampleTokenLogprobs, sample_token_logprobs, "(count: number, processed: boolean, token: number): CoreError | { token: number; logprob: number; rank: number; top: { token: number; logprob: number }[]; mirostatMu?: number; adaptivePAverage?: number }", "The drawn token (token −1) or a given one with vLLM-style logprobs.") \
   X(sampleBatch, sample_batch, "(rows: number): CoreError | { tokens: Int32Array }", "A token per row, rows back to back in the current input.") \
   X(checkDraws, check_draws, "(method: string, n: number, vocabulary: number): CoreError | object", "Whether n draws of `method` from `vocabulary` values are within the limits.") \
   X(sample, sample, "(method: string, n: number, isProbs: boolean, onProgress: ((fraction: number) => boolean) | undefined): CoreError | { draws: Int32Array }", "n draws by one method; onProgress returns false to stop.") \
@@ -127,8 +126,7 @@
   X(syntheticLogits, synthetic_logits, "(vocabSize: number, seed: number): CoreError | { logits: Float32Array }", "A language-model-like row of logits.") \
   X(speculativeVerify, speculative_verify, "(draftStream: number): CoreError | CoreSpeculative", "Verifies the drafts in ints(IdSlot.tokens): γ + 1 target rows in the primary input, γ draft rows in the secondary one; draftStream NaN = the default.") \
   X(startBeamSearch, start_beam_search, "(search: CoreBeamSearch, params: CoreBeamParams): CoreError | object", "Starts a search with the end-of-sequence ids in ints(IdSlot.tokens).") \
-  X(beamStep, beam_step, "(search: CoreBeamSearch): CoreError | CoreBeamStep", "One step on the rows in the primary input.") \
-  X(finishBeams, finish_beams, "(search: CoreBeamSearch): CoreError | CoreBeamStep", "The last step's beams at the places in ints(IdSlot.tokens) end there; their places refilled.")
+  X(beamStep, beam_step, "(search: CoreBeamSearch, ending: boolean): CoreError | CoreBeamStep", "One step on the rows in the primary input, or (ending) the last step's beams at the places in ints(IdSlot.tokens) ended there, their places refilled.")
 
 #define SAMPLING_LAB_EXPERIMENTS_METHODS(X)                                                              \
   X(prepare, prepare, "(name: string, params: Record<string, number | string | boolean | null>, lengths: Record<string, number>): CoreError | { arrays: Float64Array[] }", "Checks an experiment's scalar parameters and its arrays' lengths, then sizes the arrays' buffers: their views, in the order of `lengths`.") \

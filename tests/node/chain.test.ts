@@ -129,6 +129,7 @@ describe('logprobs', () => {
     expect(lab.tokenLogprobs(logits, lab.ranking(logits)[10], { topK: 5, logprobs: 0 })).toMatchObject({ rank: 11 });
     expect(errorOf(() => lab.tokenLogprobs(logits, logits.length, { logprobs: 1 })).argument).toBe('token');
     expect(errorOf(() => lab.tokenLogprobs(logits, 1.5, { logprobs: 1 })).argument).toBe('token');
+    expect(errorOf(() => lab.tokenLogprobs(logits, -1, { logprobs: 1 })).argument).toBe('token');
   });
 });
 

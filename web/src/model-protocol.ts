@@ -1,6 +1,7 @@
-// The messages between the page and its model Worker (model-worker.ts). Every model, tokenizer
-// and forward pass lives in the Worker; the page names models by ModelRef. Logits rows cross as
-// transferred Float32Arrays, everything else is small.
+// The page's jobs in its model Worker (model-worker.ts, which serves sampling-lab/worker's engine
+// with them): what each asks, streams and returns. Every model, tokenizer and forward pass lives in
+// the Worker; the page names models by ModelRef. Logits rows cross as transferred Float32Arrays,
+// everything else is small.
 import type { AcceptanceResult, FilterStage, OptionSpec, SampleTokenOptions } from 'sampling-lab';
 import type { ModelDtype } from 'sampling-lab/transformers';
 import type { PassageUnit } from './passage-display';
@@ -12,8 +13,7 @@ export interface ModelRef {
   device: 'webgpu' | 'wasm';
 }
 
-/** A local folder is a path; anything else names a hub repository. */
-export const isLocalSource = (source: string): boolean => /^[./]/.test(source);
+export { isLocalSource, type Loading } from 'sampling-lab/worker-client';
 
 export type Filters = Omit<SampleTokenOptions, 'step' | 'generatedIds'>;
 
@@ -92,7 +92,8 @@ export interface BeamRow {
 
 /** What each job asks, the events it streams and what it returns. */
 export interface Jobs {
-  load: { request: { model: ModelRef }; event: never; result: null };
+  /** The engine's own job: the model loaded and kept. */
+  load: { request: { model: ModelRef }; event: never; result: { vocabSize: number | undefined } };
   /** The sampling options' table (ranges, defaults) of the Worker's Sampling Lab. */
   options: { request: object; event: never; result: readonly OptionSpec[] };
   /** The passage's ids, and its tokens grouped into whole characters for display. */
@@ -128,17 +129,3 @@ export interface Jobs {
 
 export type JobKind = keyof Jobs;
 export type JobRequest<K extends JobKind = JobKind> = { [P in K]: { kind: P } & Jobs[P]['request'] }[K];
-
-/** Download progress of the files a job's models need, summed. */
-export interface Loading {
-  loaded: number;
-  total: number;
-}
-
-export type ModelRequest = ({ id: number } & JobRequest) | { cancel: number };
-
-export type ModelReply =
-  | { id: number; loading: Loading }
-  | { id: number; event: unknown }
-  | { id: number; result: unknown }
-  | { id: number; error: { argument: string; message: string } };

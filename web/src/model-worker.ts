@@ -1,75 +1,20 @@
-// The real-model section's Worker: transformers.js, onnxruntime and a Sampling Lab instance of
-// its own, so that loading, prefilling and decoding never hold the page's main thread. Models
-// load on first use and stay loaded; jobs run as they arrive and stream their events.
+// The real-model section's Worker: Sampling Lab's engine (sampling-lab/worker: transformers.js,
+// onnxruntime and a Sampling Lab instance of its own, models loaded once and kept, jobs streamed
+// and cancelled) with the page's lessons as jobs beside the engine's own, so that loading,
+// prefilling and decoding never hold the page's main thread.
 import { env } from '@huggingface/transformers';
-import { loadSamplingLab, SamplingLabError } from 'sampling-lab/experiments';
+import { loadSamplingLab, SamplingLabError, type ExperimentLab } from 'sampling-lab/experiments';
 import { compileGrammar, type CompiledGrammar, type GrammarTokenizer } from 'sampling-lab/grammar';
 import {
-  beamSearch, generateTokens, loadHubModel, loadLocalModel, logitsRows, passageIds, positionLogits, speculativeGenerate,
-  type LoadedModel, type LoadModelOptions,
+  beamSearch, generateTokens, logitsRows, passageIds, positionLogits, speculativeGenerate, type LoadedModel,
 } from 'sampling-lab/transformers';
-import {
-  isLocalSource, type Filters, type JobKind, type JobRequest, type Jobs, type Loading, type ModelRef, type ModelReply, type ModelRequest,
-} from './model-protocol';
+import { nextTask, serveEngine, type JobContext, type JobHandler } from 'sampling-lab/worker';
+import type { Filters, JobKind, JobRequest, Jobs } from './model-protocol';
 import { partialTokenText, passageUnits } from './passage-display';
 
 // onnxruntime's WebAssembly comes from this site (the bundler emits it beside the Worker), not
 // from the CDN transformers.js points it at.
 (env.backends.onnx.wasm as { wasmPaths?: unknown }).wasmPaths = undefined;
-
-const lab = loadSamplingLab();
-const models = new Map<string, Promise<LoadedModel>>();
-const running = new Map<number, AbortController>();
-const REPORT_EVERY_MS = 50;
-
-// A turn of the event loop. onnxruntime's passes can resolve without one, so a loop of awaits
-// would never let a cancel message in; each step of a job yields here.
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => {
-    const { port1, port2 } = new MessageChannel();
-    port1.onmessage = () => {
-      port1.close();
-      resolve();
-    };
-    port2.postMessage(null);
-  });
-}
-
-function post(reply: ModelReply, transfer: Transferable[] = []): void {
-  postMessage(reply, { transfer });
-}
-
-// Download progress of one job's files, summed, at most every 50 ms.
-function progressOf(id: number): NonNullable<LoadModelOptions['progress']> {
-  const files = new Map<string, Loading>();
-  let lastReport = 0;
-  return (info) => {
-    if (info.status !== 'progress' || !info.file || !info.total) return;
-    files.set(info.file, { loaded: info.loaded ?? 0, total: info.total });
-    const now = performance.now();
-    if (now - lastReport < REPORT_EVERY_MS && info.loaded !== info.total) return;
-    lastReport = now;
-    const sum = { loaded: 0, total: 0 };
-    for (const file of files.values()) {
-      sum.loaded += file.loaded;
-      sum.total += file.total;
-    }
-    post({ id, loading: sum });
-  };
-}
-
-function model(ref: ModelRef, id: number): Promise<LoadedModel> {
-  const key = `${ref.source}|${ref.dtype}|${ref.device}`;
-  let loaded = models.get(key);
-  if (!loaded) {
-    const options = { dtype: ref.dtype, device: ref.device, progress: progressOf(id) };
-    loaded = isLocalSource(ref.source) ? loadLocalModel(ref.source, options) : loadHubModel(ref.source, options);
-    // A failed load is tried again next time.
-    loaded.catch(() => models.delete(key));
-    models.set(key, loaded);
-  }
-  return loaded;
-}
 
 // Each tokenizer's vocabulary by id, built the first time a token needs its byte-level piece.
 const pieces = new WeakMap<LoadedModel, string[]>();
@@ -124,8 +69,8 @@ function checkSameTokenizer(target: LoadedModel, draft: LoadedModel, prompt: str
 }
 
 // Plain decoding of `tokens` tokens with one model: the whole run and each step after the first.
-async function timedPlain(loaded: LoadedModel, prompt: string, filters: Filters, tokens: number, signal: AbortSignal): Promise<{ totalMs: number; stepMs: number }> {
-  const sampling = await lab;
+async function timedPlain(sampling: ExperimentLab, loaded: LoadedModel, prompt: string, filters: Filters, tokens: number,
+                          signal: AbortSignal): Promise<{ totalMs: number; stepMs: number }> {
   const start = performance.now();
   let first = start;
   let count = 0;
@@ -137,41 +82,41 @@ async function timedPlain(loaded: LoadedModel, prompt: string, filters: Filters,
   return { totalMs: end - start, stepMs: count > 1 ? (end - first) / (count - 1) : NaN };
 }
 
-type Emit<K extends JobKind> = (event: Jobs[K]['event']) => void;
-type Handler<K extends JobKind> = (request: JobRequest<K>, id: number, emit: Emit<K>, signal: AbortSignal) => Promise<Jobs[K]['result']>;
+// Jobs report progress at most this often.
+const REPORT_EVERY_MS = 50;
 
-const handlers: { [K in JobKind]: Handler<K> } = {
-  async load(request, id) {
-    await model(request.model, id);
-    return null;
+// The engine's context with this job's events typed, and the lab that runs the experiments.
+type Context<K extends JobKind> = Omit<JobContext, 'emit' | 'lab'> & { emit: (event: Jobs[K]['event']) => void; lab: ExperimentLab };
+type Handler<K extends JobKind> = (request: JobRequest<K>, context: Context<K>) => Promise<Jobs[K]['result']>;
+
+// The page's lessons; loading a model is the engine's own 'load' job.
+const handlers: { [K in Exclude<JobKind, 'load'>]: Handler<K> } = {
+  async options(_, { lab }) {
+    return lab.options;
   },
 
-  async options() {
-    return (await lab).options;
-  },
-
-  async passage(request, id) {
-    const loaded = await model(request.model, id);
+  async passage(request, { model }) {
+    const loaded = await model(request.model);
     const { tokenizer } = loaded;
     const ids = passageIds(tokenizer, request.text, request.maxTokens);
     return { ids: Int32Array.from(ids), units: passageUnits((some) => tokenizer.decode(some), ids, (token) => tokenText(loaded, token)) };
   },
 
-  async position(request, id) {
-    const [sampling, loaded] = await Promise.all([lab, model(request.model, id)]);
+  async position(request, { lab: sampling, model }) {
+    const loaded = await model(request.model);
     const logits = await positionLogits(loaded.model, request.ids, request.index);
     const top = Array.from(sampling.ranking(logits).subarray(0, request.top), (token) => ({ token, text: tokenText(loaded, token) }));
     return { logits, top };
   },
 
-  async temperature(request, id) {
-    const logits = await positionLogits((await model(request.model, id)).model, request.ids, request.index);
-    return (await lab).runExperiment('temperature', { logits, temperatures: request.temperatures }).rows;
+  async temperature(request, { lab, model }) {
+    const logits = await positionLogits((await model(request.model)).model, request.ids, request.index);
+    return lab.runExperiment('temperature', { logits, temperatures: request.temperatures }).rows;
   },
 
   // Σ min(p, q) and TV at every position of the passage, target against draft.
-  async acceptance(request, id, emit, signal) {
-    const [sampling, target, draft] = await Promise.all([lab, model(request.target, id), model(request.draft, id)]);
+  async acceptance(request, { lab: sampling, model, emit, signal }) {
+    const [target, draft] = await Promise.all([model(request.target), model(request.draft)]);
     const accept: number[] = [];
     const tv: number[] = [];
     const [targetRows, draftRows] = [logitsRows(target.model, request.ids), logitsRows(draft.model, request.ids)];
@@ -191,8 +136,8 @@ const handlers: { [K in JobKind]: Handler<K> } = {
     return sampling.runExperiment('acceptance', { accept, tv });
   },
 
-  async generate(request, id, emit, signal) {
-    const [sampling, loaded] = await Promise.all([lab, model(request.model, id)]);
+  async generate(request, { lab: sampling, model, emit, signal }) {
+    const loaded = await model(request.model);
     const grammar = request.jsonSchema === undefined ? undefined : await schemaGrammar(loaded, request.jsonSchema);
     for await (const step of generateTokens(loaded.model, loaded.tokenizer, request.prompt, {
       lab: sampling, ...request.filters, maxNewTokens: request.maxNewTokens, topCandidates: request.topCandidates, signal, grammar,
@@ -205,8 +150,8 @@ const handlers: { [K in JobKind]: Handler<K> } = {
     return null;
   },
 
-  async speculative(request, id, emit, signal) {
-    const [sampling, target, draft] = await Promise.all([lab, model(request.target, id), model(request.draft, id)]);
+  async speculative(request, { lab: sampling, model, emit, signal }) {
+    const [target, draft] = await Promise.all([model(request.target), model(request.draft)]);
     checkSameTokenizer(target, draft, request.prompt);
     const { tokenizer } = target;
     const run = speculativeGenerate(target.model, draft.model, tokenizer, request.prompt, {
@@ -228,15 +173,15 @@ const handlers: { [K in JobKind]: Handler<K> } = {
     }
     if (signal.aborted || run.stats.tokens === 0) return { totals: totals() };
     emit({ timing: run.stats.tokens });
-    const plainTarget = await timedPlain(target, request.prompt, request.filters, run.stats.tokens, signal);
-    const plainDraft = await timedPlain(draft, request.prompt, request.filters, run.stats.tokens, signal);
+    const plainTarget = await timedPlain(sampling, target, request.prompt, request.filters, run.stats.tokens, signal);
+    const plainDraft = await timedPlain(sampling, draft, request.prompt, request.filters, run.stats.tokens, signal);
     if (signal.aborted) return { totals: totals() };
     return { totals: totals(), plain: { targetMs: plainTarget.totalMs, targetStepMs: plainTarget.stepMs, draftStepMs: plainDraft.stepMs } };
   },
 
   // Sequences of exactly maxNewTokens tokens (no end-of-sequence stop), so their log-probabilities compare.
-  async beam(request, id, emit, signal) {
-    const [sampling, whole] = await Promise.all([lab, model(request.model, id)]);
+  async beam(request, { lab: sampling, model, emit, signal }) {
+    const whole = await model(request.model);
     const { model: loaded, tokenizer } = whole;
     const { prompt, maxNewTokens } = request;
     for (const width of [1, ...request.widths]) {
@@ -259,32 +204,4 @@ const handlers: { [K in JobKind]: Handler<K> } = {
   },
 };
 
-// Results that are typed arrays cross by transfer.
-function transferOf(result: unknown): Transferable[] {
-  if (ArrayBuffer.isView(result)) return [result.buffer];
-  if (result && typeof result === 'object') {
-    return Object.values(result).flatMap((value) => (ArrayBuffer.isView(value) ? [value.buffer] : []));
-  }
-  return [];
-}
-
-addEventListener('message', async (message: MessageEvent<ModelRequest>) => {
-  const request = message.data;
-  if ('cancel' in request) {
-    running.get(request.cancel)?.abort();
-    return;
-  }
-  const { id } = request;
-  const controller = new AbortController();
-  running.set(id, controller);
-  try {
-    const handler = handlers[request.kind] as Handler<JobKind>;
-    const result = await handler(request, id, (event) => post({ id, event }), controller.signal);
-    post({ id, result }, transferOf(result));
-  } catch (error) {
-    const argument = error instanceof SamplingLabError ? error.argument : 'model';
-    post({ id, error: { argument, message: (error as Error).message } });
-  } finally {
-    running.delete(id);
-  }
-});
+serveEngine({ lab: loadSamplingLab(), jobs: handlers as unknown as Record<string, JobHandler> });

@@ -1,6 +1,7 @@
 #include "sampling_lab/beam_search.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -260,7 +261,6 @@ std::variant<BeamStep, ArgumentError> BeamSearch::step(std::span<const float> lo
   beams_.clear();
   beam_indices_.clear();
   tokens_.clear();
-  beam_ranks_.clear();
   std::size_t rank = 0;
   for (; rank < candidates_.size() && beams_.size() < num_beams_; ++rank) {
     const Candidate& candidate = candidates_[rank];
@@ -277,7 +277,6 @@ std::variant<BeamStep, ArgumentError> BeamSearch::step(std::span<const float> lo
     beams_.push_back({std::int32_t(nodes_.size() - 1), candidate.log_prob, candidate.key});
     beam_indices_.push_back(std::int32_t(candidate.row));
     tokens_.push_back(candidate.token);
-    beam_ranks_.push_back(rank);
   }
   next_candidate_ = rank;
   best_key_ = candidates_.front().key;
@@ -297,38 +296,40 @@ void BeamSearch::settle() {
 
 std::variant<BeamStep, ArgumentError> BeamSearch::finish_beams(std::span<const std::int32_t> ended) {
   if (steps_ == 0) return ArgumentError{"beams", "beams end after a step"};
-  std::vector<bool> ends(beams_.size(), false);
+  std::array<bool, kMaxBeams> ends{};
   for (const auto j : ended) {
     if (j < 0 || std::size_t(j) >= beams_.size() || ends[std::size_t(j)]) {
-      return ArgumentError{"beams", "beams must be distinct places in [0, " + std::to_string(beams_.size()) + "), not " + std::to_string(j)};
+      return ArgumentError{"beams", "beams must be distinct places among the last step's beams"};
     }
     ends[std::size_t(j)] = true;
   }
-  // The beams left and their replacements, by the rank of their candidates: best first, as a step orders them.
-  std::vector<std::pair<std::size_t, Beam>> kept;
+  // The beams left keep their order; every replacement ranks below them (it comes from past the
+  // walk) and below the replacements before it: the step's order, best first, holds.
+  std::size_t kept = 0;
+  std::size_t ended_count = 0;
   for (std::size_t j = 0; j < beams_.size(); ++j) {
-    if (!ends[j]) {
-      kept.push_back({beam_ranks_[j], beams_[j]});
+    if (ends[j]) {
+      finished_.add({beams_[j].node, -1, beams_[j].log_prob, finished_score(beams_[j].log_prob, beams_[j].perturbed, steps_)}, num_beams_);
+      ++ended_count;
       continue;
     }
-    finished_.add({beams_[j].node, -1, beams_[j].log_prob, finished_score(beams_[j].log_prob, beams_[j].perturbed, steps_)}, num_beams_);
+    beams_[kept] = beams_[j];
+    beam_indices_[kept] = beam_indices_[j];
+    tokens_[kept] = tokens_[j];
+    ++kept;
+  }
+  beams_.resize(kept);
+  beam_indices_.resize(kept);
+  tokens_.resize(kept);
+  for (; ended_count > 0; --ended_count) {
     // The end-of-sequence candidates past the first numBeams stay unused, as in the step.
     while (next_candidate_ < candidates_.size() && candidates_[next_candidate_].eos) ++next_candidate_;
-    if (next_candidate_ == candidates_.size()) continue;
-    const Candidate& candidate = candidates_[next_candidate_];
+    if (next_candidate_ == candidates_.size()) break;
+    const Candidate& candidate = candidates_[next_candidate_++];
     nodes_.push_back({candidate.token, parents_[candidate.row].node});
-    kept.push_back({next_candidate_++, {std::int32_t(nodes_.size() - 1), candidate.log_prob, candidate.key}});
-  }
-  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  beams_.clear();
-  beam_indices_.clear();
-  tokens_.clear();
-  beam_ranks_.clear();
-  for (const auto& [rank, beam] : kept) {
-    beams_.push_back(beam);
-    beam_indices_.push_back(std::int32_t(candidates_[rank].row));
-    tokens_.push_back(candidates_[rank].token);
-    beam_ranks_.push_back(rank);
+    beams_.push_back({std::int32_t(nodes_.size() - 1), candidate.log_prob, candidate.key});
+    beam_indices_.push_back(std::int32_t(candidate.row));
+    tokens_.push_back(candidate.token);
   }
   settle();
   return BeamStep{beam_indices_, tokens_, done_};

@@ -6,6 +6,11 @@ import { withWasmBinary } from '../runtime/node-wasm.js';
 
 export * from './experiments.js';
 
+/**
+ * Loads the experiments module and wraps it in an {@link ExperimentLab}: `options.wasmBinary`, else
+ * the bytes at `options.wasmUrl` (read from disk for a file: URL, else fetched), by default
+ * sampling-lab-experiments.wasm beside this module.
+ */
 export async function loadSamplingLab(options: LoadOptions = {}): Promise<ExperimentLab> {
   return new ExperimentLab(await loadExperimentsModule(options, await withWasmBinary(options, experimentsWasmUrl())));
 }

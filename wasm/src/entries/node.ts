@@ -6,6 +6,11 @@ import { withWasmBinary } from '../runtime/node-wasm.js';
 
 export * from './index.js';
 
+/**
+ * Loads the sampler module and wraps it in a {@link Lab}: `options.wasmBinary`, else the bytes at
+ * `options.wasmUrl` (read from disk for a file: URL, else fetched), by default sampling-lab-core.wasm
+ * beside this module.
+ */
 export async function loadSamplingLab(options: LoadOptions = {}): Promise<Lab> {
   return new Lab(await loadCoreModule(options, await withWasmBinary(options, coreWasmUrl())));
 }

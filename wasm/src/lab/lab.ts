@@ -131,12 +131,7 @@ export class Lab {
       if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs');
       return this.#sampleTokenNumber(logits, rest);
     }
-    const laid = this.#layout.layOut([this.#keyed(rest, this.#step(rest))]);
-    checkLogprobs(logprobs, logprobsMode);
-    this.#input(logits, 'logits');
-    this.#writeOptions(laid);
-    const { token, logprob, rank, top } = unwrap(this.#engine.sampleTokenLogprobs(logprobs, logprobsMode === 'processed'));
-    return { token, logprob, rank, top };
+    return this.#logprobs(logits, this.#keyed(rest, this.#step(rest)), logprobs, logprobsMode, -1);
   }
 
   /**
@@ -146,14 +141,20 @@ export class Lab {
    */
   tokenLogprobs(logits: NumericArray, token: number, options: SampleTokenOptions & LogprobsOptions): TokenLogprobs {
     if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
+    // −1 asks the core for a draw: refused here.
+    if (typeof token !== 'number' || token < 0) throw new SamplingLabError('token', `token must be an id in [0, ${logits.length}), not ${String(token)}`);
     const { logprobs, logprobsMode, ...rest } = options;
-    const laid = this.#layout.layOut([this.#keyed(rest, rest.step ?? 0)]);
-    checkLogprobs(logprobs, logprobsMode);
+    return this.#logprobs(logits, this.#keyed(rest, rest.step ?? 0), logprobs, logprobsMode, token);
+  }
+
+  // The drawn token's logprobs (token −1), or a given token's.
+  #logprobs(logits: NumericArray, keyed: Record<string, unknown>, logprobs: unknown, mode: unknown, token: number): TokenLogprobs {
+    const laid = this.#layout.layOut([keyed]);
+    checkLogprobs(logprobs, mode);
     this.#input(logits, 'logits');
     this.#writeOptions(laid);
-    if (typeof token !== 'number') throw new SamplingLabError('token', `token must be an id in [0, ${logits.length}), not ${typeof token}`);
-    const { logprob, rank, top } = unwrap(this.#engine.tokenLogprobs(token, logprobs, logprobsMode === 'processed'));
-    return { token, logprob, rank, top };
+    const { token: scored, logprob, rank, top } = unwrap(this.#engine.sampleTokenLogprobs(logprobs, mode === 'processed', token));
+    return { token: scored, logprob, rank, top };
   }
 
   // The per-token path with nothing built per call: the core returns the token as a number, and
@@ -392,13 +393,13 @@ export class Lab {
       step: (handle, logitsRows, first) => {
         this.#writeRows(this.#core.InputSlot.primary, logitsRows, 'logitsRows',
           first ? { rows: 1, why: 'the first step (the prompt)' } : { rows: numBeams, why: `numBeams = ${numBeams}` });
-        const { beamIndices, tokens, done } = unwrap(this.#engine.beamStep(handle));
+        const { beamIndices, tokens, done } = unwrap(this.#engine.beamStep(handle, false));
         return { beamIndices: beamIndices.slice(), tokens: tokens.slice(), done };
       },
       finishBeams: (handle, beams) => {
         const places = idList(beams, 'beams', numBeams);
         view(this.#engine.ints(this.#core.IdSlot.tokens, places.length, 'beams')).set(places);
-        const { beamIndices, tokens, done } = unwrap(this.#engine.finishBeams(handle));
+        const { beamIndices, tokens, done } = unwrap(this.#engine.beamStep(handle, true));
         return { beamIndices: beamIndices.slice(), tokens: tokens.slice(), done };
       },
       finish: (handle) => unwrap(handle.finish()).hypotheses.map(({ tokens, logProb, score }) => ({ tokens: Array.from(tokens), logProb, score })),

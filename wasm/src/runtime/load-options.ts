@@ -4,6 +4,7 @@
 import { SamplingLabError } from '../lab/errors.js';
 import type { ModuleOptions } from '../sampling-lab-core.js';
 
+/** Where `loadSamplingLab` takes the entry's WebAssembly module from: the caller's bytes, a URL, or by default beside the module. */
 export interface LoadOptions {
   /** Where to fetch the entry's .wasm from (default: beside this module). */
   wasmUrl?: string | URL;

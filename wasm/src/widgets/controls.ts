@@ -3,15 +3,22 @@ import { element } from './dom.js';
 
 let nextId = 0;
 
+/** A slider built by {@link slider}: its elements, and how to read and change it. */
 export interface Slider {
+  /** The wrapper holding the label, the range input and the shown value. */
   root: HTMLElement;
   input: HTMLInputElement;
+  /** The input's current value. */
   value(): number;
+  /** Moves the slider to `value` and updates the shown value, without an input event. */
   set(value: number): void;
+  /** Sets the label's text. */
   setLabel(text: string): void;
+  /** Sets the input's min and max and updates the shown value. */
   setRange(min: number, max: number): void;
 }
 
+/** What {@link slider} builds a slider from. */
 export interface SliderSpec {
   /** Kebab-case parameter name; also the element attribute that sets its first value. */
   name: string;
@@ -19,7 +26,9 @@ export interface SliderSpec {
   max: number;
   step: number;
   value: number;
+  /** The value as shown beside the slider (and as its aria-valuetext). */
   format: (value: number) => string;
+  /** Called on each input event, after the shown value is updated. */
   onInput: () => void;
   /** Slider position for an attribute's value, where the two differ (e.g. log scales). */
   fromAttribute?: (value: number) => number;

@@ -1,6 +1,7 @@
 // DOM helpers for widgets. Data only ever enters the page as textContent or attribute values.
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
+/** A new HTML element with an optional class name and text (set as textContent, never as HTML). */
 export function element<K extends keyof HTMLElementTagNameMap>(
   tag: K, className?: string, text?: string,
 ): HTMLElementTagNameMap[K] {
@@ -19,8 +20,10 @@ export function svg<K extends keyof SVGElementTagNameMap>(
   return node;
 }
 
+/** A table cell: its text (a number is shown with String()), or an object that can make it a header cell. */
 export type Cell = string | number | { text: string; header?: boolean };
 
+/** What {@link fillTable} fills a table with: caption, column titles and rows of cells. */
 export interface TableData {
   caption?: string;
   head: readonly string[];

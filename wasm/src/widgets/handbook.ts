@@ -6,17 +6,17 @@
 // chapter's Monte-Carlo-error code shows no output) is not here.
 import type { ExperimentName, ExperimentTypes, SequenceHandbookResult } from '../lab/experiments.js';
 
-type Result<N extends ExperimentName> = ExperimentTypes[N]['result'];
-
 /** The chapters that print the figures: this one, "概率与采样", and the two it points to. */
 export type HandbookChapter = 'probability' | 'decoding' | 'serving';
 
+/** Each chapter's name in Chinese and English, as the handbook panel names a figure's source. */
 export const HANDBOOK_CHAPTERS: Record<HandbookChapter, { zh: string; en: string }> = {
   probability: { zh: '本章（概率与采样）', en: 'this chapter (probability and sampling)' },
   decoding: { zh: '解码与采样一章', en: 'the decoding chapter' },
   serving: { zh: '推理服务一章（投机解码）', en: 'the serving chapter (speculative decoding)' },
 };
 
+/** One figure the handbook prints: where, as printed and rounded, and the live value it corresponds to in experiment `N`'s result. */
 export interface HandbookFigure<N extends ExperimentName = ExperimentName> {
   /** Stable key, e.g. "decoding.probs". */
   id: string;
@@ -26,7 +26,9 @@ export interface HandbookFigure<N extends ExperimentName = ExperimentName> {
   where: string;
   /** Chapter and place in one line, e.g. "Probability and sampling chapter, experiment 2". */
   source: string;
+  /** The experiment whose result gives the live value. */
   experiment: N;
+  /** The experiment's parameters for this figure. */
   params: ExperimentTypes[N]['params'];
   /** As printed. */
   printed: number | number[];
@@ -35,9 +37,9 @@ export interface HandbookFigure<N extends ExperimentName = ExperimentName> {
   /** How the chapter got to its rounded figure, where that is more than rounding the exact value. */
   rounding?: string;
   /** The live value the printed one corresponds to. */
-  live(result: Result<N>): number | number[];
+  live(result: ExperimentTypes[N]['result']): number | number[];
   /** For Monte-Carlo figures: the standard error of the live value. */
-  standardError?(result: Result<N>): number | number[];
+  standardError?(result: ExperimentTypes[N]['result']): number | number[];
 }
 
 const CHAPTER_NAMES: Record<HandbookChapter, string> = {
@@ -92,6 +94,7 @@ const importanceRow = (shift: number, estimate: number, ess: number, clipped: nu
   ];
 };
 
+/** Every figure the handbook prints, once: the tests check each against its live value, and the page shows each beside it. */
 export const HANDBOOK_FIGURES: readonly HandbookFigure[] = [
   figure({
     id: 'decoding.probs', chapter: 'decoding', where: 'worked example', experiment: 'filters', params: {},

@@ -21,6 +21,7 @@ export function localised<T>(texts: { zh: T; en: T }): T {
   return document.documentElement.lang.toLowerCase().startsWith('en') ? texts.en : texts.zh;
 }
 
+/** The widgets' text in the reader's language (see {@link localised}); read it again after `<html lang>` changes. */
 export function strings(): Strings {
   return localised({ zh, en });
 }

@@ -5,6 +5,7 @@ import { loadExperimentsModule } from '../runtime/experiments-module.js';
 
 let shared: Promise<ExperimentLab> | undefined;
 
+/** The page's one ExperimentLab, loaded on the first call and shared by every widget after it. */
 export function sharedLab(): Promise<ExperimentLab> {
   shared ??= loadExperimentsModule().then((core) => new ExperimentLab(core));
   return shared;

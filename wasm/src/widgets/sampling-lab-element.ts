@@ -8,6 +8,10 @@ import { installStyles } from './styles.js';
 import { WIDGETS } from './experiments/index.js';
 import type { ModelToken, Widget, WidgetContext } from './experiments/types.js';
 
+/**
+ * `<sampling-lab experiment="…">`: one chapter experiment as a live widget. It loads the page's
+ * shared WebAssembly instance and builds itself only once it first scrolls into view.
+ */
 export class SamplingLabElement extends HTMLElement {
   #widget?: Widget;
   #started?: Promise<void>;
@@ -29,6 +33,7 @@ export class SamplingLabElement extends HTMLElement {
     });
   }
 
+  /** Custom-element hook: installs the styles, shows the loading line and waits for the element to near the viewport before building the widget. */
   connectedCallback(): void {
     if (this.#visibility || this.#widget) return;
     installStyles();
@@ -51,6 +56,7 @@ export class SamplingLabElement extends HTMLElement {
     this.#visibility.observe(this);
   }
 
+  /** Custom-element hook: stops watching, destroys the widget and forgets its sliders, so that reconnecting builds it afresh. */
   disconnectedCallback(): void {
     this.#visibility?.disconnect();
     this.#visibility = undefined;

@@ -143,7 +143,6 @@ class BeamSearch {
   std::vector<Node> nodes_;
   std::vector<Beam> beams_;
   std::vector<Beam> parents_;      // the beams the last step extended
-  std::vector<std::size_t> beam_ranks_;  // each beam's place in candidates_
   std::size_t next_candidate_ = 0;  // the last step's first candidate not yet walked
   double best_key_ = 0.0;           // the last step's best candidate, for the done test
   double best_log_prob_ = 0.0;

@@ -24,6 +24,7 @@ export interface GrammarSpec {
   anyWhitespace?: boolean;
 }
 
+/** Options of compileGrammar. */
 export interface CompileOptions {
   /** The model's vocab_size, the logits' length (default: the tokenizer's vocabulary). */
   vocabSize?: number;
@@ -43,13 +44,14 @@ export interface CompileOptions {
 }
 
 /** A decoder as tokenizer.json writes it. */
-interface DecoderJSON {
+export interface DecoderJSON {
   type?: string;
   decoders?: DecoderJSON[];
 }
 
 /** The slice of a transformers.js tokenizer read here: its vocabulary and tokenizer.json's decoder. */
 export interface GrammarTokenizer {
+  /** The vocabulary: each token's string and its id. */
   get_vocab(): Map<string, number> | Record<string, number>;
   eos_token_id?: number | null;
   _tokenizerJSON?: { decoder?: DecoderJSON | null };

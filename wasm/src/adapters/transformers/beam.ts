@@ -54,6 +54,7 @@ export interface BeamSearchOptions extends Omit<SampleTokenOptions, 'step' | 'ge
   onForward?: (pass: ForwardPass) => void;
 }
 
+/** One sequence beamSearch returns: its ids and text, why it ended, its log-probability and its score. */
 export interface BeamSequence {
   /** The generated token ids (the prompt left out). */
   ids: number[];

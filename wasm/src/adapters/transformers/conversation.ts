@@ -16,6 +16,10 @@ export interface ConversationOptions extends Omit<GenerateOptions, 'n'> {
   tools?: ChatPrompt['tools'];
 }
 
+/**
+ * A multi-turn chat with one model that keeps its KV cache between turns: each `send` prefills
+ * only the tokens added since the cache. Made by {@link createConversation}.
+ */
 export class Conversation {
   readonly #model: PreTrainedModel;
   readonly #tokenizer: PreTrainedTokenizer;

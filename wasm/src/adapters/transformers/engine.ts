@@ -36,6 +36,7 @@ export const OPENAI_FIELDS = {
 
 type Role = ChatMessage['role'];
 
+/** OpenAI's chat-completion request body as engine.chat.completions.create takes it (OPENAI_FIELDS says what each field becomes), with Sampling Lab's own options under `sampling_lab`. */
 export interface ChatCompletionRequest {
   messages: readonly ChatMessage[];
   model?: string;
@@ -58,8 +59,10 @@ export interface ChatCompletionRequest {
   sampling_lab?: Omit<SampleTokenOptions, 'step' | 'generatedIds'> & { topCandidates?: never };
 }
 
+/** Why a choice ended, in OpenAI's words: 'stop' (end-of-sequence, a stop token or string, the grammar's end), 'length' (the token limit) or 'abort' (the request's signal). */
 export type FinishReasonOpenAI = 'stop' | 'length' | 'abort';
 
+/** One token's log-probability in OpenAI's logprobs shape: its text, its UTF-8 bytes and the top_logprobs alternatives. */
 export interface TokenLogprob {
   token: string;
   logprob: number;
@@ -67,6 +70,7 @@ export interface TokenLogprob {
   top_logprobs: { token: string; logprob: number; bytes: number[] }[];
 }
 
+/** A completion's token counts in OpenAI's usage shape, with Sampling Lab's timings under `extra`. */
 export interface CompletionUsage {
   prompt_tokens: number;
   completion_tokens: number;
@@ -76,6 +80,7 @@ export interface CompletionUsage {
   extra: { prefill_ms: number; decode_ms: number; tokens_per_second: number };
 }
 
+/** The answer to a request without `stream`: OpenAI's chat.completion object. */
 export interface ChatCompletion {
   id: string;
   object: 'chat.completion';
@@ -85,6 +90,7 @@ export interface ChatCompletion {
   usage: CompletionUsage;
 }
 
+/** One piece of a streamed answer: OpenAI's chat.completion.chunk object. */
 export interface ChatCompletionChunk {
   id: string;
   object: 'chat.completion.chunk';
@@ -94,6 +100,7 @@ export interface ChatCompletionChunk {
   usage?: CompletionUsage;
 }
 
+/** Options of createEngine: the lab, the model and its tokenizer, and optionally a draft model. */
 export interface EngineOptions {
   lab: Lab;
   model: PreTrainedModel;
@@ -104,11 +111,15 @@ export interface EngineOptions {
   name?: string;
 }
 
+/** An engine over one model with OpenAI's client shape: `engine.chat.completions.create(body)`, as web-llm's MLCEngine. */
 export interface Engine {
   chat: {
     completions: {
+      /** With `stream: true`: the answer's chunks as they are generated. `request.signal` stops the generation (finish_reason 'abort'). */
       create(body: ChatCompletionRequest & { stream: true }, request?: { signal?: AbortSignal }): Promise<AsyncIterable<ChatCompletionChunk>>;
+      /** Without `stream`: the whole chat.completion once generated. `request.signal` stops the generation (finish_reason 'abort'). */
       create(body: ChatCompletionRequest & { stream?: false }, request?: { signal?: AbortSignal }): Promise<ChatCompletion>;
+      /** Answers OpenAI's chat-completion body: one chat.completion, or its chunks when `body.stream` is true. */
       create(body: ChatCompletionRequest, request?: { signal?: AbortSignal }): Promise<ChatCompletion | AsyncIterable<ChatCompletionChunk>>;
     };
   };

@@ -14,6 +14,7 @@ import { forward, row, vocabularyOf, type KvCache } from './forward.js';
 import { promptIds, type Prompt } from './prompt.js';
 import { TextDeltas } from './text-deltas.js';
 
+/** Options of generateTokens: the sampling options every token is chosen with (by lab.sampleToken), and the loop's own. */
 export interface GenerateOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds'>, Partial<LogprobsOptions> {
   /** The Sampling Lab instance that chooses the tokens. */
   lab: Lab;
@@ -65,6 +66,7 @@ export interface Generation extends AsyncGenerator<GeneratedToken, void> {
   readonly finishReasons: readonly (FinishReason | undefined)[];
 }
 
+/** One of a step's most probable tokens (GeneratedToken.top): its probability before the filters, and whether they kept it. */
 export interface Candidate {
   token: number;
   text: string;
@@ -84,6 +86,7 @@ export interface StepLogprobs {
   top: { token: number; text: string; logprob: number }[];
 }
 
+/** One step of generateTokens for one sequence: the token drawn, its text, and the distribution it was drawn from. */
 export interface GeneratedToken {
   token: number;
   /** The token's own text (a character spread over several byte tokens reads U+FFFD here). */

@@ -13,9 +13,10 @@ export { TextDeltas } from './text-deltas.js';
 export { Conversation, createConversation, type ConversationOptions } from './conversation.js';
 export {
   createEngine, OPENAI_FIELDS, type ChatCompletion, type ChatCompletionChunk, type ChatCompletionRequest, type CompletionUsage, type Engine, type EngineOptions,
+  type FinishReasonOpenAI, type TokenLogprob,
 } from './engine.js';
 export type { ChatMessage, ChatPrompt, Prompt } from './prompt.js';
-export { beamSearch, type BeamSearchOptions, type BeamSequence } from './beam.js';
+export { beamSearch, type BeamSearchOptions, type BeamSearchRun, type BeamSequence, type BeamStep } from './beam.js';
 export type { ForwardPass } from './forward.js';
 export { logitsRows, passageIds, positionLogits } from './logits.js';
 export { loadHubModel, loadLocalModel, type LoadedModel, type LoadModelOptions } from './load.js';

@@ -5,16 +5,19 @@ import { SamplingLabError } from '../../lab/errors.js';
 import { MODEL_DTYPES, type ModelDtype } from './model-dtypes.js';
 import { checkObject, shown } from './checks.js';
 
+/** What loadHubModel and loadLocalModel give: the causal LM and its tokenizer. */
 export interface LoadedModel {
   model: PreTrainedModel;
   tokenizer: PreTrainedTokenizer;
 }
 
+/** Options of loadHubModel and loadLocalModel, passed on to transformers.js. */
 export interface LoadModelOptions {
   /** transformers.js dtype, the file onnx/model<suffix>.onnx: one of MODEL_DTYPES ('fp32', 'q4', …) or 'auto'. */
   dtype?: ModelDtype | 'auto';
   /** transformers.js device: 'cpu', 'wasm', 'webgpu', … or 'auto'. */
   device?: Device;
+  /** Hears transformers.js's download and load progress (its progress_callback). */
   progress?: (info: { status: string; file?: string; loaded?: number; total?: number; progress?: number }) => void;
   /** onnxruntime's session options, e.g. { intraOpNumThreads: 1 }: passed to transformers.js as session_options. */
   sessionOptions?: Record<string, unknown>;

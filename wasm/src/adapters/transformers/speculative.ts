@@ -17,6 +17,7 @@ import { BusyClock, checkGrammar, checkStops, completedStop, jumpForwardTokens, 
 import { promptIds, type Prompt } from './prompt.js';
 import { TextDeltas } from './text-deltas.js';
 
+/** Options of speculativeGenerate: the sampling options the draft draws and the target verifies with, and the loop's own. */
 export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'>, Partial<LogprobsOptions> {
   /** The Sampling Lab instance that draws and verifies the tokens. */
   lab: Lab;
@@ -48,6 +49,7 @@ export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'g
   n?: number;
 }
 
+/** One step of speculativeGenerate: the draft's proposals, how many the target accepted, and the tokens the step emits. */
 export interface SpeculativeStep {
   /** Which of the `n` sequences the step continues (0 when n = 1). */
   sequence: number;

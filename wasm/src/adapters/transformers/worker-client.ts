@@ -14,6 +14,7 @@ import type {
 
 /** What a job's caller hears, and how it stops it. */
 export interface JobListeners {
+  /** Hears each event the job sends before its result (a decoder's step, a chat chunk). */
   onEvent?: (event: unknown) => void;
   /** Download progress of the job's model files, summed. */
   onLoading?: (loading: Loading) => void;
@@ -37,8 +38,11 @@ export interface RemoteRun<Step, Totals> extends AsyncIterable<Step> {
   readonly done: Promise<Totals>;
 }
 
+/** generateTokens run in the Worker: its tokens as they arrive; `done` gives the usage and each sequence's finish reason. */
 export type RemoteGeneration = RemoteRun<GeneratedToken, { usage: Usage; finishReasons: (FinishReason | undefined)[] }>;
+/** speculativeGenerate run in the Worker: its steps as they arrive; `done` gives the usage, the stats and each sequence's finish reason. */
 export type RemoteSpeculativeGeneration = RemoteRun<SpeculativeStep, { usage: Usage; stats: SpeculativeStats; finishReasons: (FinishReason | undefined)[] }>;
+/** beamSearch run in the Worker: iterate it for each step's beams, or `await` it for the best sequences, as a local beamSearch. */
 export type RemoteBeamSearch = RemoteRun<BeamStep, { sequences: BeamSequence[]; usage: Usage; finishReason: BeamSearchRun['finishReason'] }>
   & PromiseLike<BeamSequence[]>;
 
@@ -46,9 +50,11 @@ export type RemoteBeamSearch = RemoteRun<BeamStep, { sequences: BeamSequence[]; 
 export interface WorkerEngine extends Engine {
   /** Loads the models now (else the first request does), hearing their download progress. */
   load(listeners?: Pick<JobListeners, 'onLoading' | 'signal'>): Promise<{ vocabSize: number | undefined }>;
+  /** generateTokens on the engine's model, in the Worker. */
   generateTokens(prompt: Prompt, options?: RemoteGenerateOptions): RemoteGeneration;
   /** Needs the engine's `draft`. */
   speculativeGenerate(prompt: Prompt, options?: RemoteSpeculativeOptions): RemoteSpeculativeGeneration;
+  /** beamSearch on the engine's model, in the Worker. */
   beamSearch(prompt: Prompt, options?: RemoteBeamSearchOptions): RemoteBeamSearch;
 }
 
@@ -70,9 +76,11 @@ class Steps<Step> {
     this.#wake?.();
   }
 
-  async *iterate(cancel: () => void): AsyncGenerator<Step, void> {
+  // `signal`: once it aborts, the steps still in flight are dropped, as a local run yields none after an abort.
+  async *iterate(cancel: () => void, signal?: AbortSignal): AsyncGenerator<Step, void> {
     try {
       for (;;) {
+        if (signal?.aborted) return;
         if (this.#queue.length > 0) {
           yield this.#queue.shift()!;
         } else if (this.#ended) {
@@ -102,7 +110,9 @@ function checkCloneable(options: Record<string, unknown>): void {
 
 /** Node's worker_threads Worker: an EventEmitter whose 'message' listeners get the data itself. */
 export interface NodeWorker {
+  /** Sends a message to the worker thread. */
   postMessage(message: unknown): void;
+  /** Hears the worker thread's messages. */
   on(type: 'message', listener: (data: unknown) => void): void;
 }
 
@@ -176,7 +186,7 @@ export function connectEngineWorker(worker: EnginePort | NodeWorker): EngineClie
     });
     // Read through the steps, the error comes from the iterator; unread, from `done`.
     done.catch(() => {});
-    return { usage, done, [Symbol.asyncIterator]: () => steps.iterate(() => cancelling.abort()) };
+    return { usage, done, [Symbol.asyncIterator]: () => steps.iterate(() => cancelling.abort(), cancelling.signal) };
   }
 
   function engine({ model, draft }: { model: ModelRef; draft?: ModelRef }): WorkerEngine {
@@ -195,7 +205,7 @@ export function connectEngineWorker(worker: EnginePort | NodeWorker): EngineClie
       // As the local engine's: a bad body rejects here; a stream resolves once it has started.
       const completion = await Promise.race([result, started.then(() => null)]);
       if (body?.stream !== true) return (completion ?? await result) as ChatCompletion;
-      return { [Symbol.asyncIterator]: () => chunks.iterate(() => {}) };
+      return { [Symbol.asyncIterator]: () => chunks.iterate(() => {}, request.signal) };
     };
     return {
       chat: { completions: { create: create as Engine['chat']['completions']['create'] } },

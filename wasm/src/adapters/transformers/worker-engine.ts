@@ -34,6 +34,7 @@ export interface JobContext {
 /** A job of the Worker's own: its result (typed arrays in it are transferred) ends the job. */
 export type JobHandler = (request: never, context: JobContext) => Promise<unknown>;
 
+/** Options of serveEngine. */
 export interface ServeEngineOptions {
   /** The Sampling Lab instance (or its promise) every decoder uses. */
   lab: Lab | Promise<Lab>;

@@ -27,11 +27,14 @@ export type Remote<Options> = Omit<Options, 'lab' | 'signal' | 'grammar' | 'onFo
   signal?: AbortSignal;
 };
 
+/** generateTokens' options as they cross to the Worker. */
 export type RemoteGenerateOptions = Remote<GenerateOptions> & {
   /** Each step's description (prob, entropyBits, kept, top, cuts), as a local step computes it when read (default true). */
   describe?: boolean;
 };
+/** speculativeGenerate's options as they cross to the Worker. */
 export type RemoteSpeculativeOptions = Remote<SpeculativeOptions>;
+/** beamSearch's options as they cross to the Worker. */
 export type RemoteBeamSearchOptions = Remote<BeamSearchOptions>;
 
 /** Download progress of a job's model files, summed. */
@@ -43,6 +46,7 @@ export interface Loading {
 /** `aborted`: the caller's signal had aborted already (a cancel message could arrive after the job's first step). */
 export type EngineRequest = { id: number; job: string; request: unknown; aborted?: boolean } | { cancel: number };
 
+/** A message from the Worker about job `id`: download progress, an event (a step or a chunk), its result, or its error. */
 export type EngineReply =
   | { id: number; loading: Loading }
   | { id: number; event: unknown }
@@ -54,6 +58,8 @@ export type EngineReply =
  * worker_threads ports and MessageChannel too).
  */
 export interface EnginePort {
+  /** Sends a message to the other end, transferring `transfer`. */
   postMessage(message: unknown, transfer?: Transferable[]): void;
+  /** Hears the other end's messages. */
   addEventListener(type: 'message', listener: (event: MessageEvent) => void): void;
 }

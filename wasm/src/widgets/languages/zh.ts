@@ -352,4 +352,10 @@ export const zh = {
   invalidArgument: (argument: string, message: string) => `参数 ${argument} 无效（${message}）`,
 };
 
-export type Strings = typeof zh;
+// A mapped type rather than `typeof zh`, which TypeScript does not keep as a name: the API
+// reference then names it where strings() returns it instead of listing every entry.
+/**
+ * The widgets' text in one language: labels, sentences, and functions that format a sentence
+ * around numbers. en.ts has the same keys and kinds.
+ */
+export type Strings = { [K in keyof typeof zh]: (typeof zh)[K] };
