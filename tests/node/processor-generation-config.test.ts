@@ -12,6 +12,7 @@ import { loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
 import {
   createGenerateKwargs, createLogitsProcessor, generateTokens, loadLocalModel, type LoadedModel, type ProcessorOptions,
 } from 'sampling-lab/transformers';
+import { codeBlocks } from '../support/docs';
 import { ensureTinyModel } from '../support/tiny-model.js';
 
 const PROMPT = '语言模型在每个位置给出一个分布';
@@ -187,4 +188,15 @@ it('createGenerateKwargs: the settings it overrides, and a model is refused', ()
   expect(kwargs.logits_processor).toHaveLength(1);
   expect(() => createGenerateKwargs(lab, { seed: 1, model: qwen3.loaded.model } as never)).toThrow(expect.objectContaining({ argument: 'model' }));
   expect(() => createLogitsProcessor(lab, { model: {} as never })).toThrow(expect.objectContaining({ argument: 'model' }));
+});
+
+it('docs/transformers-processor.md\'s block runs as written, the fixture standing in for its model, tokenizer and pipeline', async () => {
+  const [block] = codeBlocks('js', 'transformers-processor.md');
+  const { loaded, generator } = fixtures.none;
+  // The block's import is this file's; the rest runs with the names it expects in scope.
+  const AsyncFunction = (async () => {}).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<{ ids: Tensor; out: { generated_text: string } }>;
+  const run = new AsyncFunction('createGenerateKwargs', 'lab', 'model', 'tokenizer', 'generator', 'prompt', `${block.replace(/^import .*\n/m, '')}\nreturn { ids, out };`);
+  const { ids, out } = await run(createGenerateKwargs, lab, loaded.model, loaded.tokenizer, generator, PROMPT);
+  expect(ids.dims[1]).toBe(loaded.tokenizer(PROMPT).input_ids.dims[1] + 64);
+  expect(out.generated_text.startsWith(PROMPT)).toBe(true);
 });

@@ -28,6 +28,15 @@ it('the npm usage blocks run (the README\'s quick start and docs/api.md\'s)', as
   }
 });
 
+it('docs/api.md\'s block without an import runs after its first block, whose lab and logits it uses', async () => {
+  const [first, ...rest] = codeBlocks('js', 'api.md');
+  const fragments = rest.filter((block) => !block.includes('import '));
+  expect(fragments).toHaveLength(1);
+  mkdirSync(workspace, { recursive: true });
+  writeFileSync(join(workspace, 'api-fragment.mjs'), `${first}\n${fragments[0]}`);
+  await run(process.execPath, [join(workspace, 'api-fragment.mjs')], { cwd: workspace });
+});
+
 it('the experiments usage block runs', async () => {
   const usage = blocks('js').find((block) => block.includes("from 'sampling-lab/experiments'"))!;
   mkdirSync(workspace, { recursive: true });
