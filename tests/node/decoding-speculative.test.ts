@@ -187,12 +187,14 @@ it('n sequences run one after another, sequence i as a run of its own on stream 
   expect(both.usage.completionTokens).toBe(both.tokens.length);
   // Each token's logprobs are those of the target's fresh logits at its position, as lab.tokenLogprobs scores them.
   const prompt = Array.from(target.tokenizer.encode(PROMPT), Number);
+  const rows: Float32Array[] = [];
   for (const logprobsMode of ['raw', 'processed'] as const) {
     const { steps, tokens } = await speculate({ ...options, logprobs: 2, logprobsMode });
     const scored = steps.flatMap((s) => s.logprobs!);
     expect(scored).toHaveLength(tokens.length);
     for (const [k, token] of tokens.entries()) {
-      const fresh = await positionLogits(target.model, [...prompt, ...tokens.slice(0, k)], prompt.length + k - 1);
+      // The logprobs do not change the tokens: both modes' runs read the same rows.
+      const fresh = rows[k] ??= await positionLogits(target.model, [...prompt, ...tokens.slice(0, k)], prompt.length + k - 1);
       const expected = lab.tokenLogprobs(fresh, token, { topK: 50, temperature: 1, logprobs: 2, logprobsMode });
       expect(scored[k].logprob, `token ${k}`).toBeCloseTo(expected.logprob, 3);
       expect(scored[k].rank).toBe(expected.rank);

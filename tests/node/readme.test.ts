@@ -17,7 +17,7 @@ const workspace = join(root, 'build/readme');
 
 const blocks = (language: string) => codeBlocks(language);
 
-// docs/worker.md's Worker block runs in Chromium (tests/browser/worker-engine.test.ts).
+// docs/worker.md's Worker block runs in Chromium (tests/browser/docs-browser.test.ts).
 it('the npm usage blocks run (the README\'s quick start and docs/api.md\'s)', async () => {
   const usages = blocks('js').filter((block) => block.includes("from 'sampling-lab'") && !/from 'sampling-lab\/(transformers|worker)'/.test(block));
   expect(usages.length).toBeGreaterThanOrEqual(2);
