@@ -51,10 +51,10 @@ started=$SECONDS
 node --input-type=module -e 'import { ensureSpeculativePair, ensureTinyModel } from "./tests/support/tiny-model.js"; ensureTinyModel(); ensureSpeculativePair();'
 rm -f build/vitest-node.json build/vitest-browser.json
 # The README's and docs' snippets and the CLI's decoding, Node files that spend their time in child
-# processes, run with the browser files so that the two processes take about as long (a fresh clone
-# on 2026-12-07, before the docs' transformers snippets moved across: 231 s of Node files against
-# 209 s of browser files).
-beside_browser=(tests/node/readme.test.ts tests/node/cli-decode.test.ts tests/node/transformers-readme.test.ts)
+# processes, and the API reference's check run with the browser files so that the two processes
+# take about as long (a fresh clone on 2026-12-07, before the API reference's check moved across:
+# 237 s of Node files against 229 s of browser files).
+beside_browser=(tests/node/readme.test.ts tests/node/cli-decode.test.ts tests/node/transformers-readme.test.ts tests/node/api-docs.test.ts)
 # The Node files share one process too (--no-isolate: vitest's and the package's modules imported
 # once, not per file; 158 → 146 s alone); a file that changes a global puts it back.
 npx vitest run tests/node "${beside_browser[@]/#/--exclude=}" --no-isolate --reporter=default --reporter=json --outputFile=build/vitest-node.json > build/vitest-node.log 2>&1 &
