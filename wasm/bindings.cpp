@@ -8,6 +8,8 @@
 
 #include <array>
 #include <cmath>
+#include <cstdarg>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -23,6 +25,42 @@
 #include "sampling_lab/samplers.hpp"
 #include "sampling_lab/speculative_decoding.hpp"
 #include "sampling_lab/synthetic.hpp"
+
+// embind's __getTypeName names a type it cannot name (this build has no RTTI) by its address, with
+// sprintf("%p"): the only text this module formats with printf. Defined here (as each name LLVM
+// may call it by), musl's printf (3.1 KB of the module) is not linked. Other formats write nothing.
+namespace {
+int address_text(char* out, const char* format, va_list arguments) {
+  out[0] = '\0';
+  if (format[0] != '%' || format[1] != 'p' || format[2] != '\0') return 0;
+  auto address = std::uintptr_t(va_arg(arguments, void*));
+  char digits[2 * sizeof address];
+  int count = 0;
+  do {
+    digits[count++] = "0123456789abcdef"[address & 15];
+    address >>= 4;
+  } while (address != 0);
+  int length = 0;
+  out[length++] = '0';
+  out[length++] = 'x';
+  while (count > 0) out[length++] = digits[--count];
+  out[length] = '\0';
+  return length;
+}
+}  // namespace
+
+#define SAMPLING_LAB_ADDRESS_SPRINTF(name)                 \
+  extern "C" int name(char* out, const char* format, ...) { \
+    va_list arguments;                                      \
+    va_start(arguments, format);                            \
+    const int length = address_text(out, format, arguments); \
+    va_end(arguments);                                      \
+    return length;                                          \
+  }
+SAMPLING_LAB_ADDRESS_SPRINTF(sprintf)
+SAMPLING_LAB_ADDRESS_SPRINTF(siprintf)
+SAMPLING_LAB_ADDRESS_SPRINTF(__small_sprintf)
+#undef SAMPLING_LAB_ADDRESS_SPRINTF
 
 namespace {
 

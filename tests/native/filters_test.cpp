@@ -435,3 +435,67 @@ TEST(Filters, LargeTopKFromASampledBoundMatchesTheReference) {
 }
 
 }  // namespace filters_test
+
+namespace filters_test {
+
+// DRY on the fast path (applied with the penalties to a copy of the logits, or to the tokens the
+// masks gather) against the general chain, which a bias of 0 forces: the same distribution and
+// the same token at every step, for DRY alone and with the penalties (which stay on the chain),
+// with cuts and under a mask (which take the fast path).
+TEST(Filters, DryOnTheFastPathDrawsAsTheGeneralChain) {
+  std::mt19937 random(11);
+  std::normal_distribution<float> body(0.0f, 2.5f);
+  std::vector<float> logits(151936);
+  for (auto& z : logits) z = body(random);
+  // A repetitive history over 300 ids: repeats of every length for DRY to find, breakers among them.
+  std::vector<std::int32_t> history;
+  for (int i = 0; i < 2048; ++i) history.push_back(std::int32_t(random() % 300) / (i % 7 == 0 ? 1 : 3));
+  for (int i = 0; i < 4; ++i) history.insert(history.end(), history.end() - 40, history.end() - 20);
+  // The tokens DRY penalises weigh: some of the history's are the likeliest.
+  for (int i = 0; i < 300; i += 3) logits[std::size_t(i)] = 9.0f + float(i % 17) * 0.2f;
+  const std::vector<std::int32_t> breakers = {5, 13};
+  std::vector<std::int32_t> allowed;
+  for (std::int32_t i = 0; i < 151936; i += 3) allowed.push_back(i);
+  std::vector<float> fast_probs(logits.size()), chain_probs(logits.size());
+  std::int32_t penalised = 0;
+  for (int variant = 0; variant < 4; ++variant) {
+    sl::SamplingOptions options;
+    options.seed = 21;
+    options.generated_ids = history;
+    options.dry_multiplier = 0.8;
+    options.dry_sequence_breakers = breakers;
+    if (variant >= 1) options.repetition_penalty = 1.3, options.presence_penalty = 0.2;
+    if (variant >= 2) options.top_k = 40, options.top_p = 0.95, options.min_p = 0.02, options.temperature = 0.8;
+    if (variant == 3) options.allowed_tokens = allowed;
+    // Untruncated, DRY stays on the general chain (its tokens unchanged); a cut takes the fast path.
+    // (A mask, variant 3, is taken by the fast input, which gathers the tokens it allows.)
+    if (variant < 3) ASSERT_EQ(sl::detail::needs_general_chain(options), variant < 2) << variant;
+    sl::PenaltyScratch scratch;
+    const auto dry = sl::dry_penalties(options, logits.size(), scratch);
+    ASSERT_FALSE(dry.empty()) << variant;  // DRY has a token to penalise
+    penalised = dry.front().token;
+    static const std::vector<std::int32_t> bias_ids = {7};
+    static const std::vector<float> bias_values = {0.0f};
+    sl::SamplingOptions chain = options;
+    chain.logit_bias_ids = bias_ids;
+    chain.logit_bias_values = bias_values;
+    sl::FilterWorkspace fast_workspace, chain_workspace;
+    const auto fast = sl::filter_distribution(logits, options, fast_probs, fast_workspace);
+    const auto general = sl::filter_distribution(logits, chain, chain_probs, chain_workspace);
+    ASSERT_EQ(fast.kept, general.kept) << variant;
+    for (std::size_t i = 0; i < logits.size(); ++i) ASSERT_NEAR(fast_probs[i], chain_probs[i], 2e-6 * chain_probs[i] + 1e-12) << variant << " " << i;
+    ASSERT_TRUE(draws_as_the_general_chain(logits, options, 100)) << variant;
+  }
+  // Negative control: without DRY the penalised token's probability differs.
+  sl::SamplingOptions plain;
+  plain.seed = 21;
+  std::vector<float> with_dry(logits.size());
+  sl::FilterWorkspace workspace;
+  plain.generated_ids = history, plain.dry_sequence_breakers = breakers;
+  sl::filter_distribution(logits, plain, fast_probs, workspace);
+  plain.dry_multiplier = 0.8;
+  sl::filter_distribution(logits, plain, with_dry, workspace);
+  EXPECT_LT(with_dry[std::size_t(penalised)], 0.9f * fast_probs[std::size_t(penalised)]);
+}
+
+}  // namespace filters_test

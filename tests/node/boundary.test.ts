@@ -1,6 +1,9 @@
 // Issue 17's reproducers, one row each: every input the README forbids is a SamplingLabError
 // naming the right argument (never a TypeError, a silent coercion or garbage), every input it
 // allows gives a correct result, and the module keeps working after each.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSamplingLab, type ExperimentLab as Lab } from 'sampling-lab/experiments';
 import { argumentOf } from '../support/errors';
@@ -245,4 +248,20 @@ describe('inputs the README allows work', () => {
     expect(restored.sample(logits)).toBe(expected);
     expect(sampler.sample(logits)).toBe(expected);
   });
+});
+
+// wasm/bindings.cpp's sprintf in place of musl's printf: embind names a type it cannot name by its
+// address, the one text the module formats, as "%p" would.
+it('embind\'s type names of unnamed types read as printf\'s %p, in both modules', async () => {
+  for (const name of ['sampling-lab-core', 'sampling-lab-experiments']) {
+    const dist = join(__dirname, '../../wasm/dist');
+    const { default: create } = await import(pathToFileURL(join(dist, `${name}.js`)).href);
+    const module = await create({ wasmBinary: readFileSync(join(dist, `${name}.wasm`)) });
+    const text = (address: number) => {
+      let out = '';
+      for (let at = module.___getTypeName(address); module.HEAPU8[at]; at++) out += String.fromCharCode(module.HEAPU8[at]);
+      return out;
+    };
+    expect([text(0x1234abcd), text(16), text(0xffffffff)], name).toEqual(['0x1234abcd', '0x10', '0xffffffff']);
+  }
 });

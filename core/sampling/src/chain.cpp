@@ -476,69 +476,14 @@ void penalties(Candidates& candidates, const SamplingOptions& options, PenaltySc
   }
 }
 
-// DRY as llama.cpp's llama_sampler_dry_apply: the window read newest first, its Z-array gives
-// for each earlier position the length of the repeat of the window's end that ends there; the
-// token after that position would extend the repeat.
-void dry(Candidates& candidates, const SamplingOptions& options, std::size_t candidates_vocabulary, ChainScratch& scratch) {
-  const auto window = penalty_window(options.generated_ids, options.dry_penalty_last_n);
-  const std::size_t n = window.size();
-  const auto allowed = std::size_t(options.dry_allowed_length);
-  if (n <= allowed) return;
-  auto& reversed = scratch.reversed;
-  reversed.assign(window.rbegin(), window.rend());
-  // Sorted once, so that a history of n tokens costs O(n log b) with b breakers, not O(n b).
-  auto& breakers = scratch.breakers;
-  breakers.assign(options.dry_sequence_breakers.begin(), options.dry_sequence_breakers.end());
-  std::sort(breakers.begin(), breakers.end());
-  const auto is_breaker = [&](std::int32_t id) { return std::binary_search(breakers.begin(), breakers.end(), id); };
-  // No repeat reaches back across the newest sequence breaker.
-  std::size_t limit = n;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (is_breaker(reversed[i])) {
-      limit = i;
-      break;
-    }
-  }
-  if (limit < allowed) return;
-  // Z-algorithm (Gusfield 1997): z[k] = the longest common prefix of reversed and reversed[k…].
-  auto& z = scratch.match_length;
-  z.assign(n, 0);
-  for (std::size_t k = 1, left = 0, right = 0; k < n; ++k) {
-    std::size_t length = k < right ? std::min(right - k, std::size_t(z[k - left])) : 0;
-    while (k + length < n && reversed[length] == reversed[k + length]) ++length;
-    z[k] = std::int32_t(length);
-    if (k + length > right) {
-      left = k;
-      right = k + length;
-    }
-  }
-  // Each token's longest repeat, by id (the ids were checked against the vocabulary): one pass,
-  // however repetitive the window; the entries touched are set back to 0 after.
-  auto& longest = scratch.longest_repeat;
-  auto& tokens = scratch.repeated_tokens;
-  if (longest.size() < candidates_vocabulary) longest.resize(candidates_vocabulary, 0);
-  tokens.clear();
-  for (std::size_t k = 1; k < n; ++k) {
-    const std::size_t length = std::min(std::size_t(z[k]), limit);
-    // Position n − 1 − k ends a repeat of `length`; window[n − k] follows it.
-    if (length < allowed) continue;
-    auto& best = longest[std::size_t(window[n - k])];
-    if (best == 0) tokens.push_back(window[n - k]);
-    best = std::max(best, std::int32_t(length) + 1);  // + 1: 0 marks a token not seen
-  }
-  const double base = options.dry_base;
-  // llama.cpp caps the exponent where base^exponent would overflow a float.
-  const int max_exponent = base > 1.000001 ? int(88.7228391 / std::log(base)) : 0;
+// DRY on the candidates (dry_penalties): a penalised token the stages before cut is left out.
+void dry(Candidates& candidates, const SamplingOptions& options, std::size_t vocabulary, PenaltyScratch& scratch) {
   std::span<float> keys;
-  for (const std::int32_t token : tokens) {
-    const std::int32_t length = longest[std::size_t(token)] - 1;
-    longest[std::size_t(token)] = 0;
+  for (const auto [token, amount] : dry_penalties(options, vocabulary, scratch)) {
     const std::size_t at = candidates.find(std::uint32_t(token));
-    if (at == candidates.size() || is_breaker(token)) continue;
-    int exponent = length - int(allowed);
-    if (max_exponent > 0) exponent = std::min(exponent, max_exponent);
+    if (at == candidates.size()) continue;
     if (keys.empty()) keys = candidates.mutable_keys();
-    keys[at] = saturated(double(keys[at]) - options.dry_multiplier * power(base, exponent));
+    keys[at] = saturated(double(keys[at]) - amount);
   }
 }
 
@@ -561,14 +506,26 @@ void temperature(Candidates& candidates, const SamplingOptions& options) {
 }
 
 // Keeps the `count` best candidates by logit: a heap for small counts (unless the order makes it
-// take too many tokens), else the histogram.
+// take too many tokens); else, when a sampled bound holds few more than `count`, the heap over the
+// candidates at or above it (two reads: an ascending order sent the heap every token); else the
+// histogram.
 void keep_best(Candidates& candidates, std::size_t count, Stage stage, ChainScratch& chain, PrefixScratch& scratch) {
   if (count >= candidates.size()) return;
-  if (count <= kHeapTopKLimit && best_ranked_within_budget(candidates.keys(), count, chain.top)) {
+  const auto keys = candidates.keys();
+  if (count <= kHeapTopKLimit && best_ranked_within_budget(keys, count, chain.top)) {
     candidates.keep_ranked(chain.top, code(stage));
     return;
   }
-  candidates.keep_prefix(candidates.keys(), logit_prefix(candidates, scratch, count, 0.0), code(stage));
+  if (const auto bound = sampled_top_k_bound(keys, count, scratch)) {
+    // Every token of the top `count` lies at or above the bound; gathered in position order, ties
+    // still rank by position.
+    kernels::gather_at_least(keys, *bound, chain.positions, chain.survivor_keys);
+    best_ranked(chain.survivor_keys, count, chain.top);
+    for (RankedToken& token : chain.top) token.id = chain.positions[token.id];
+    candidates.keep_ranked(chain.top, code(stage));
+    return;
+  }
+  candidates.keep_prefix(keys, logit_prefix(candidates, scratch, count, 0.0), code(stage));
 }
 
 void top_k(Candidates& candidates, const SamplingOptions& options, ChainScratch& chain, PrefixScratch& scratch) {
@@ -800,7 +757,7 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
     if (draw_only && !trace && min_keep == 1 && stage == *last_on) candidates.zero_large_cuts();
     switch (stage) {
       case Stage::kPenalties: penalties(candidates, options, workspace.penalties); break;
-      case Stage::kDry: dry(candidates, options, logits.size(), chain); break;
+      case Stage::kDry: dry(candidates, options, logits.size(), workspace.penalties); break;
       case Stage::kTemperature: temperature(candidates, options); break;
       case Stage::kTopK: top_k(candidates, options, chain, prefix); break;
       case Stage::kTopP: top_p(candidates, options, prefix); break;

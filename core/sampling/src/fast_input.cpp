@@ -40,15 +40,21 @@ void clear_history(SamplingOptions& options) {
   options.prompt_ids = {};
 }
 
-// The three penalties on the gathered logits, each token found by id.
-void penalise_gathered(std::span<const std::uint32_t> ids, std::span<float> logits, const SamplingOptions& options,
-                       PenaltyScratch& scratch) {
+// The three penalties, then DRY, on the gathered logits, each token found by id.
+void penalise_gathered(std::span<const std::uint32_t> ids, std::span<float> logits, std::size_t vocabulary,
+                       const SamplingOptions& options, PenaltyScratch& scratch) {
   constexpr double kFloatMax = std::numeric_limits<float>::max();
-  for (const auto [token, count] : penalty_counts(options, scratch)) {
+  const auto logit_of = [&](std::int32_t token) -> float* {
     const auto at = std::lower_bound(ids.begin(), ids.end(), std::uint32_t(token));
-    if (at == ids.end() || *at != std::uint32_t(token)) continue;
-    float& logit = logits[std::size_t(at - ids.begin())];
-    logit = float(std::clamp(penalised_logit(logit, count, options), -kFloatMax, kFloatMax));
+    return at == ids.end() || *at != std::uint32_t(token) ? nullptr : &logits[std::size_t(at - ids.begin())];
+  };
+  if (stage_on(Stage::kPenalties, options)) {
+    for (const auto [token, count] : penalty_counts(options, scratch)) {
+      if (float* logit = logit_of(token)) *logit = float(std::clamp(penalised_logit(*logit, count, options), -kFloatMax, kFloatMax));
+    }
+  }
+  for (const auto [token, amount] : dry_penalties(options, vocabulary, scratch)) {
+    if (float* logit = logit_of(token)) *logit = float(std::clamp(double(*logit) - amount, -kFloatMax, kFloatMax));
   }
 }
 
@@ -56,7 +62,7 @@ void penalise_gathered(std::span<const std::uint32_t> ids, std::span<float> logi
 // first pass tests the logits they are given, where a penalty could have clamped a ±∞).
 void penalise_copy(std::span<const float> logits, const SamplingOptions& options, PenaltyScratch& scratch, bool check,
                    FastInput& input) {
-  if (!stage_on(Stage::kPenalties, options)) return;
+  if (!modifies_logits(options)) return;
   auto& copy = scratch.logits;
   copy.resize(logits.size());
   input.finite = kernels::checked_copy(logits, copy) || !check;
@@ -149,9 +155,7 @@ std::optional<FastInput> fast_input(std::span<const float> logits, const Samplin
     // The options are checked: only the history's bans can leave no token.
     chain.banned_everything = gathered.count == 0;
     if (chain.banned_everything) return std::nullopt;
-    if (stage_on(Stage::kPenalties, options)) {
-      penalise_gathered(chain.allowed_ids, chain.allowed_logits, options, workspace.penalties);
-    }
+    if (modifies_logits(options)) penalise_gathered(chain.allowed_ids, chain.allowed_logits, logits.size(), options, workspace.penalties);
     input.ids = chain.allowed_ids;
     input.logits = chain.allowed_logits;
   } else {

@@ -9,6 +9,7 @@
 #include "sampling_lab/kernels.hpp"
 #include "chain.hpp"
 #include "fast_input.hpp"
+#include "power.hpp"
 #include "selection.hpp"
 
 namespace sampling_lab {
@@ -59,19 +60,95 @@ std::span<const TokenCount> penalty_counts(const SamplingOptions& options, Penal
   return counts;
 }
 
+// DRY as llama.cpp's llama_sampler_dry_apply: the window read newest first, its Z-array gives
+// for each earlier position the length of the repeat of the window's end that ends there; the
+// token after that position would extend the repeat.
+std::span<const TokenPenalty> dry_penalties(const SamplingOptions& options, std::size_t vocabulary, PenaltyScratch& scratch) {
+  auto& penalties = scratch.dry;
+  penalties.clear();
+  if (!stage_on(Stage::kDry, options)) return penalties;
+  const auto window = penalty_window(options.generated_ids, options.dry_penalty_last_n);
+  const std::size_t n = window.size();
+  const auto allowed = std::size_t(options.dry_allowed_length);
+  if (n <= allowed) return penalties;
+  auto& reversed = scratch.reversed;
+  reversed.assign(window.rbegin(), window.rend());
+  // Sorted once, so that a history of n tokens costs O(n log b) with b breakers, not O(n b).
+  auto& breakers = scratch.breakers;
+  breakers.assign(options.dry_sequence_breakers.begin(), options.dry_sequence_breakers.end());
+  std::sort(breakers.begin(), breakers.end());
+  const auto is_breaker = [&](std::int32_t id) { return std::binary_search(breakers.begin(), breakers.end(), id); };
+  // No repeat reaches back across the newest sequence breaker.
+  std::size_t limit = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (is_breaker(reversed[i])) {
+      limit = i;
+      break;
+    }
+  }
+  if (limit < allowed) return penalties;
+  // Z-algorithm (Gusfield 1997): z[k] = the longest common prefix of reversed and reversed[k…].
+  auto& z = scratch.match_length;
+  z.assign(n, 0);
+  for (std::size_t k = 1, left = 0, right = 0; k < n; ++k) {
+    std::size_t length = k < right ? std::min(right - k, std::size_t(z[k - left])) : 0;
+    while (k + length < n && reversed[length] == reversed[k + length]) ++length;
+    z[k] = std::int32_t(length);
+    if (k + length > right) {
+      left = k;
+      right = k + length;
+    }
+  }
+  // Each token's longest repeat, by id (the ids were checked against the vocabulary): one pass,
+  // however repetitive the window; the entries touched are set back to 0 after.
+  auto& longest = scratch.longest_repeat;
+  auto& tokens = scratch.repeated_tokens;
+  if (longest.size() < vocabulary) longest.resize(vocabulary, 0);
+  tokens.clear();
+  for (std::size_t k = 1; k < n; ++k) {
+    const std::size_t length = std::min(std::size_t(z[k]), limit);
+    // Position n − 1 − k ends a repeat of `length`; window[n − k] follows it.
+    if (length < allowed) continue;
+    auto& best = longest[std::size_t(window[n - k])];
+    if (best == 0) tokens.push_back(window[n - k]);
+    best = std::max(best, std::int32_t(length) + 1);  // + 1: 0 marks a token not seen
+  }
+  const double base = options.dry_base;
+  // llama.cpp caps the exponent where base^exponent would overflow a float.
+  const int max_exponent = base > 1.000001 ? int(88.7228391 / std::log(base)) : 0;
+  for (const std::int32_t token : tokens) {
+    const std::int32_t length = longest[std::size_t(token)] - 1;
+    longest[std::size_t(token)] = 0;
+    if (is_breaker(token)) continue;
+    int exponent = length - int(allowed);
+    if (max_exponent > 0) exponent = std::min(exponent, max_exponent);
+    penalties.push_back({token, options.dry_multiplier * detail::power(base, exponent)});
+  }
+  return penalties;
+}
+
+bool modifies_logits(const SamplingOptions& options) {
+  return stage_on(Stage::kPenalties, options) || stage_on(Stage::kDry, options);
+}
+
 void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch) {
-  for (const auto [token, count] : penalty_counts(options, scratch)) {
-    // In double, then saturated to float's range: a penalty can push a logit far down (or up),
-    // never to ±∞, where the softmax would turn to NaN.
-    const double logit = penalised_logit(logits[std::size_t(token)], count, options);
-    constexpr double kFloatMax = std::numeric_limits<float>::max();
-    logits[std::size_t(token)] = float(std::clamp(logit, -kFloatMax, kFloatMax));
+  // In double, then saturated to float's range: a penalty can push a logit far down (or up),
+  // never to ±∞, where the softmax would turn to NaN.
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
+  if (stage_on(Stage::kPenalties, options)) {
+    for (const auto [token, count] : penalty_counts(options, scratch)) {
+      const double logit = penalised_logit(logits[std::size_t(token)], count, options);
+      logits[std::size_t(token)] = float(std::clamp(logit, -kFloatMax, kFloatMax));
+    }
+  }
+  for (const auto [token, amount] : dry_penalties(options, logits.size(), scratch)) {
+    logits[std::size_t(token)] = float(std::clamp(double(logits[std::size_t(token)]) - amount, -kFloatMax, kFloatMax));
   }
 }
 
 std::span<const float> penalised(std::span<const float> logits, const SamplingOptions& options,
                                  PenaltyScratch& scratch) {
-  if (!stage_on(Stage::kPenalties, options)) return logits;
+  if (!modifies_logits(options)) return logits;
   scratch.logits.assign(logits.begin(), logits.end());
   apply_penalties(scratch.logits, options, scratch);
   return scratch.logits;

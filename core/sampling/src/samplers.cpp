@@ -488,7 +488,7 @@ std::optional<std::variant<TokenDraw, ArgumentError>> draw_if_finite(std::span<c
     return drawn;
   }
   std::span<const float> input = logits;
-  if (stage_on(Stage::kPenalties, options)) {
+  if (modifies_logits(options)) {
     auto& copy = workspace.penalties.logits;
     copy.resize(logits.size());
     if (!kernels::checked_copy(logits, copy)) return bad_logits;

@@ -99,30 +99,6 @@ bool heap_would_overflow(std::size_t k, std::size_t vocabulary) {
   return expected_heap_entries(k, vocabulary) > double(heap_entry_cap(vocabulary));
 }
 
-// A logit at or below the k-th largest, placed from an evenly spaced sample of S logits (its
-// r-th largest, r = kS/V + 4√(kS/V) + 8: four standard deviations of a sampled rank beyond k) and
-// checked by one counting pass: at least k tokens lie at or above it, so the top k do, and at most
-// 8k + 4,096, so gathering them is cheap.
-// None when the sample misleads (ties or a flat tail put far more tokens at the bound; an order
-// chosen against the stride): the heap or the histogram decides then.
-std::optional<float> sampled_top_k_bound(std::span<const float> logits, std::size_t k, PrefixScratch& scratch) {
-  const std::size_t v = logits.size();
-  const std::size_t stride = std::max<std::size_t>(v / kTopKSample, 1);
-  auto& sample = scratch.sample;
-  sample.clear();
-  for (std::size_t i = 0; i < v && sample.size() < kTopKSample; i += stride) sample.push_back(logits[i]);
-  const double expected = double(k) * double(sample.size()) / double(v);
-  const std::size_t rank = std::min(sample.size() - 1, std::size_t(expected + 4.0 * std::sqrt(expected)) + 8);
-  std::nth_element(sample.begin(), sample.begin() + std::ptrdiff_t(rank), sample.end(), std::greater<float>());
-  const float bound = sample[rank];
-  // A bound tied with much of the sample (a flat tail, ties) would keep most of the vocabulary:
-  // the heap takes those without the counting pass.
-  if (std::size_t(std::count(sample.begin(), sample.end(), bound)) * 8 > sample.size()) return std::nullopt;
-  const std::size_t above = kernels::count_at_least(logits, bound);
-  if (above < k || above > 8 * k + 4096) return std::nullopt;
-  return bound;
-}
-
 // Step 1: a candidate set, in id order, holding every token the chain can keep.
 void gather_candidates(std::span<const float> logits, Chain& chain, FilterWorkspace& workspace) {
   auto& candidates = workspace.candidates;
@@ -130,8 +106,13 @@ void gather_candidates(std::span<const float> logits, Chain& chain, FilterWorksp
   if (chain.top_k > 0) {
     // A large k: a sampled bound first, which costs two reads where a random order would send the
     // heap past its budget; ties and flat tails, which send the heap almost nothing, fail it.
-    if (heap_would_overflow(chain.top_k, logits.size())) sampled_bound = sampled_top_k_bound(logits, chain.top_k, workspace.prefix);
-    if (!sampled_bound && chain.top_k <= kHeapTopKLimit && gather_top_k(logits, chain.top_k, candidates)) return;
+    const bool sampled_first = heap_would_overflow(chain.top_k, logits.size());
+    if (sampled_first) sampled_bound = sampled_top_k_bound(logits, chain.top_k, workspace.prefix);
+    if (!sampled_bound && chain.top_k <= kHeapTopKLimit) {
+      if (gather_top_k(logits, chain.top_k, candidates)) return;
+      // An order that sent the heap every token (ascending): the sampled bound, if not tried yet.
+      if (!sampled_first) sampled_bound = sampled_top_k_bound(logits, chain.top_k, workspace.prefix);
+    }
   }
   // With top-k and top-p both on, top-p needs the mass of the whole top-k set, so min-p may not
   // thin the candidates first.
@@ -386,6 +367,31 @@ Selection whole_vocabulary(std::span<const float> logits, const Chain& chain, Fi
 }
 
 }  // namespace
+
+// A logit at or below the k-th largest, placed from an evenly spaced sample of S logits (its
+// r-th largest, r = kS/V + 4√(kS/V) + 8: four standard deviations of a sampled rank beyond k) and
+// checked by one counting pass: at least k tokens lie at or above it, so the top k do, and at most
+// 8k + 4,096, so gathering them is cheap.
+// None when the sample misleads (ties or a flat tail put far more tokens at the bound; an order
+// chosen against the stride): the heap or the histogram decides then.
+std::optional<float> sampled_top_k_bound(std::span<const float> logits, std::size_t k, PrefixScratch& scratch) {
+  const std::size_t v = logits.size();
+  const std::size_t stride = std::max<std::size_t>(v / kTopKSample, 1);
+  auto& sample = scratch.sample;
+  sample.clear();
+  for (std::size_t i = 0; i < v && sample.size() < kTopKSample; i += stride) sample.push_back(logits[i]);
+  const double expected = double(k) * double(sample.size()) / double(v);
+  const std::size_t rank = std::min(sample.size() - 1, std::size_t(expected + 4.0 * std::sqrt(expected)) + 8);
+  std::nth_element(sample.begin(), sample.begin() + std::ptrdiff_t(rank), sample.end(), std::greater<float>());
+  const float bound = sample[rank];
+  // A bound tied with much of the sample (a flat tail, ties) would keep most of the vocabulary:
+  // the heap takes those without the counting pass.
+  if (std::size_t(std::count(sample.begin(), sample.end(), bound)) * 8 > sample.size()) return std::nullopt;
+  const std::size_t above = kernels::count_at_least(logits, bound);
+  if (above < k || above > 8 * k + 4096) return std::nullopt;
+  return bound;
+}
+
 
 namespace {
 // A heap whose top is the worst of the k best so far (Williams 1964), taking at most

@@ -38,6 +38,11 @@ inline constexpr std::size_t kHeapTopKLimit = 4096;
 // How many logits, evenly spaced, a large top-k samples to place its bound (see selection.cpp).
 inline constexpr std::size_t kTopKSample = 4096;
 
+// A logit at or below the k-th largest of `logits` with at most 8k + 4,096 at or above it, placed
+// from an evenly spaced sample and checked by one counting pass; none when ties, a flat tail or an
+// order chosen against the sample's stride mislead it (see selection.cpp).
+std::optional<float> sampled_top_k_bound(std::span<const float> logits, std::size_t k, PrefixScratch& scratch);
+
 // best_ranked, or false (`out` then unusable) once the heap has taken more tokens than a random
 // order sends it with room to spare, or than 1/64 of the keys: an order such as
 // ascending makes every token enter, at log k each, and a random order at large k sends k ln(V/k);

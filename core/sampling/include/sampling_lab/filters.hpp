@@ -32,11 +32,19 @@ double penalised_logit(double logit, std::size_t count, const SamplingOptions& o
 // counted from options.generated_ids into the scratch.
 std::span<const TokenCount> penalty_counts(const SamplingOptions& options, PenaltyScratch& scratch);
 
-// Adds the repetition, presence and frequency penalties for options.generated_ids in place.
+// DRY's penalty (llama.cpp's) on each token that would extend a repeat of the window's end, a
+// sequence breaker never; none when DRY is off. Valid until the scratch's next use.
+std::span<const TokenPenalty> dry_penalties(const SamplingOptions& options, std::size_t vocabulary, PenaltyScratch& scratch);
+
+// Whether the penalties or DRY change the logits before the stages (the fast paths apply both,
+// in the default order's penalties → DRY, to a copy).
+bool modifies_logits(const SamplingOptions& options);
+
+// Adds the repetition, presence and frequency penalties, then DRY, for options.generated_ids in place.
 void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch);
 
-// The logits with penalties applied: `logits` itself when none are active, else a copy held in
-// the scratch.
+// The logits with the penalties and DRY applied: `logits` itself when none are active, else a
+// copy held in the scratch.
 std::span<const float> penalised(std::span<const float> logits, const SamplingOptions& options,
                                  PenaltyScratch& scratch);
 

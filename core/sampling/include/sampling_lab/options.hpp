@@ -28,14 +28,17 @@ enum class OptionGroup { kFilter, kMask, kHistory, kRandomKey };
 // publish (names, presets, the widgets' abbreviations). A stage is named by the option that turns
 // it on ("penalties" stands for the three penalties).
 // X(id, public name, widget abbreviation, on: when the options turn it on, fast: whether select_kept
-//   (the fast path) implements it with these options; both expressions of the options `o`)
+//   (the fast path) implements it with these options; both expressions of the options `o`). DRY
+//   is fast where a cut (or greedy) follows: untruncated, the fast path draws by the race, the
+//   general chain by the inverse CDF, and DRY alone keeps drawing the chain's tokens.
 #define SAMPLING_LAB_STAGES(X)                                                                        \
   X(kPenalties, "penalties", "pen",                                                                   \
     o.penalty_last_n != 0 && ((!o.generated_ids.empty() &&                                            \
                                (o.repetition_penalty != 1.0 || o.presence_penalty != 0.0 || o.frequency_penalty != 0.0)) || \
                               (!o.prompt_ids.empty() && o.repetition_penalty != 1.0)),                \
     true)                                                                                             \
-  X(kDry, "dry", "D", o.dry_multiplier > 0.0 && o.dry_penalty_last_n != 0 && !o.generated_ids.empty(), false) \
+  X(kDry, "dry", "D", o.dry_multiplier > 0.0 && o.dry_penalty_last_n != 0 && !o.generated_ids.empty(),     \
+    o.top_k > 0 || o.top_p < 1.0 || o.min_p > 0.0 || o.epsilon_cutoff > 0.0 || o.temperature == 0.0)         \
   X(kTemperature, "temperature", "T", o.temperature != 1.0 || o.dynatemp_range > 0.0, !(o.dynatemp_range > 0.0)) \
   X(kTopK, "topK", "k", o.top_k > 0, true)                                                            \
   X(kTopP, "topP", "p", o.top_p < 1.0, true)                                                          \

@@ -40,10 +40,22 @@ struct RankedToken {
 };
 
 // The penalised copy of the logits.
+// A token's DRY penalty: the amount its logit loses.
+struct TokenPenalty {
+  std::int32_t token;
+  double amount;
+};
+
 struct PenaltyScratch {
   std::vector<float> logits;
   std::vector<std::int32_t> sorted_ids;
   std::vector<TokenCount> counts;
+  std::vector<std::int32_t> reversed;         // DRY's window, newest first
+  std::vector<std::int32_t> breakers;         // DRY's sequence breakers, sorted
+  std::vector<std::int32_t> match_length;     // Z-array of `reversed`
+  std::vector<std::int32_t> longest_repeat;   // by token id: 1 + its longest repeat, 0 = none
+  std::vector<std::int32_t> repeated_tokens;  // the tokens with a repeat
+  std::vector<TokenPenalty> dry;
 };
 
 // Tokens that may survive the filters, in ascending id order, with their logits and weights.
@@ -89,11 +101,6 @@ struct ChainScratch {
   Buffer<float> allowed_logits;
   Buffer<std::uint32_t> saved_ids;         // the candidates before a truncating stage, under minKeep
   Buffer<float> saved_keys;
-  std::vector<std::int32_t> reversed;      // DRY's window, newest first
-  std::vector<std::int32_t> breakers;      // DRY's sequence breakers, sorted
-  std::vector<std::int32_t> match_length;  // Z-array of `reversed`
-  std::vector<std::int32_t> longest_repeat;   // by token id: 1 + its longest repeat, 0 = none
-  std::vector<std::int32_t> repeated_tokens;  // the tokens with a repeat
   std::vector<RankedToken> top;            // mirostat's and logprobs' best few
   std::vector<std::int32_t> bans;          // noRepeatNgramSize's and badWords' banned tokens
   std::vector<std::int32_t> failure;       // the n-gram search's KMP failure function
