@@ -292,12 +292,14 @@ TEST(Chain, InPlaceCutsDrawTheInverseCdfOfTheirDistribution) {
   const auto logits = reference::random_logits(kVocabulary, 71, 3.0);
   const std::vector<std::int32_t> bias_ids = {5};
   const std::vector<float> bias = {0.5f};
+  std::vector<std::int32_t> handbook;
+  for (const auto stage : sl::kHandbookOrder) handbook.push_back(std::int32_t(stage));
   const std::vector<std::pair<std::string, std::function<void(sl::SamplingOptions&)>>> cases = {
       {"xtc 1e-4", [](auto& o) { o.xtc_probability = 1.0, o.xtc_threshold = 1e-4; }},
       {"typical 0.95 at T 1.5", [](auto& o) { o.typical_p = 0.95, o.temperature = 1.5; }},
       {"typical 0.9 at T 2", [](auto& o) { o.typical_p = 0.9, o.temperature = 2.0; }},
-      {"top-p 0.95 at T 1.5 after a bias (the general chain)", [&](auto& o) {
-         o.top_p = 0.95, o.temperature = 1.5, o.logit_bias_ids = bias_ids, o.logit_bias_values = bias;
+      {"top-p 0.95 at T 1.5 after a bias (the general chain, by an order)", [&](auto& o) {
+         o.top_p = 0.95, o.temperature = 1.5, o.logit_bias_ids = bias_ids, o.logit_bias_values = bias, o.order = handbook;
        }},
   };
   sl::FilterWorkspace workspace;

@@ -37,15 +37,22 @@ sl::SamplingOptions params(double t, std::int64_t k, double p, double min_p) {
   return params;
 }
 
-// sample_token with `fast` at steps 0 … steps − 1 against the same options with a bias of 0, which
-// changes nothing and takes the general chain.
+// The same options down the general chain: the handbook order given as an order, which changes
+// nothing but the path.
+sl::SamplingOptions on_the_general_chain(sl::SamplingOptions options) {
+  static const std::vector<std::int32_t> handbook = [] {
+    std::vector<std::int32_t> order;
+    for (const auto stage : sl::kHandbookOrder) order.push_back(std::int32_t(stage));
+    return order;
+  }();
+  options.order = handbook;
+  return options;
+}
+
+// sample_token with `fast` at steps 0 … steps − 1 against the same options on the general chain.
 ::testing::AssertionResult draws_as_the_general_chain(const std::vector<float>& logits, sl::SamplingOptions fast,
                                                       std::uint64_t steps) {
-  static const std::vector<std::int32_t> bias_ids = {7};
-  static const std::vector<float> bias_values = {0.0f};
-  sl::SamplingOptions chain = fast;
-  chain.logit_bias_ids = bias_ids;
-  chain.logit_bias_values = bias_values;
+  sl::SamplingOptions chain = on_the_general_chain(fast);
   sl::FilterWorkspace fast_workspace, chain_workspace;
   for (std::uint64_t step = 0; step < steps; ++step) {
     fast.step = chain.step = step;
@@ -155,10 +162,7 @@ TEST(Filters, SortedFlatAndTiedLogitsMatchTheReferenceOnTheFastPathAndTheChain) 
       for (double p : {1.0, 0.9, 0.999}) {
         for (const bool chain : {false, true}) {
           sl::SamplingOptions fp = params(0.7, k, p, 0.0);
-          // A bias of 0 changes nothing, and takes the general chain.
-          const std::vector<std::int32_t> bias_ids = {7};
-          const std::vector<float> bias_values = {0.0f};
-          if (chain) fp.logit_bias_ids = bias_ids, fp.logit_bias_values = bias_values;
+          if (chain) fp = on_the_general_chain(fp);
           const auto fast = sl::filter_distribution(*logits, fp, probs, workspace);
           const auto slow = reference::filter(*logits, fp);
           ASSERT_EQ(fast.kept, slow.kept) << k << " " << p << " " << chain;
@@ -344,7 +348,7 @@ INSTANTIATE_TEST_SUITE_P(Shards, ThousandVocabularies, ::testing::Range(0, 4));
 TEST(Filters, TopPDrawsOnALanguageModelsBodyMatchTheGeneralChain) {
   // A Gaussian body (σ 2.5) under 50 high tokens at T 1: top-p's cut falls among thousands of
   // body tokens, where bounds on the tail's mass cannot decide it and the draw sums the total
-  // exactly; a bias of 0 sends the same options down the general chain. Same token, every step.
+  // exactly; the same options go down the general chain too. Same token, every step.
   std::mt19937 random(7);
   std::normal_distribution<float> body(0.0f, 2.5f);
   std::vector<float> logits(151936);
@@ -363,8 +367,8 @@ TEST(Filters, TopPOverTheWholeVocabularyDrawsAsTheGeneralChain) {
   // Heads of a quarter of the vocabulary or more (Zipf logits, a wide body at T 1.5, a flat tail,
   // ties, ascending logits): top-p alone weighs every token in place, places its cut from a sample
   // and solves a tied boundary's length instead of walking it (a tail weight with a full
-  // mantissa, e^-2.3, included). A bias
-  // of 0 sends the same options down the general chain: the same token every step.
+  // mantissa, e^-2.3, included). The same options down the general chain draw the same token every
+  // step.
   const std::size_t v = 151936;
   std::mt19937 random(11);
   std::normal_distribution<float> body(0.0f, 2.5f);
@@ -438,11 +442,11 @@ TEST(Filters, LargeTopKFromASampledBoundMatchesTheReference) {
 
 namespace filters_test {
 
-// DRY on the fast path (applied with the penalties to a copy of the logits, or to the tokens the
-// masks gather) against the general chain, which a bias of 0 forces: the same distribution and
-// the same token at every step, for DRY alone and with the penalties (which stay on the chain),
-// with cuts and under a mask (which take the fast path).
-TEST(Filters, DryOnTheFastPathDrawsAsTheGeneralChain) {
+// DRY and the logit bias on the fast path (applied with the penalties to a copy of the logits, or
+// to the tokens the masks gather) against the general chain: the same distribution and the same
+// token at every step, for DRY alone and with the penalties (which stay on the chain), with cuts
+// and a bias and under a mask (which take the fast path).
+TEST(Filters, DryAndTheBiasOnTheFastPathDrawAsTheGeneralChain) {
   std::mt19937 random(11);
   std::normal_distribution<float> body(0.0f, 2.5f);
   std::vector<float> logits(151936);
@@ -454,6 +458,8 @@ TEST(Filters, DryOnTheFastPathDrawsAsTheGeneralChain) {
   // The tokens DRY penalises weigh: some of the history's are the likeliest.
   for (int i = 0; i < 300; i += 3) logits[std::size_t(i)] = 9.0f + float(i % 17) * 0.2f;
   const std::vector<std::int32_t> breakers = {5, 13};
+  const std::vector<std::int32_t> bias_ids = {3, 9, 150000};
+  const std::vector<float> bias_values = {2.5f, -4.0f, 30.0f};
   std::vector<std::int32_t> allowed;
   for (std::int32_t i = 0; i < 151936; i += 3) allowed.push_back(i);
   std::vector<float> fast_probs(logits.size()), chain_probs(logits.size());
@@ -466,6 +472,8 @@ TEST(Filters, DryOnTheFastPathDrawsAsTheGeneralChain) {
     options.dry_sequence_breakers = breakers;
     if (variant >= 1) options.repetition_penalty = 1.3, options.presence_penalty = 0.2;
     if (variant >= 2) options.top_k = 40, options.top_p = 0.95, options.min_p = 0.02, options.temperature = 0.8;
+    // A logit bias, which a cut lets take the fast path too (on the copy, or the gathered tokens).
+    if (variant >= 2) options.logit_bias_ids = bias_ids, options.logit_bias_values = bias_values;
     if (variant == 3) options.allowed_tokens = allowed;
     // Untruncated, DRY stays on the general chain (its tokens unchanged); a cut takes the fast path.
     // (A mask, variant 3, is taken by the fast input, which gathers the tokens it allows.)
@@ -474,11 +482,7 @@ TEST(Filters, DryOnTheFastPathDrawsAsTheGeneralChain) {
     const auto dry = sl::dry_penalties(options, logits.size(), scratch);
     ASSERT_FALSE(dry.empty()) << variant;  // DRY has a token to penalise
     penalised = dry.front().token;
-    static const std::vector<std::int32_t> bias_ids = {7};
-    static const std::vector<float> bias_values = {0.0f};
-    sl::SamplingOptions chain = options;
-    chain.logit_bias_ids = bias_ids;
-    chain.logit_bias_values = bias_values;
+    const sl::SamplingOptions chain = on_the_general_chain(options);
     sl::FilterWorkspace fast_workspace, chain_workspace;
     const auto fast = sl::filter_distribution(logits, options, fast_probs, fast_workspace);
     const auto general = sl::filter_distribution(logits, chain, chain_probs, chain_workspace);

@@ -688,8 +688,9 @@ void mirostat(Candidates& candidates, const SamplingOptions& options, std::size_
 }  // namespace
 
 bool needs_general_chain(const SamplingOptions& o, std::span<const StageSpec> stages) {
-  // What is not a stage: an order, minKeep, the bias, the masks and the history's bans.
-  if (!o.order.empty() || o.min_keep > 1 || !o.logit_bias_ids.empty() || !o.allowed_tokens.empty() || !o.allowed_mask.empty() ||
+  // What is not a stage: an order, minKeep, the bias (unless a cut follows: the fast path adds it
+  // with the penalties), the masks and the history's bans.
+  if (!o.order.empty() || o.min_keep > 1 || (!o.logit_bias_ids.empty() && !a_cut_follows(o)) || !o.allowed_tokens.empty() || !o.allowed_mask.empty() ||
       !o.banned_tokens.empty() || o.no_repeat_ngram_size > 0 || !o.bad_words_ids.empty()) {
     return true;
   }

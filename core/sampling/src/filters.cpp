@@ -128,13 +128,17 @@ std::span<const TokenPenalty> dry_penalties(const SamplingOptions& options, std:
 }
 
 bool modifies_logits(const SamplingOptions& options) {
-  return stage_on(Stage::kPenalties, options) || stage_on(Stage::kDry, options);
+  return !options.logit_bias_ids.empty() || stage_on(Stage::kPenalties, options) || stage_on(Stage::kDry, options);
 }
 
 void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch) {
   // In double, then saturated to float's range: a penalty can push a logit far down (or up),
   // never to ±∞, where the softmax would turn to NaN.
   constexpr double kFloatMax = std::numeric_limits<float>::max();
+  for (std::size_t i = 0; i < options.logit_bias_ids.size(); ++i) {
+    float& logit = logits[std::size_t(options.logit_bias_ids[i])];
+    logit = float(std::clamp(double(logit) + options.logit_bias_values[i], -kFloatMax, kFloatMax));
+  }
   if (stage_on(Stage::kPenalties, options)) {
     for (const auto [token, count] : penalty_counts(options, scratch)) {
       const double logit = penalised_logit(logits[std::size_t(token)], count, options);

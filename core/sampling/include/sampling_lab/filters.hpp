@@ -36,15 +36,15 @@ std::span<const TokenCount> penalty_counts(const SamplingOptions& options, Penal
 // sequence breaker never; none when DRY is off. Valid until the scratch's next use.
 std::span<const TokenPenalty> dry_penalties(const SamplingOptions& options, std::size_t vocabulary, PenaltyScratch& scratch);
 
-// Whether the penalties or DRY change the logits before the stages (the fast paths apply both,
-// in the default order's penalties → DRY, to a copy).
+// Whether the logit bias, the penalties or DRY change the logits before the stages (the fast
+// paths apply them, in the chain's order, to a copy).
 bool modifies_logits(const SamplingOptions& options);
 
-// Adds the repetition, presence and frequency penalties, then DRY, for options.generated_ids in place.
+// Adds the logit bias, then the repetition, presence and frequency penalties, then DRY, in place.
 void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch);
 
-// The logits with the penalties and DRY applied: `logits` itself when none are active, else a
-// copy held in the scratch.
+// The logits with the bias, penalties and DRY applied: `logits` itself when none are active, else
+// a copy held in the scratch.
 std::span<const float> penalised(std::span<const float> logits, const SamplingOptions& options,
                                  PenaltyScratch& scratch);
 

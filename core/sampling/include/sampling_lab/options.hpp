@@ -29,8 +29,8 @@ enum class OptionGroup { kFilter, kMask, kHistory, kRandomKey };
 // it on ("penalties" stands for the three penalties).
 // X(id, public name, widget abbreviation, on: when the options turn it on, fast: whether select_kept
 //   (the fast path) implements it with these options; both expressions of the options `o`). DRY
-//   is fast where a cut (or greedy) follows: untruncated, the fast path draws by the race, the
-//   general chain by the inverse CDF, and DRY alone keeps drawing the chain's tokens.
+//   (as the logit bias) is fast where a cut follows (a_cut_follows): untruncated, the fast path
+//   draws by the race, the general chain by the inverse CDF, and DRY alone keeps the chain's tokens.
 #define SAMPLING_LAB_STAGES(X)                                                                        \
   X(kPenalties, "penalties", "pen",                                                                   \
     o.penalty_last_n != 0 && ((!o.generated_ids.empty() &&                                            \
@@ -38,7 +38,7 @@ enum class OptionGroup { kFilter, kMask, kHistory, kRandomKey };
                               (!o.prompt_ids.empty() && o.repetition_penalty != 1.0)),                \
     true)                                                                                             \
   X(kDry, "dry", "D", o.dry_multiplier > 0.0 && o.dry_penalty_last_n != 0 && !o.generated_ids.empty(),     \
-    o.top_k > 0 || o.top_p < 1.0 || o.min_p > 0.0 || o.epsilon_cutoff > 0.0 || o.temperature == 0.0)         \
+    a_cut_follows(o))                                                                                 \
   X(kTemperature, "temperature", "T", o.temperature != 1.0 || o.dynatemp_range > 0.0, !(o.dynatemp_range > 0.0)) \
   X(kTopK, "topK", "k", o.top_k > 0, true)                                                            \
   X(kTopP, "topP", "p", o.top_p < 1.0, true)                                                          \
@@ -208,6 +208,12 @@ struct SamplingOptions {
   // arrive (TokenHistory); otherwise they are searched for in generated_ids on each call.
   std::optional<std::span<const std::int32_t>> ngram_banned;
 };
+
+// Whether the fast path's cuts (or greedy) follow the logits' modifiers: its draw is then the
+// general chain's, token for token, so that DRY and the logit bias may take it.
+inline bool a_cut_follows(const SamplingOptions& o) {
+  return o.top_k > 0 || o.top_p < 1.0 || o.min_p > 0.0 || o.epsilon_cutoff > 0.0 || o.temperature == 0.0;
+}
 
 // A stage's row (SAMPLING_LAB_STAGES).
 struct StageSpec {
