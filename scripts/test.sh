@@ -49,7 +49,7 @@ npy_status=$?
 started=$SECONDS
 # The tiny models both processes load, built first.
 node --input-type=module -e 'import { ensureSpeculativePair, ensureTinyModel } from "./tests/support/tiny-model.js"; ensureTinyModel(); ensureSpeculativePair();'
-rm -f build/vitest-node.json build/vitest-browser.json
+rm -f build/vitest-node.json build/vitest-apart.json build/vitest-browser.json
 # The README's and docs' snippets and the CLI's decoding, Node files that spend their time in child
 # processes, and the API reference's check run with the browser files so that the two processes
 # take about as long (a fresh clone on 2026-12-07, before the API reference's check moved across:
@@ -57,12 +57,20 @@ rm -f build/vitest-node.json build/vitest-browser.json
 beside_browser=(tests/node/readme.test.ts tests/node/cli-decode.test.ts tests/node/transformers-readme.test.ts tests/node/api-docs.test.ts)
 # The Node files share one process too (--no-isolate: vitest's and the package's modules imported
 # once, not per file; 158 → 146 s alone); a file that changes a global puts it back.
-npx vitest run tests/node "${beside_browser[@]/#/--exclude=}" --no-isolate --reporter=default --reporter=json --outputFile=build/vitest-node.json > build/vitest-node.log 2>&1 &
+# The size fuzz, the longest Node file, runs in a third process: the Node files keep one core busy
+# throughout, the browser files only part of the time (they wait on pages and timers), and the
+# third takes the idle part (a fresh clone on 2026-12-07: Node files 251 s, browser files 241 s,
+# 18 % of the run's core-time idle).
+apart=(tests/node/fuzz-sizes.test.ts)
+npx vitest run tests/node "${beside_browser[@]/#/--exclude=}" "${apart[@]/#/--exclude=}" --no-isolate --reporter=default --reporter=json --outputFile=build/vitest-node.json > build/vitest-node.log 2>&1 &
 node_suite=$!
+npx vitest run "${apart[@]}" --reporter=default --reporter=json --outputFile=build/vitest-apart.json > build/vitest-apart.log 2>&1 &
+apart_suite=$!
 # The browser files share their support modules (Vite, playwright): imported once, not per file.
 npx vitest run tests/browser "${beside_browser[@]}" --no-isolate --reporter=default --reporter=json --outputFile=build/vitest-browser.json || status=1
 wait $node_suite || status=1
-cat build/vitest-node.log
+wait $apart_suite || status=1
+cat build/vitest-node.log build/vitest-apart.log
 
 wait $fuzz_job
 fuzz_status=$?
@@ -74,7 +82,7 @@ else
   summary+=("fuzz: FAILED: $(grep -hE 'CRASH|crashes again|Error' build/fuzz-summary.log build/fuzz-npy.log | tr '\n' ' ')")
 fi
 summary+=("$(node -e '
-  const reports = ["node", "browser"].map((suite) => { try { return require(`./build/vitest-${suite}.json`); } catch { return undefined; } });
+  const reports = ["node", "apart", "browser"].map((suite) => { try { return require(`./build/vitest-${suite}.json`); } catch { return undefined; } });
   if (reports.includes(undefined)) { console.log("vitest: a suite wrote no report"); process.exit(); }
   const failed = reports.flatMap((r) => r.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status === "failed").map((a) => a.fullName)));
   const passed = reports.reduce((n, r) => n + r.numPassedTests, 0);
