@@ -32,12 +32,14 @@ if [[ "${1:-}" == "--build" ]] && ! bash scripts/build.sh; then
   exit 1
 fi
 
-# ctest runs beside Vitest, one test at a time: Vitest's processes leave part of both cores idle
-# (pages, timers, child processes), which it takes. Run alone before Vitest, with both cores, it
-# added its whole 79 s to the run's length.
-ctest_started=$SECONDS
-(cd build/native && ctest --output-on-failure -j1) > build/ctest.log 2>&1 &
-ctest_job=$!
+started=$SECONDS
+(cd build/native && ctest --output-on-failure -j"$(nproc)") 2>&1 | tee build/ctest.log
+if ((PIPESTATUS[0] == 0)); then
+  summary+=("ctest: $(grep -E 'tests passed' build/ctest.log | tail -1) ($((SECONDS - started)) s)")
+else
+  status=1
+  summary+=("ctest: FAILED: $(grep -E 'tests passed|\(Failed\)|\(Timeout\)|\*\*\*' build/ctest.log | tr '\n' ' ')")
+fi
 
 node tests/fuzz/fuzz_npy.mjs --runs 200000 > build/fuzz-npy.log 2>&1
 npy_status=$?
@@ -69,17 +71,6 @@ npx vitest run tests/browser "${beside_browser[@]}" --no-isolate --reporter=defa
 wait $node_suite || status=1
 wait $apart_suite || status=1
 cat build/vitest-node.log build/vitest-apart.log
-vitest_ended=$SECONDS
-
-wait $ctest_job
-ctest_status=$?
-cat build/ctest.log
-if ((ctest_status == 0)); then
-  summary+=("ctest: $(grep -E 'tests passed' build/ctest.log | tail -1) ($((SECONDS - ctest_started)) s, beside Vitest)")
-else
-  status=1
-  summary+=("ctest: FAILED: $(grep -E 'tests passed|\(Failed\)|\(Timeout\)|\*\*\*' build/ctest.log | tr '\n' ' ')")
-fi
 
 wait $fuzz_job
 fuzz_status=$?
@@ -96,7 +87,7 @@ summary+=("$(node -e '
   const failed = reports.flatMap((r) => r.testResults.flatMap((f) => f.assertionResults.filter((a) => a.status === "failed").map((a) => a.fullName)));
   const passed = reports.reduce((n, r) => n + r.numPassedTests, 0);
   console.log(`vitest: ${passed} passed, ${failed.length} failed${failed.length ? ": " + failed.join("; ") : ""}`);
-') ($((vitest_ended - started)) s)")
+') ($((SECONDS - started)) s)")
 
 printf '%s\n' "${summary[@]}"
 exit $status
