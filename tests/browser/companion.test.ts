@@ -57,8 +57,11 @@ it('is readable without JavaScript: headings, text, contents and formulas are in
 for (const [path, width] of [['', 1280], ['', 390], ['#speculative-title', 1280], ['#importance-title', 390]] as const) {
   it(`shifts its layout by less than 0.1 loading ${path || 'the top'} at ${width} px`, async () => {
     const page = await open(path, width);
-    // Long enough for the visible widgets to start, run in the Worker and draw.
-    await page.waitForTimeout(2500);
+    // Until every widget in view has started, run in the Worker and drawn, then a moment to settle.
+    await page.waitForFunction(() => [...document.querySelectorAll('sampling-lab')]
+      .filter((el) => { const box = el.getBoundingClientRect(); return box.bottom > 0 && box.top < innerHeight; })
+      .every((el) => el.querySelector('.sl-widget') && !el.classList.contains('sl-starting')), null, { timeout: 60_000 });
+    await page.waitForTimeout(500);
     expect(await layoutShift(page)).toBeLessThan(0.1);
     await page.close();
   });
