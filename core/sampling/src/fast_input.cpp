@@ -46,22 +46,10 @@ void clear_history(SamplingOptions& options) {
 // The logit bias, the three penalties, then DRY, on the gathered logits, each token found by id.
 void penalise_gathered(std::span<const std::uint32_t> ids, std::span<float> logits, std::size_t vocabulary,
                        const SamplingOptions& options, PenaltyScratch& scratch) {
-  constexpr double kFloatMax = std::numeric_limits<float>::max();
-  const auto logit_of = [&](std::int32_t token) -> float* {
+  modify_logits(options, vocabulary, scratch, [&](std::int32_t token) -> float* {
     const auto at = std::lower_bound(ids.begin(), ids.end(), std::uint32_t(token));
     return at == ids.end() || *at != std::uint32_t(token) ? nullptr : &logits[std::size_t(at - ids.begin())];
-  };
-  for (std::size_t i = 0; i < options.logit_bias_ids.size(); ++i) {
-    if (float* logit = logit_of(options.logit_bias_ids[i])) *logit = float(std::clamp(double(*logit) + options.logit_bias_values[i], -kFloatMax, kFloatMax));
-  }
-  if (stage_on(Stage::kPenalties, options)) {
-    for (const auto [token, count] : penalty_counts(options, scratch)) {
-      if (float* logit = logit_of(token)) *logit = float(std::clamp(penalised_logit(*logit, count, options), -kFloatMax, kFloatMax));
-    }
-  }
-  for (const auto [token, amount] : dry_penalties(options, vocabulary, scratch)) {
-    if (float* logit = logit_of(token)) *logit = float(std::clamp(double(*logit) - amount, -kFloatMax, kFloatMax));
-  }
+  });
 }
 
 // The input's logits with the penalties, in a copy that tests them as it is made (the fast paths'

@@ -132,22 +132,7 @@ bool modifies_logits(const SamplingOptions& options) {
 }
 
 void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch) {
-  // In double, then saturated to float's range: a penalty can push a logit far down (or up),
-  // never to ±∞, where the softmax would turn to NaN.
-  constexpr double kFloatMax = std::numeric_limits<float>::max();
-  for (std::size_t i = 0; i < options.logit_bias_ids.size(); ++i) {
-    float& logit = logits[std::size_t(options.logit_bias_ids[i])];
-    logit = float(std::clamp(double(logit) + options.logit_bias_values[i], -kFloatMax, kFloatMax));
-  }
-  if (stage_on(Stage::kPenalties, options)) {
-    for (const auto [token, count] : penalty_counts(options, scratch)) {
-      const double logit = penalised_logit(logits[std::size_t(token)], count, options);
-      logits[std::size_t(token)] = float(std::clamp(logit, -kFloatMax, kFloatMax));
-    }
-  }
-  for (const auto [token, amount] : dry_penalties(options, logits.size(), scratch)) {
-    logits[std::size_t(token)] = float(std::clamp(double(logits[std::size_t(token)]) - amount, -kFloatMax, kFloatMax));
-  }
+  modify_logits(options, logits.size(), scratch, [&](std::int32_t token) { return &logits[std::size_t(token)]; });
 }
 
 std::span<const float> penalised(std::span<const float> logits, const SamplingOptions& options,

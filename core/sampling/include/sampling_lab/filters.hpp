@@ -3,8 +3,10 @@
 // penalties -> DRY -> temperature -> top-k -> top-p -> min-p -> typical -> top-nσ -> ε -> η ->
 // p-less -> XTC -> mirostat -> adaptive-p (the decoding chapter's order, or the one the options
 // give), then renormalise.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -40,7 +42,30 @@ std::span<const TokenPenalty> dry_penalties(const SamplingOptions& options, std:
 // paths apply them, in the chain's order, to a copy).
 bool modifies_logits(const SamplingOptions& options);
 
-// Adds the logit bias, then the repetition, presence and frequency penalties, then DRY, in place.
+// Adds the logit bias, then the repetition, presence and frequency penalties, then DRY, to the
+// logit `logit_of(token)` points at (nullptr: the token is not among these logits), each in double
+// and saturated to float's range: a penalty can push a logit far down (or up), never to ±∞, where
+// the softmax would turn to NaN.
+template <class LogitOf>
+void modify_logits(const SamplingOptions& options, std::size_t vocabulary, PenaltyScratch& scratch, LogitOf logit_of) {
+  constexpr double kFloatMax = std::numeric_limits<float>::max();
+  const auto add = [&](std::int32_t token, auto change) {
+    if (float* logit = logit_of(token)) *logit = float(std::clamp(change(double(*logit)), -kFloatMax, kFloatMax));
+  };
+  for (std::size_t i = 0; i < options.logit_bias_ids.size(); ++i) {
+    add(options.logit_bias_ids[i], [&](double logit) { return logit + options.logit_bias_values[i]; });
+  }
+  if (stage_on(Stage::kPenalties, options)) {
+    for (const TokenCount& entry : penalty_counts(options, scratch)) {
+      add(entry.token, [&](double logit) { return penalised_logit(logit, entry.count, options); });
+    }
+  }
+  for (const TokenPenalty& entry : dry_penalties(options, vocabulary, scratch)) {
+    add(entry.token, [&](double logit) { return logit - entry.amount; });
+  }
+}
+
+// modify_logits on the whole vocabulary's logits, in place.
 void apply_penalties(std::span<float> logits, const SamplingOptions& options, PenaltyScratch& scratch);
 
 // The logits with the bias, penalties and DRY applied: `logits` itself when none are active, else

@@ -12,7 +12,7 @@ import {
   needsHistory, promptLimit,
 } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
-import { BusyClock, checkGrammar, checkStops, completedStop, type FinishReason, type StepLogprobs, type Usage } from './generate.js';
+import { BusyClock, checkGrammar, checkStops, completedStop, withTexts, type FinishReason, type StepLogprobs, type Usage } from './generate.js';
 import { promptIds, type Prompt } from './prompt.js';
 
 /**
@@ -196,10 +196,8 @@ async function* steps(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, pr
           for (let v = 0; v < row.length; v++) row[v] = Math.log(probs[v]);
         }
       }
-      const scoreOf = (row: number, token: number): StepLogprobs => {
-        const { logprob, rank, top } = lab.tokenLogprobs(unshaped[row], token, { ...optionsOf(row), logprobs: logprobs!, logprobsMode });
-        return { logprob, rank, top: top.map((t) => ({ token: t.token, text: tokenizer.decode([t.token]), logprob: t.logprob })) };
-      };
+      const scoreOf = (row: number, token: number): StepLogprobs =>
+        withTexts(tokenizer, lab.tokenLogprobs(unshaped[row], token, { ...optionsOf(row), logprobs: logprobs!, logprobsMode }));
       const generatedOf = (row: number) => sequences[row].slice(prompted.length);
       // A sequence that an end id finishes at this step: its logprobs, for finish().
       if (logprobs !== undefined) {

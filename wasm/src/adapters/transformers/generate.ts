@@ -2,7 +2,7 @@
 // `n` sequences side by side in one batched forward pass per step.
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { SamplingLabError } from '../../lab/errors.js';
-import type { FilterStage, Lab, LogprobsOptions, Sampler, SampleTokenOptions } from '../../lab/lab.js';
+import type { FilterStage, Lab, LogprobsOptions, Sampler, SampleTokenOptions, TokenLogprobs } from '../../lab/lab.js';
 import type { CompiledGrammar, GrammarMatcher } from '../grammar/grammar.js';
 import type { IntegerArray } from '../../lab/schema.js';
 import { cachedLength, selectRows, truncateCache } from './cache.js';
@@ -122,6 +122,11 @@ export interface GeneratedToken {
   grammarAllowed?: number;
   /** With a grammar and n = 1: the token came from its jump-forward string, with no draw and no forward pass of its own. */
   forced?: boolean;
+}
+
+/** The core's logprobs of a token with each top entry's text. */
+export function withTexts(tokenizer: PreTrainedTokenizer, { logprob, rank, top }: TokenLogprobs): StepLogprobs {
+  return { logprob, rank, top: top.map((t) => ({ token: t.token, text: tokenizer.decode([t.token]), logprob: t.logprob })) };
 }
 
 const OWN_OPTIONS = ['lab', 'maxNewTokens', 'maxPromptTokens', 'topCandidates', 'stopAtEos', 'signal', 'logprobs', 'logprobsMode', 'n', 'stop', 'stopTokenIds', 'minNewTokens', 'grammar', 'skipSpecialTokens'];
@@ -334,13 +339,7 @@ async function* steps(
           textDelta: sequence.text.push(token) + (finishReason ? sequence.text.flush() : ''),
           sequence: sequence.index,
           ...(matcher && { grammarAllowed }),
-          ...(drawn && {
-            logprobs: {
-              logprob: drawn.logprob,
-              rank: drawn.rank,
-              top: drawn.top.map((t) => ({ token: t.token, text: tokenizer.decode([t.token]), logprob: t.logprob })),
-            },
-          }),
+          ...(drawn && { logprobs: withTexts(tokenizer, drawn) }),
           ...(finishReason && { finishReason }),
           ...(stopReason !== undefined && { stopReason }),
         }, () => describeStep(lab, tokenizer, logits, { ...filters, ...key }, token, topCandidates));

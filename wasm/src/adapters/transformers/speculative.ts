@@ -13,7 +13,7 @@ import {
   endOfSequenceIds, maskIds, needsHistory, promptLimit,
 } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
-import { BusyClock, checkGrammar, checkStops, completedStop, jumpForwardTokens, MAX_SEQUENCES, type FinishReason, type StepLogprobs, type Usage } from './generate.js';
+import { BusyClock, checkGrammar, checkStops, completedStop, jumpForwardTokens, MAX_SEQUENCES, withTexts, type FinishReason, type StepLogprobs, type Usage } from './generate.js';
 import { promptIds, type Prompt } from './prompt.js';
 import { TextDeltas } from './text-deltas.js';
 
@@ -362,13 +362,10 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
 function scored(decoding: Decoding, targetRows: Float32Array, vocab: number, masks: (Int32Array | undefined)[], tokens: number[],
                 history: boolean): StepLogprobs[] {
   const { lab, tokenizer, ids, options: { draftStream: _, ...targetOptions } } = decoding;
-  return tokens.map((token, k) => {
-    const { logprob, rank, top } = lab.tokenLogprobs(targetRows.subarray(k * vocab, (k + 1) * vocab), token, {
-      ...targetOptions, ...decoding.logprobs!, step: ids.length - tokens.length + k, ...(masks[k] && { allowedMask: masks[k] }),
-      ...(history && { generatedIds: [...ids.slice(0, ids.length - tokens.length), ...tokens.slice(0, k)] }),
-    });
-    return { logprob, rank, top: top.map((t) => ({ token: t.token, text: tokenizer.decode([t.token]), logprob: t.logprob })) };
-  });
+  return tokens.map((token, k) => withTexts(tokenizer, lab.tokenLogprobs(targetRows.subarray(k * vocab, (k + 1) * vocab), token, {
+    ...targetOptions, ...decoding.logprobs!, step: ids.length - tokens.length + k, ...(masks[k] && { allowedMask: masks[k] }),
+    ...(history && { generatedIds: [...ids.slice(0, ids.length - tokens.length), ...tokens.slice(0, k)] }),
+  })));
 }
 
 async function maskOf(matcher: GrammarMatcher | undefined, allowed: number[]): Promise<Int32Array | undefined> {
