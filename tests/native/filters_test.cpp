@@ -502,4 +502,32 @@ TEST(Filters, DryAndTheBiasOnTheFastPathDrawAsTheGeneralChain) {
   EXPECT_LT(with_dry[std::size_t(penalised)], 0.9f * fast_probs[std::size_t(penalised)]);
 }
 
+TEST(TemperedDistribution, GivesTheSurprisalsMomentsAndTheTokensForAMass) {
+  sl::PenaltyScratch penalties;
+  sl::CoverWorkspace cover;
+  sl::SamplingOptions options;
+  // 151,936 equal logits: every surprisal is log2 V, so the variance, computed around the mean,
+  // is 0 to rounding.
+  std::vector<float> probs(151936);
+  const auto flat = sl::tempered_distribution(std::vector<float>(151936, 0.5f), options, 0.9, probs, penalties, cover);
+  EXPECT_NEAR(flat.entropy_bits, std::log2(151936.0), 1e-6);
+  EXPECT_LT(flat.surprisal_variance_bits, 1e-9);
+  EXPECT_EQ(flat.tokens_for_mass, 136743u);  // ⌈0.9 · V⌉
+  // Two tokens at 1/4 and 3/4 among −∞ (an odd length, for the scalar tail), at T 2: the logits
+  // are 2 ln p.
+  std::vector<float> two(1001, -std::numeric_limits<float>::infinity());
+  two[3] = float(2.0 * std::log(0.25));
+  two[1000] = float(2.0 * std::log(0.75));
+  options.temperature = 2.0;
+  probs.resize(two.size());
+  const auto pair = sl::tempered_distribution(two, options, 0.5, probs, penalties, cover);
+  const double mean = -(0.25 * std::log2(0.25) + 0.75 * std::log2(0.75));
+  EXPECT_NEAR(pair.entropy_bits, mean, 1e-6);
+  EXPECT_NEAR(pair.surprisal_variance_bits, 0.25 * std::pow(2.0 - mean, 2) + 0.75 * std::pow(-std::log2(0.75) - mean, 2), 1e-6);
+  EXPECT_NEAR(probs[3], 0.25f, 1e-6f);
+  EXPECT_EQ(pair.tokens_for_mass, 1u);
+  EXPECT_EQ(sl::tempered_distribution(two, options, 0.8, probs, penalties, cover).tokens_for_mass, 2u);
+}
+
 }  // namespace filters_test
+

@@ -67,22 +67,4 @@ TEST(ChiSquareTail, MatchesBoostMathFromTheBodyToTheDeepTail) {
   EXPECT_EQ(sl::chi_square_tail(3, 0.0), 1.0);
 }
 
-TEST(SurprisalMoments, UniformRowsHaveNoSpreadAndZerosAndSubnormalsWeighNothing) {
-  // 151,936 equal probabilities (not normalised: the moments are of p / Σ p): every surprisal is
-  // log2 V, so the variance, computed around the mean, is 0 to rounding.
-  const std::vector<float> uniform(151936, 3e-6f);
-  const auto flat = sl::surprisal_moments(uniform);
-  EXPECT_NEAR(flat.mean, std::log2(151936.0), 1e-6);
-  EXPECT_LT(flat.variance, 1e-9);
-  // Two tokens at 1/4 and 3/4 among zeros and subnormals (and an odd length, for the scalar tail).
-  std::vector<float> two(1001, 0.0f);
-  two[3] = 0.25f;
-  two[1000] = 0.75f;
-  two[500] = 1e-40f;
-  const auto pair = sl::surprisal_moments(two);
-  const double mean = -(0.25 * std::log2(0.25) + 0.75 * std::log2(0.75));
-  EXPECT_NEAR(pair.mean, mean, 1e-6);
-  EXPECT_NEAR(pair.variance, 0.25 * std::pow(2.0 - mean, 2) + 0.75 * std::pow(-std::log2(0.75) - mean, 2), 1e-6);
-}
-
 }  // namespace statistics_test

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "registry.hpp"
+#include "sampling_lab/kernels.hpp"
+#include "sampling_lab/workspace.hpp"
 
 namespace sampling_lab {
 
@@ -30,17 +32,22 @@ const std::vector<detail::Experiment>& registry() {
 std::string non_finite(const Json& json, const std::string& path) {
   if (json.is_number_float()) return std::isfinite(json.get<double>()) ? "" : path;
   if (json.is_binary() && json.get_binary().subtype() != std::uint8_t(BulkType::kUint8)) {
-    // Read back into numbers in one copy, then scanned: a copy per number, in code built for size,
-    // was a tenth of a filters experiment.
+    // Read back into numbers in one copy, then scanned (floats by SIMD): a copy per number, in
+    // code built for size, was a tenth of a filters experiment.
     const auto& bytes = json.get_binary();
-    const auto first_bad = [&](auto number) {
-      std::vector<decltype(number)> numbers(bytes.size() / sizeof(number));
-      if (!numbers.empty()) std::memcpy(numbers.data(), bytes.data(), numbers.size() * sizeof(number));
-      return std::size_t(std::find_if(numbers.begin(), numbers.end(), [](auto x) { return !std::isfinite(x); }) - numbers.begin());
-    };
-    const bool single = bytes.subtype() == std::uint8_t(BulkType::kFloat32);
-    const std::size_t count = bytes.size() / (single ? sizeof(float) : sizeof(double));
-    const std::size_t bad = single ? first_bad(0.0f) : first_bad(0.0);
+    std::size_t count = 0;
+    std::size_t bad = 0;
+    if (bytes.subtype() == std::uint8_t(BulkType::kFloat32)) {
+      Buffer<float> numbers(bytes.size() / sizeof(float));
+      count = numbers.size();
+      if (count > 0) std::memcpy(numbers.data(), bytes.data(), count * sizeof(float));
+      bad = kernels::first_non_finite(numbers);
+    } else {
+      std::vector<double> numbers(bytes.size() / sizeof(double));
+      count = numbers.size();
+      if (count > 0) std::memcpy(numbers.data(), bytes.data(), count * sizeof(double));
+      bad = std::size_t(std::find_if(numbers.begin(), numbers.end(), [](double x) { return !std::isfinite(x); }) - numbers.begin());
+    }
     return bad < count ? path + "[" + std::to_string(bad) + "]" : "";
   }
   if (json.is_object()) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 
 #include "fast_input.hpp"
 #include "power.hpp"
@@ -170,24 +171,34 @@ class Candidates {
   // ranking: their positions sorted, with no pass over the others (the trace, which must see
   // every cut, takes keep_if).
   void keep_ranked(std::span<const RankedToken> best, std::uint8_t stage) {
-    if (trace_ && !trace_->cut_by.empty()) {
-      const RankedToken last = best.back();
-      return keep_if([&](std::size_t i) { return !ranks_before(last, {keys_[i], std::uint32_t(i), 0.0f}); }, stage);
-    }
     auto& positions = chain_.positions;
     positions.clear();
     for (const RankedToken& token : best) positions.push_back(token.id);
     std::sort(positions.begin(), positions.end());
+    trace_cuts(positions, stage);
     keep_positions(positions);
   }
 
   // Keeps the candidates whose logit is >= threshold, and the top one in any case: SIMD skips the
-  // batches with none (the trace, which must see every cut, takes keep_if).
+  // batches with none.
   void keep_keys_at_least(float threshold, std::uint8_t stage) {
     threshold = std::min(threshold, kernels::min_max(keys_).max);
-    if (trace_ && !trace_->cut_by.empty()) return keep_if([&](std::size_t i) { return keys_[i] >= threshold; }, stage);
     kernels::gather_at_least(keys_, threshold, chain_.positions, chain_.survivor_keys);
+    trace_cuts(chain_.positions, stage);
     keep_positions(chain_.positions);
+  }
+
+  // Records in the trace that `stage` cut every candidate but those at `positions` (ascending):
+  // candidates that are still the whole vocabulary take one fill.
+  void trace_cuts(std::span<const std::uint32_t> positions, std::uint8_t stage) {
+    if (!trace_ || trace_->cut_by.empty()) return;
+    const auto cut_by = trace_->cut_by;
+    if (size() == cut_by.size()) {
+      std::fill(cut_by.begin(), cut_by.end(), stage);
+    } else {
+      for (const std::uint32_t id : ids_) cut_by[id] = stage;
+    }
+    for (const std::uint32_t position : positions) cut_by[ids_[position]] = 0;
   }
 
   // Removes the candidates at `positions` (ascending, few): the runs between them are copied as
@@ -303,7 +314,6 @@ class Candidates {
       if (key == prefix.last_key && ties_left > 0) return --ties_left, true;
       return false;
     };
-    if (trace_ && !trace_->cut_by.empty()) return keep_if(in_prefix, stage);
     if (zeroes_large_cuts_ && fresh_ && prefix.count * 4 >= size()) {
       const double total = zero_outside(prefix, ranking_keys, scratch_.weights, scratch_.block_sums);
       const float heaviest = kernels::min_max(scratch_.weights).max;
@@ -322,6 +332,7 @@ class Candidates {
       if (in_prefix(position)) positions[kept++] = position;
     }
     positions.resize(kept);
+    trace_cuts(positions, stage);
     keep_positions(positions);
   }
 
@@ -366,18 +377,41 @@ bool truncates(Stage stage, const SamplingOptions& options) {
          (stage != Stage::kTemperature || options.temperature == 0.0 || options.dynatemp_range > 0.0);
 }
 
-// The kept tokens' share of the tempered distribution the first truncating stage saw.
-double kept_mass(Candidates& candidates, std::span<const float> before) {
-  const float inverse = inverse_temperature(candidates.temperature());
-  const float shift = std::max(kernels::min_max(before).max, candidates.max_key());
-  return kernels::exp_sum(candidates.keys(), shift, inverse) / kernels::exp_sum(before, shift, inverse);
+// Whether a stage that is on changes the candidates' logits or temperature (the others only cut).
+bool reweighs(Stage stage) {
+  return stage == Stage::kPenalties || stage == Stage::kDry || stage == Stage::kTemperature || stage == Stage::kAdaptiveP;
 }
 
-// The ranking's first `count` candidates (by logit), or its shortest prefix reaching `mass`.
-Prefix logit_prefix(Candidates& candidates, PrefixScratch& scratch, std::size_t count, double mass) {
+// The candidates the first truncating stage saw, for the kept tokens' share of them: their
+// weights' total and shift when only cuts follow, else a copy of their logits.
+struct BeforeTruncation {
+  std::optional<double> total;
+  float shift = 0.0f;
+};
+
+BeforeTruncation before_truncation(Candidates& candidates, bool only_cuts_follow, ChainScratch& chain) {
+  if (only_cuts_follow) return {candidates.total_weight(), candidates.max_key()};
+  chain.before_truncation.assign(candidates.keys().begin(), candidates.keys().end());
+  return {};
+}
+
+// The kept tokens' share of the tempered distribution the first truncating stage saw.
+double kept_mass(Candidates& candidates, const BeforeTruncation& before, std::span<const float> before_logits) {
+  const float inverse = inverse_temperature(candidates.temperature());
+  if (before.total) {
+    const double kept = candidates.max_key() == before.shift ? candidates.total_weight()
+                                                              : kernels::exp_sum(candidates.keys(), before.shift, inverse);
+    return kept / *before.total;
+  }
+  const float shift = std::max(kernels::min_max(before_logits).max, candidates.max_key());
+  return kernels::exp_sum(candidates.keys(), shift, inverse) / kernels::exp_sum(before_logits, shift, inverse);
+}
+
+// The ranking's first `count` candidates (by logit). Weighed first: the later stages draw from
+// these weights as they are carried, which fixes the tokens a key gives.
+Prefix first_by_logit(Candidates& candidates, PrefixScratch& scratch, std::size_t count) {
   const auto range = kernels::min_max(candidates.keys());
-  PrefixSelector selector(candidates.keys(), candidates.weights(), range.max, range.min, scratch);
-  return count > 0 ? selector.first(count) : selector.reaching_mass(mass);
+  return PrefixSelector(candidates.keys(), candidates.weights(), range.max, range.min, scratch).first(count);
 }
 
 // The tokens noRepeatNgramSize bans (transformers' NoRepeatNGramLogitsProcessor): each token that
@@ -525,7 +559,7 @@ void keep_best(Candidates& candidates, std::size_t count, Stage stage, ChainScra
     candidates.keep_ranked(chain.top, code(stage));
     return;
   }
-  candidates.keep_prefix(keys, logit_prefix(candidates, scratch, count, 0.0), code(stage));
+  candidates.keep_prefix(keys, first_by_logit(candidates, scratch, count), code(stage));
 }
 
 void top_k(Candidates& candidates, const SamplingOptions& options, ChainScratch& chain, PrefixScratch& scratch) {
@@ -533,7 +567,9 @@ void top_k(Candidates& candidates, const SamplingOptions& options, ChainScratch&
 }
 
 void top_p(Candidates& candidates, const SamplingOptions& options, PrefixScratch& scratch) {
-  const Prefix prefix = logit_prefix(candidates, scratch, 0, options.top_p * candidates.total_weight());
+  const auto range = kernels::min_max(candidates.keys());
+  const Prefix prefix = prefix_reaching_fraction(candidates.keys(), candidates.weights(), range.max, range.min, options.top_p,
+                                                 candidates.total_weight(), scratch);
   if (prefix.count < candidates.size()) candidates.keep_prefix(candidates.keys(), prefix, code(Stage::kTopP));
 }
 
@@ -739,14 +775,17 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
     record("masks");
   }
   bool truncated = false;
+  BeforeTruncation before;
   const StageOrder order = stage_order(options);
   const auto active = order.view();
   const auto last_on = std::find_if(active.rbegin(), active.rend(), [&](Stage s) { return stage_on(s, options); });
   const auto min_keep = std::size_t(options.min_keep);
-  for (const Stage stage : active) {
+  for (auto at = active.begin(); at != active.end(); ++at) {
+    const Stage stage = *at;
     if (!stage_on(stage, options)) continue;
     if (trace && !truncated && truncates(stage, options)) {
-      chain.before_truncation.assign(candidates.keys().begin(), candidates.keys().end());
+      const bool only_cuts_follow = std::none_of(at, active.end(), [&](Stage s) { return stage_on(s, options) && reweighs(s); });
+      before = before_truncation(candidates, only_cuts_follow, chain);
       truncated = true;
     }
     // minKeep: a stage that cut below it is undone and the first minKeep of the ranking kept
@@ -784,7 +823,7 @@ Selection run_chain(std::span<const float> logits, const SamplingOptions& option
     }
     record(kStageNames[std::size_t(stage)]);
   }
-  if (trace) trace->kept_mass = truncated ? kept_mass(candidates, chain.before_truncation) : 1.0;
+  if (trace) trace->kept_mass = truncated ? kept_mass(candidates, before, chain.before_truncation) : 1.0;
   return {candidates.ids(), candidates.keys(), candidates.weights(), candidates.block_sums(), candidates.total_weight(),
           std::nullopt, candidates.max_key(), inverse_temperature(candidates.temperature()), candidates.top_weight()};
 }

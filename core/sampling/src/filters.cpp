@@ -10,6 +10,7 @@
 #include "chain.hpp"
 #include "fast_input.hpp"
 #include "power.hpp"
+#include "prefix_select.hpp"
 #include "selection.hpp"
 
 namespace sampling_lab {
@@ -143,26 +144,51 @@ std::span<const float> penalised(std::span<const float> logits, const SamplingOp
   return scratch.logits;
 }
 
-void tempered_distribution(std::span<const float> logits, const SamplingOptions& options,
-                           std::span<float> probs, PenaltyScratch& scratch) {
-  softmax(penalised(logits, options, scratch), options.temperature, probs);
+TemperedResult tempered_distribution(std::span<const float> logits, const SamplingOptions& options, double mass,
+                                     std::span<float> probs, PenaltyScratch& scratch, CoverWorkspace& cover) {
+  const auto values = penalised(logits, options, scratch);
+  if (options.temperature == 0.0) {
+    softmax(values, 0.0, probs);
+    return {0.0, 0.0, 1};
+  }
+  const auto range = kernels::min_max(values);
+  const float inverse = inverse_temperature(options.temperature);
+  // Unnormalised first: the weights rank the tokens for the mass as cover_count_logits does.
+  const double total = kernels::exp_shifted(values, range.max, inverse, probs);
+  const bool has_masked = !std::isfinite(range.min) || (values.data() != logits.data() && !std::isfinite(kernels::min_max(logits).min));
+  std::size_t tokens_for_mass = 0;
+  if (!has_masked) {
+    tokens_for_mass = detail::prefix_reaching_fraction(values, probs, range.max, range.min, mass, total, cover.prefix).count;
+  }
+  // −ln p = ln W − y with y = (z − max) / T: the surprisal's mean and variance from two reads.
+  const double mean_exponent = kernels::weighted_exponent_sum(values, probs, range.max, inverse) / total;
+  const double variance_nats =
+      kernels::weighted_squared_deviation(values, probs, range.max, inverse, float(mean_exponent)) / total;
+  const float normaliser = float(1.0 / total);
+  for (float& p : probs) p *= normaliser;
+  if (has_masked) tokens_for_mass = cover_count(probs, mass, cover);
+  const double entropy_nats = std::max(0.0, std::log(total) - mean_exponent);
+  return {entropy_nats / std::numbers::ln2, variance_nats / (std::numbers::ln2 * std::numbers::ln2), tokens_for_mass};
 }
 
 namespace {
 
 // The kept tokens written into `probs` as their renormalised weights, and the result's figures.
 FilterResult write_kept(const detail::Selection& kept, double kept_mass, std::span<float> probs) {
-  // H = ln W − Σ w ln w / W with ln w = (z − max) / T: no log per token.
-  // Normalised as softmax does, so an uncut distribution equals the tempered one exactly.
+  // −ln p = ln W − y with y = ln w = (z − max) / T: the entropy and the surprisal's variance
+  // without a log per token. Normalised as softmax does, so an uncut distribution equals the
+  // tempered one exactly.
   const float inverse_weight = float(1.0 / kept.kept_weight);
-  double weighted_log_weight = 0.0;
-  for (std::size_t j = 0; j < kept.ids.size(); ++j) {
-    probs[kept.ids[j]] = kept.weights[j] * inverse_weight;
-    weighted_log_weight += double(kept.weights[j]) * (double(kept.keys[j]) - kept.max_logit) * kept.inverse_temperature;
-  }
+  for (std::size_t j = 0; j < kept.ids.size(); ++j) probs[kept.ids[j]] = kept.weights[j] * inverse_weight;
+  const double mean_exponent =
+      kernels::weighted_exponent_sum(kept.keys, kept.weights, kept.max_logit, kept.inverse_temperature) / kept.kept_weight;
+  const double variance_nats = kernels::weighted_squared_deviation(kept.keys, kept.weights, kept.max_logit,
+                                                                   kept.inverse_temperature, float(mean_exponent)) /
+                               kept.kept_weight;
   // At least 0, which rounding can undercut when one token holds nearly all the weight.
-  const double entropy_nats = std::max(0.0, std::log(kept.kept_weight) - weighted_log_weight / kept.kept_weight);
-  return {kept.ids.size(), kept_mass, entropy_nats / std::numbers::ln2, kept.top_weight / kept.kept_weight};
+  const double entropy_nats = std::max(0.0, std::log(kept.kept_weight) - mean_exponent);
+  return {kept.ids.size(), kept_mass, entropy_nats / std::numbers::ln2, kept.top_weight / kept.kept_weight,
+          variance_nats / (std::numbers::ln2 * std::numbers::ln2)};
 }
 
 ArgumentError ban_error(const SamplingOptions& options) {
@@ -183,7 +209,7 @@ FilterResult filter_distribution(std::span<const float> input_logits, const Samp
   const auto logits = penalised(input_logits, options, workspace.penalties);
   if (options.temperature == 0.0) {
     probs[argmax(logits)] = 1.0f;
-    return {1, 1.0, 0.0, 1.0};
+    return {1, 1.0, 0.0, 1.0, 0.0};
   }
   const auto kept = detail::select_kept(logits, options, workspace);
   const double total = kept.total_weight
@@ -192,15 +218,37 @@ FilterResult filter_distribution(std::span<const float> input_logits, const Samp
   return write_kept(kept, kept.ids.size() == logits.size() ? 1.0 : kept.kept_weight / total, probs);
 }
 
-StageTrace filter_stages(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
-                         std::span<std::uint8_t> cut_by) {
+namespace {
+
+// The chain with every cut recorded in cut_by: its kept set, and the stages' counts.
+detail::Selection traced_chain(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
+                               std::span<std::uint8_t> cut_by, StageTrace& stages, double& kept_mass) {
   std::fill(cut_by.begin(), cut_by.end(), std::uint8_t{0});
   detail::ChainTrace trace;
   trace.cut_by = cut_by;
-  detail::run_chain(logits, options, workspace, &trace);
-  StageTrace stages;
+  const auto kept = detail::run_chain(logits, options, workspace, &trace);
+  stages.clear();
   for (std::size_t i = 0; i < trace.stages.size(); ++i) stages.push_back({trace.stages[i], trace.kept[i]});
+  kept_mass = trace.kept_mass;
+  return kept;
+}
+
+}  // namespace
+
+StageTrace filter_stages(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
+                         std::span<std::uint8_t> cut_by) {
+  StageTrace stages;
+  double kept_mass = 0.0;
+  traced_chain(logits, options, workspace, cut_by, stages, kept_mass);
   return stages;
+}
+
+FilterResult filter_distribution(std::span<const float> logits, const SamplingOptions& options, std::span<float> probs,
+                                 FilterWorkspace& workspace, std::span<std::uint8_t> cut_by, StageTrace& stages) {
+  std::fill(probs.begin(), probs.end(), 0.0f);
+  double kept_mass = 0.0;
+  const auto kept = traced_chain(logits, options, workspace, cut_by, stages, kept_mass);
+  return write_kept(kept, kept_mass, probs);
 }
 
 Check check_bans_leave_a_token(const SamplingOptions& options, std::size_t vocabulary) {

@@ -375,48 +375,6 @@ double exp_pass(std::span<const float> values, float shift, float scale, float* 
 
 }  // namespace
 
-SurprisalSums surprisal_sums(std::span<const float> probs) {
-  using Int = xsimd::batch<std::int32_t>;
-  const float* in = probs.data();
-  const std::size_t stop = simd_end(probs.size());
-  const Batch smallest(std::numeric_limits<float>::min()), root_two(std::numbers::sqrt2_v<float>);
-  alignas(64) std::array<float, kLanes> weights, surprisals;
-  // One double accumulator per lane: no add waits on another lane's.
-  std::array<double, kLanes> total{}, first{}, second{};
-  for (std::size_t i = 0; i < stop; i += kLanes) {
-    const Batch p = Batch::load_unaligned(in + i);
-    // p = 2^e · m with m in [√½, √2), as Cephes' logf splits it.
-    const Int bits = xsimd::bitwise_cast<std::int32_t>(p);
-    const Batch mantissa = xsimd::bitwise_cast<float>((bits & Int(0x007fffff)) | Int(0x3f800000));
-    const auto high = mantissa > root_two;
-    const Batch m = xsimd::select(high, mantissa * Batch(0.5f), mantissa);
-    const Batch e = xsimd::to_float((bits >> 23) - Int(127)) + xsimd::select(high, Batch(1.0f), Batch(0.0f));
-    const auto normal = p >= smallest;
-    xsimd::select(normal, p, Batch(0.0f)).store_aligned(weights.data());
-    xsimd::select(normal, -log_reduced(e, m - Batch(1.0f)), Batch(0.0f)).store_aligned(surprisals.data());
-    for (std::size_t lane = 0; lane < kLanes; ++lane) {
-      const double weighted = double(weights[lane]) * double(surprisals[lane]);
-      total[lane] += weights[lane];
-      first[lane] += weighted;
-      second[lane] += weighted * double(surprisals[lane]);
-    }
-  }
-  SurprisalSums sums{0.0, 0.0, 0.0};
-  for (std::size_t lane = 0; lane < kLanes; ++lane) {
-    sums.total += total[lane];
-    sums.first += first[lane];
-    sums.second += second[lane];
-  }
-  for (std::size_t i = stop; i < probs.size(); ++i) {
-    const float p = in[i];
-    if (!(p >= std::numeric_limits<float>::min())) continue;
-    const double surprisal = -std::log(double(p));
-    sums.total += p;
-    sums.first += p * surprisal;
-    sums.second += p * surprisal * surprisal;
-  }
-  return sums;
-}
 
 EntropySums entropy_sums(std::span<const float> values, float shift) {
   const float* in = values.data();
@@ -594,10 +552,35 @@ double weighted_exponent_sum(std::span<const float> values, std::span<const floa
   const std::size_t simd_stop = values.size() / kStride * kStride;
   const Batch shift_batch(shift);
   const Batch scale_batch(scale);
+  const Batch zero(0.0f);
   double total = compensated_sum(0, simd_stop, [&](std::size_t at) {
-    return Batch::load_unaligned(weights.data() + at) * ((Batch::load_unaligned(values.data() + at) - shift_batch) * scale_batch);
+    const Batch weight = Batch::load_unaligned(weights.data() + at);
+    const Batch exponent = (Batch::load_unaligned(values.data() + at) - shift_batch) * scale_batch;
+    return xsimd::select(weight > zero, weight * exponent, zero);
   });
-  for (std::size_t i = simd_stop; i < values.size(); ++i) total += double(weights[i]) * ((double(values[i]) - shift) * scale);
+  for (std::size_t i = simd_stop; i < values.size(); ++i) {
+    if (weights[i] > 0.0f) total += double(weights[i]) * ((double(values[i]) - shift) * scale);
+  }
+  return total;
+}
+
+double weighted_squared_deviation(std::span<const float> values, std::span<const float> weights, float shift, float scale,
+                                  float center) {
+  const std::size_t simd_stop = values.size() / kStride * kStride;
+  const Batch shift_batch(shift);
+  const Batch scale_batch(scale);
+  const Batch center_batch(center);
+  const Batch zero(0.0f);
+  double total = compensated_sum(0, simd_stop, [&](std::size_t at) {
+    const Batch weight = Batch::load_unaligned(weights.data() + at);
+    const Batch deviation = (Batch::load_unaligned(values.data() + at) - shift_batch) * scale_batch - center_batch;
+    return xsimd::select(weight > zero, weight * deviation * deviation, zero);
+  });
+  for (std::size_t i = simd_stop; i < values.size(); ++i) {
+    if (!(weights[i] > 0.0f)) continue;
+    const double deviation = (double(values[i]) - shift) * scale - center;
+    total += double(weights[i]) * deviation * deviation;
+  }
   return total;
 }
 

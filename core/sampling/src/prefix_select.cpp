@@ -1,6 +1,7 @@
 #include "prefix_select.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -16,6 +17,8 @@ constexpr std::size_t kWays = kPrefixHistogramCopies;
 constexpr std::size_t kInterleavedFrom = 16 * kBuckets;
 // From this many members a boundary bucket is first tested for one key and one weight.
 constexpr std::size_t kListedBucket = 4096;
+// Keys a mass cut samples, evenly spaced.
+constexpr std::size_t kCutSample = 4096;
 }
 
 float bucket_scale(float max_key, float min_key, std::size_t buckets) {
@@ -215,5 +218,81 @@ double zero_outside(const Prefix& prefix, std::span<const float> keys, std::span
   return kernels::block_sum(weights, block_sums);
 }
 
+namespace {
+
+// A mass cut over every token's weight, placed from an evenly spaced sample (Sample sort's
+// splitters, Frazer & McKellar 1970): the mass at or below a key, estimated from the sampled
+// weights, crosses (1 − fraction)·W at the cut. That mass is spread over many light tokens, which a
+// sample sees (the few heavy ones above the cut need not be sampled). Keys within three standard
+// errors of the estimate either side form a band; one pass sums the exact mass above the band and
+// gathers it, and the band is ranked exactly. None when the band misses the cut or is large.
+std::optional<Prefix> prefix_from_sample(std::span<const float> logits, std::span<const float> weights, float max_key,
+                                         float min_key, double fraction, double total, PrefixScratch& scratch) {
+  constexpr std::size_t kSampleBuckets = 256;
+  const std::size_t v = logits.size();
+  const float scale = bucket_scale(max_key, min_key, kSampleBuckets);
+  if (scale == 0.0f) return std::nullopt;
+  std::array<double, kSampleBuckets> mass{}, squares{};
+  const std::size_t stride = std::max<std::size_t>(v / kCutSample, 1);
+  std::size_t sampled = 0;
+  for (std::size_t i = 0; i < v; i += stride, ++sampled) {
+    const auto bucket = std::min(std::size_t((max_key - logits[i]) * scale), kSampleBuckets - 1);
+    mass[bucket] += weights[i];
+    squares[bucket] += double(weights[i]) * weights[i];
+  }
+  // Bucket j holds keys in (max − (j + 1)/scale, max − j/scale]; below(j) estimates the mass of
+  // the keys at or below its upper edge.
+  const double per_sample = double(v) / double(sampled);
+  const double light = (1.0 - fraction) * total;
+  std::size_t high_edge = 0;     // the cut lies at or below max − high_edge/scale
+  std::size_t low_edge = kSampleBuckets;  // and at or above max − low_edge/scale
+  // A band that misses the cut costs one pass more, not a wrong token.
+  const auto spread = [&](double variance) { return 3.0 * std::sqrt(variance) * per_sample; };
+  double below = 0.0, variance = 0.0;
+  for (std::size_t j = kSampleBuckets; j-- > 0;) {
+    if (below * per_sample + spread(variance) < light) low_edge = j + 1;
+    below += mass[j];
+    variance += squares[j];
+    if (below * per_sample - spread(variance) > light) {
+      high_edge = j;
+      break;
+    }
+  }
+  const float high = high_edge == 0 ? max_key : max_key - float(high_edge) / scale;
+  const float low = low_edge == kSampleBuckets ? min_key : max_key - float(low_edge) / scale;
+  const double target = fraction * total;
+  // A band past an eighth of the vocabulary is left to the histogram.
+  auto& band_ids = scratch.band_ids;
+  auto& band_keys = scratch.band_keys;
+  auto& band_weights = scratch.band_weights;
+  const auto split = kernels::band_split(logits, weights, low, high, band_ids, band_keys, band_weights, v / 8);
+  if (split.band_count == 0 || split.above >= target) return std::nullopt;
+  if (split.band_min == split.band_max) {
+    // One key (a flat tail, ties): one weight, taken in id order, its length solved.
+    const double weight = band_weights.front();  // the band's first members are listed
+    if (!exact_tied_sums(split.band_count, weight, split.above) ||
+        split.above + double(split.band_count) * weight < target) {
+      return std::nullopt;
+    }
+    const std::size_t taken = tied_prefix_length(split.band_count, weight, split.above, target);
+    return Prefix{split.above_count + taken, split.above + double(taken) * weight, split.band_min, taken};
+  }
+  if (!split.complete) return std::nullopt;
+  const auto band_range = kernels::min_max(band_keys);
+  PrefixSelector band(band_keys, band_weights, band_range.max, band_range.min, scratch);
+  Prefix prefix = band.reaching_mass(target - split.above);
+  if (prefix.mass < target - split.above) return std::nullopt;  // the cut lies below the band
+  prefix.count += split.above_count;
+  prefix.mass += split.above;
+  return prefix;
+}
+
+}  // namespace
+
+Prefix prefix_reaching_fraction(std::span<const float> keys, std::span<const float> weights, float max_key, float min_key,
+                                double fraction, double total, PrefixScratch& scratch) {
+  if (auto sampled = prefix_from_sample(keys, weights, max_key, min_key, fraction, total, scratch)) return *sampled;
+  return PrefixSelector(keys, weights, max_key, min_key, scratch).reaching_mass(fraction * total);
+}
 
 }  // namespace sampling_lab::detail

@@ -67,4 +67,10 @@ class PrefixSelector {
   PrefixScratch& scratch_;
 };
 
+// PrefixSelector(keys, weights, max_key, min_key).reaching_mass(fraction · total), total being Σ
+// weights: placed from an evenly spaced sample where the mass below the cut is spread over many
+// light tokens (most of a vocabulary's), else by the histogram. Same prefix either way.
+Prefix prefix_reaching_fraction(std::span<const float> keys, std::span<const float> weights, float max_key, float min_key,
+                                double fraction, double total, PrefixScratch& scratch);
+
 }  // namespace sampling_lab::detail

@@ -229,75 +229,6 @@ bool top_p_head_looks_large(std::span<const float> logits, const Chain& chain) {
   return in_head * 4 >= sampled;
 }
 
-// Top-p's cut over every token's weight, placed from an evenly spaced sample (Sample sort's
-// splitters, Frazer & McKellar 1970): the mass at or below a key, estimated from the sampled
-// weights, crosses (1 − p)·W at the cut. That mass is spread over many light tokens, which a
-// sample sees (the few heavy ones above the cut need not be sampled). Keys within three standard
-// errors of the estimate either side form a band; one pass sums the exact mass above the band and
-// gathers it, and the band is ranked exactly. None when the band misses the cut or is large.
-std::optional<Prefix> top_p_prefix_from_sample(std::span<const float> logits, std::span<const float> weights,
-                                               const Chain& chain, double total, FilterWorkspace& workspace) {
-  auto& scratch = workspace.prefix;
-  constexpr std::size_t kSampleBuckets = 256;
-  const std::size_t v = logits.size();
-  const float scale = bucket_scale(chain.max_logit, chain.min_logit, kSampleBuckets);
-  if (scale == 0.0f) return std::nullopt;
-  std::array<double, kSampleBuckets> mass{}, squares{};
-  const std::size_t stride = std::max<std::size_t>(v / kTopKSample, 1);
-  std::size_t sampled = 0;
-  for (std::size_t i = 0; i < v; i += stride, ++sampled) {
-    const auto bucket = std::min(std::size_t((chain.max_logit - logits[i]) * scale), kSampleBuckets - 1);
-    mass[bucket] += weights[i];
-    squares[bucket] += double(weights[i]) * weights[i];
-  }
-  // Bucket j holds keys in (max − (j + 1)/scale, max − j/scale]; below(j) estimates the mass of
-  // the keys at or below its upper edge.
-  const double per_sample = double(v) / double(sampled);
-  const double light = (1.0 - chain.top_p) * total;
-  std::size_t high_edge = 0;     // the cut lies at or below max − high_edge/scale
-  std::size_t low_edge = kSampleBuckets;  // and at or above max − low_edge/scale
-  // A band that misses the cut costs one pass more, not a wrong token.
-  const auto spread = [&](double variance) { return 3.0 * std::sqrt(variance) * per_sample; };
-  double below = 0.0, variance = 0.0;
-  for (std::size_t j = kSampleBuckets; j-- > 0;) {
-    if (below * per_sample + spread(variance) < light) low_edge = j + 1;
-    below += mass[j];
-    variance += squares[j];
-    if (below * per_sample - spread(variance) > light) {
-      high_edge = j;
-      break;
-    }
-  }
-  const float high = high_edge == 0 ? chain.max_logit : chain.max_logit - float(high_edge) / scale;
-  const float low = low_edge == kSampleBuckets ? chain.min_logit : chain.max_logit - float(low_edge) / scale;
-  const double target = chain.top_p * total;
-  // A band past an eighth of the vocabulary is left to the histogram. Its ids and keys are listed
-  // in the candidates' buffers, which this path leaves unused.
-  auto& band_ids = workspace.candidates.ids;
-  auto& band_keys = workspace.candidates.keys;
-  auto& band_weights = scratch.band_weights;
-  const auto split = kernels::band_split(logits, weights, low, high, band_ids, band_keys, band_weights, v / 8);
-  if (split.band_count == 0 || split.above >= target) return std::nullopt;
-  if (split.band_min == split.band_max) {
-    // One key (a flat tail, ties): one weight, taken in id order, its length solved.
-    const double weight = band_weights.front();  // the band's first members are listed
-    if (!exact_tied_sums(split.band_count, weight, split.above) ||
-        split.above + double(split.band_count) * weight < target) {
-      return std::nullopt;
-    }
-    const std::size_t taken = tied_prefix_length(split.band_count, weight, split.above, target);
-    return Prefix{split.above_count + taken, split.above + double(taken) * weight, split.band_min, taken};
-  }
-  if (!split.complete) return std::nullopt;
-  const auto band_range = kernels::min_max(band_keys);
-  PrefixSelector band(band_keys, band_weights, band_range.max, band_range.min, scratch);
-  Prefix prefix = band.reaching_mass(target - split.above);
-  if (prefix.mass < target - split.above) return std::nullopt;  // the cut lies below the band
-  prefix.count += split.above_count;
-  prefix.mass += split.above;
-  return prefix;
-}
-
 // Top-p alone, for a draw, when the kept set may hold much of the vocabulary: every token weighed
 // once, in place (no gather, no separate pass for the total), the cut placed from a sample (or,
 // where the sample cannot place it, by the histogram over the whole vocabulary), and the tokens
@@ -309,10 +240,8 @@ Selection top_p_over_vocabulary(std::span<const float> logits, Chain& chain, Fil
   block_sums.resize(kernels::block_count(logits.size()));
   const double total = kernels::exp_shifted(logits, chain.max_logit, chain.inverse_temperature, weights, block_sums);
   chain.total_weight = total;
-  auto sampled = top_p_prefix_from_sample(logits, weights, chain, total, workspace);
-  const Prefix prefix = sampled ? *sampled
-                                : PrefixSelector(logits, weights, chain.max_logit, chain.min_logit, workspace.prefix)
-                                      .reaching_mass(chain.top_p * total);
+  const Prefix prefix =
+      prefix_reaching_fraction(logits, weights, chain.max_logit, chain.min_logit, chain.top_p, total, workspace.prefix);
   const double kept_weight = prefix.count < logits.size() ? zero_outside(prefix, logits, weights, block_sums) : total;
   return {identity_ids(logits.size(), workspace), logits, weights, block_sums, kept_weight, total, chain.max_logit,
           chain.inverse_temperature};

@@ -24,7 +24,7 @@ void release(std::size_t elements, Buffers&... buffers) {
 }
 
 void release(std::size_t elements, PrefixScratch& scratch) {
-  release(elements, scratch.bucket_of, scratch.members, scratch.boundary);
+  release(elements, scratch.bucket_of, scratch.members, scratch.boundary, scratch.band_ids, scratch.band_keys, scratch.band_weights);
 }
 }  // namespace
 

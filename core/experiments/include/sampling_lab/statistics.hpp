@@ -39,15 +39,5 @@ Interval wilson_interval(double successes, double n, double z);
 // Sample standard deviation (n − 1 denominator, as torch.std).
 double sample_std(std::span<const double> values);
 
-// E_p[f] = Σ p(x) f(x) and Var[f] = E[f²] − E[f]² (the chapter's definitions) for f the surprisal
-// −log2 p(x): its mean is the entropy, its variance the varentropy, both in bits. Sums in double
-// over p > 0, each log p normalised by log Σ p; the variance from centred terms, not E[f²] − E[f]².
-struct Moments {
-  double mean;
-  double mean_square;  // E[f²]
-  double variance;
-  double standard_deviation;
-};
-Moments surprisal_moments(std::span<const float> probs);
 
 }  // namespace sampling_lab

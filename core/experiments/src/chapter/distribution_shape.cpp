@@ -1,5 +1,6 @@
 // The shape of a next-token distribution: the filter chain on one distribution, and the
 // chapter's temperature experiment (top probability and tokens for 90 % at several T).
+#include <cmath>
 #include <limits>
 
 #include "../registry.hpp"
@@ -22,8 +23,9 @@ ValueSpec logits_spec(Json default_value) {
   return array(number(0, closed_or_masked(-kFloatMax, kFloatMax)), std::move(default_value), 1, kMaxExperimentArray);
 }
 
-Json moments_json(const Moments& m) {
-  return {{"mean", m.mean}, {"meanSquare", m.mean_square}, {"variance", m.variance}, {"standardDeviation", m.standard_deviation}};
+// The surprisal's moments from its mean and variance, in bits.
+Json moments_json(double mean, double variance) {
+  return {{"mean", mean}, {"meanSquare", variance + mean * mean}, {"variance", variance}, {"standardDeviation", std::sqrt(variance)}};
 }
 
 Check filters_lengths(const Params& params) {
@@ -39,35 +41,30 @@ Json filters(Params& params, const Progress&) {
   const auto masked = mask_negative_infinity(given, params.options(), filter_workspace.masked);
   if (const auto* error = std::get_if<ArgumentError>(&masked)) return reject(params, *error);
   const auto& [logits, options] = std::get<MaskedLogits>(masked);
-  const bool has_masked = logits.data() != given.data();
 
   // Written whole before they are read: not zeroed first.
   Buffer<float> probs(logits.size());
   Buffer<float> tempered(logits.size());
-  CoverWorkspace cover_workspace;
-  const FilterResult result = filter_distribution(logits, options, probs, filter_workspace);
-  // From the given row: its −∞ tokens weigh 0 (the masked copy would weigh them at its minimum).
-  tempered_distribution(given, options, tempered, filter_workspace.penalties);
-  Json stages = Json::array();
   Buffer<std::uint8_t> codes(logits.size());
-  for (const auto& stage : filter_stages(logits, options, filter_workspace, codes)) {
-    stages.push_back({{"filter", stage.filter}, {"kept", stage.kept}});
-  }
+  CoverWorkspace cover_workspace;
+  StageTrace stages;
+  const FilterResult result = filter_distribution(logits, options, probs, filter_workspace, codes, stages);
+  // From the given row: its −∞ tokens weigh 0 (the masked copy would weigh them at its minimum).
+  const TemperedResult untruncated = tempered_distribution(given, options, 0.9, tempered, filter_workspace.penalties, cover_workspace);
+  Json stage_list = Json::array();
+  for (const auto& stage : stages) stage_list.push_back({{"filter", stage.filter}, {"kept", stage.kept}});
   return {{"probs", bulk(probs)},
-          {"stages", stages},
+          {"stages", stage_list},
           {"cutBy", bulk(codes)},
           {"tempered", bulk(tempered)},
           {"kept", result.kept},
           {"keptMass", result.kept_mass},
           {"entropyBits", result.entropy_bits},
           {"topProb", result.top_prob},
-          // Ranked by the penalised logits, which order the tempered distribution: no log per token.
-          // A row with −∞ is ranked by its tempered probabilities, which give those tokens 0.
-          {"tokensFor90", has_masked ? cover_count(tempered, 0.9, cover_workspace)
-                                     : cover_count_logits(penalised(logits, options, filter_workspace.penalties), options.temperature,
-                                                          0.9, cover_workspace)},
+          {"tokensFor90", untruncated.tokens_for_mass},
           // The surprisal −log2 p of a drawn token, before and after the cuts: E is the entropy.
-          {"surprisal", {{"kept", moments_json(surprisal_moments(probs))}, {"tempered", moments_json(surprisal_moments(tempered))}}}};
+          {"surprisal", {{"kept", moments_json(result.entropy_bits, result.surprisal_variance_bits)},
+                         {"tempered", moments_json(untruncated.entropy_bits, untruncated.surprisal_variance_bits)}}}};
 }
 
 Json temperature(Params& params, const Progress&) {

@@ -19,8 +19,9 @@ namespace sampling_lab {
 struct FilterResult {
   std::size_t kept;     // tokens left with non-zero probability
   double kept_mass;     // their mass under the tempered, untruncated distribution
-  double entropy_bits;  // of the renormalised result
+  double entropy_bits;  // of the renormalised result: the mean surprisal −log2 p of a drawn token
   double top_prob;      // of the renormalised result
+  double surprisal_variance_bits;  // the variance of that surprisal, in bits²
 };
 
 // The last `last_n` ids (all of them when last_n is 0): what the penalties and DRY see.
@@ -73,9 +74,19 @@ void apply_penalties(std::span<float> logits, const SamplingOptions& options, Pe
 std::span<const float> penalised(std::span<const float> logits, const SamplingOptions& options,
                                  PenaltyScratch& scratch);
 
-// The distribution before truncation: softmax of the penalised logits at the temperature.
-void tempered_distribution(std::span<const float> logits, const SamplingOptions& options,
-                           std::span<float> probs, PenaltyScratch& scratch);
+// The tempered distribution's figures: the mean surprisal −log2 p of a drawn token (its entropy)
+// and the variance of that surprisal, and the fewest tokens whose mass reaches `mass`.
+struct TemperedResult {
+  double entropy_bits;
+  double surprisal_variance_bits;
+  std::size_t tokens_for_mass;
+};
+
+// The distribution before truncation: softmax of the penalised logits at the temperature, from
+// one exp pass (no log per token). The tokens for `mass` are ranked by the penalised logits, or by
+// probability when a logit is −∞ (such a token weighs 0).
+TemperedResult tempered_distribution(std::span<const float> logits, const SamplingOptions& options, double mass,
+                                     std::span<float> probs, PenaltyScratch& scratch, CoverWorkspace& cover);
 
 // Writes the filtered, renormalised distribution into `probs` (same length as logits): bias and
 // masks, then the stages in the options' order (see options.hpp). Top-k, top-p and min-p keep a
@@ -108,5 +119,10 @@ inline constexpr std::uint8_t kMasksCode = kStageCount + 1;
 // the logits) gets 0 for a kept token, else the code of what cut it. Expects checked inputs.
 StageTrace filter_stages(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
                          std::span<std::uint8_t> cut_by = {});
+
+// filter_distribution and filter_stages from one run of the chain (the general one, which records
+// every cut): the distribution into probs, the codes into cut_by (both as long as the logits).
+FilterResult filter_distribution(std::span<const float> logits, const SamplingOptions& options, std::span<float> probs,
+                                 FilterWorkspace& workspace, std::span<std::uint8_t> cut_by, StageTrace& stages);
 
 }  // namespace sampling_lab

@@ -65,9 +65,15 @@ void negative_distance(std::span<const float> values, float shift, float scale, 
 // Σ values, and the sum of each block of kBlock values into block_sums (block_count entries).
 double block_sum(std::span<const float> values, std::span<double> block_sums);
 
-// Σ weights[i] · (values[i] − shift) · scale, Kahan-compensated: with the weights exp_shifted
-// wrote, Σ w ln w, from which the entropy follows without a log per token.
+// Σ weights[i] · y_i with y_i = (values[i] − shift) · scale, Kahan-compensated; a weight of 0
+// adds 0 (its value may be −∞): with the weights exp_shifted wrote, Σ w ln w, from which the
+// entropy follows without a log per token.
 double weighted_exponent_sum(std::span<const float> values, std::span<const float> weights, float shift, float scale);
+
+// Σ weights[i] · (y_i − center)², y_i as above: about the mean, the variance of ln w (the
+// surprisal's) without a log per token, and without the cancellation of E[y²] − E[y]².
+double weighted_squared_deviation(std::span<const float> values, std::span<const float> weights, float shift, float scale,
+                                  float center);
 
 // Σ w and Σ w·y with w = e^y, y = values[i] − shift (<= 0), Kahan-compensated, in one pass that
 // stores nothing: ln Σ w − Σ w·y / Σ w is the entropy of the softmax at T 1.
@@ -76,17 +82,6 @@ struct EntropySums {
   double weighted_exponent;
 };
 EntropySums entropy_sums(std::span<const float> values, float shift);
-
-// Over the positive normal p in probs, with ℓ = −ln p by a SIMD logarithm (Cephes' logf, about
-// 2 ulp): Σ p, Σ p·ℓ and Σ p·ℓ², each product and sum in double, so that the variance
-// Σ p·ℓ² / Σ p − (Σ p·ℓ / Σ p)² keeps its digits. Subnormal p (below 2^-126) and NaN weigh
-// nothing: probs come from a softmax.
-struct SurprisalSums {
-  double total;
-  double first;
-  double second;
-};
-SurprisalSums surprisal_sums(std::span<const float> probs);
 
 // Σ values[i]², Kahan-compensated: with exp_shifted's weights, W² times the collision probability.
 double sum_of_squares(std::span<const float> values);

@@ -75,7 +75,9 @@ struct PrefixScratch {
   std::vector<double> bucket_mass;
   std::vector<RankedToken> boundary;
   std::vector<float> sample;             // a strided sample of the keys, for a top-k bound
-  Buffer<float> band_weights;            // of the tokens around a top-p cut placed from a sample
+  Buffer<std::uint32_t> band_ids;        // the tokens around a mass cut placed from a sample,
+  Buffer<float> band_keys;               // their keys
+  Buffer<float> band_weights;            // and weights
 };
 
 // The general chain's extra buffers: typical's ranking, the masks, DRY's repeat search, the
