@@ -1,13 +1,13 @@
 #include "sampling_lab/experiments.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "registry.hpp"
 #include "sampling_lab/kernels.hpp"
-#include "sampling_lab/workspace.hpp"
 
 namespace sampling_lab {
 
@@ -32,23 +32,29 @@ const std::vector<detail::Experiment>& registry() {
 std::string non_finite(const Json& json, const std::string& path) {
   if (json.is_number_float()) return std::isfinite(json.get<double>()) ? "" : path;
   if (json.is_binary() && json.get_binary().subtype() != std::uint8_t(BulkType::kUint8)) {
-    // Read back into numbers in one copy, then scanned (floats by SIMD): a copy per number, in
-    // code built for size, was a tenth of a filters experiment.
+    // Read back into numbers a chunk at a time and scanned (floats by SIMD): a copy per number, in
+    // code built for size, was a tenth of a filters experiment, and a copy of the whole array a
+    // fiftieth.
     const auto& bytes = json.get_binary();
-    std::size_t count = 0;
-    std::size_t bad = 0;
-    if (bytes.subtype() == std::uint8_t(BulkType::kFloat32)) {
-      Buffer<float> numbers(bytes.size() / sizeof(float));
-      count = numbers.size();
-      if (count > 0) std::memcpy(numbers.data(), bytes.data(), count * sizeof(float));
-      bad = kernels::first_non_finite(numbers);
-    } else {
-      std::vector<double> numbers(bytes.size() / sizeof(double));
-      count = numbers.size();
-      if (count > 0) std::memcpy(numbers.data(), bytes.data(), count * sizeof(double));
-      bad = std::size_t(std::find_if(numbers.begin(), numbers.end(), [](double x) { return !std::isfinite(x); }) - numbers.begin());
+    const bool single = bytes.subtype() == std::uint8_t(BulkType::kFloat32);
+    const std::size_t size = single ? sizeof(float) : sizeof(double);
+    constexpr std::size_t kChunk = 1024;
+    for (std::size_t begin = 0; begin * size < bytes.size(); begin += kChunk) {
+      const std::size_t count = std::min(kChunk, bytes.size() / size - begin);
+      std::size_t bad = count;
+      if (single) {
+        std::array<float, kChunk> numbers;
+        std::memcpy(numbers.data(), bytes.data() + begin * size, count * size);
+        bad = kernels::first_non_finite(std::span(numbers).first(count));
+      } else {
+        std::array<double, kChunk> numbers;
+        std::memcpy(numbers.data(), bytes.data() + begin * size, count * size);
+        bad = std::size_t(std::find_if(numbers.begin(), numbers.begin() + std::ptrdiff_t(count),
+                                       [](double x) { return !std::isfinite(x); }) - numbers.begin());
+      }
+      if (bad < count) return path + "[" + std::to_string(begin + bad) + "]";
     }
-    return bad < count ? path + "[" + std::to_string(bad) + "]" : "";
+    return "";
   }
   if (json.is_object()) {
     for (const auto& [key, value] : json.items()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numbers>
 #include <optional>
@@ -194,7 +195,7 @@ class Candidates {
     if (!trace_ || trace_->cut_by.empty()) return;
     const auto cut_by = trace_->cut_by;
     if (size() == cut_by.size()) {
-      std::fill(cut_by.begin(), cut_by.end(), stage);
+      std::memset(cut_by.data(), stage, cut_by.size());  // std::fill of bytes stays a loop at -Os
     } else {
       for (const std::uint32_t id : ids_) cut_by[id] = stage;
     }

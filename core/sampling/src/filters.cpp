@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numbers>
 
@@ -223,7 +224,7 @@ namespace {
 // The chain with every cut recorded in cut_by: its kept set, and the stages' counts.
 detail::Selection traced_chain(std::span<const float> logits, const SamplingOptions& options, FilterWorkspace& workspace,
                                std::span<std::uint8_t> cut_by, StageTrace& stages, double& kept_mass) {
-  std::fill(cut_by.begin(), cut_by.end(), std::uint8_t{0});
+  std::memset(cut_by.data(), 0, cut_by.size());  // std::fill of bytes stays a loop at -Os
   detail::ChainTrace trace;
   trace.cut_by = cut_by;
   const auto kept = detail::run_chain(logits, options, workspace, &trace);
@@ -245,7 +246,7 @@ StageTrace filter_stages(std::span<const float> logits, const SamplingOptions& o
 
 FilterResult filter_distribution(std::span<const float> logits, const SamplingOptions& options, std::span<float> probs,
                                  FilterWorkspace& workspace, std::span<std::uint8_t> cut_by, StageTrace& stages) {
-  std::fill(probs.begin(), probs.end(), 0.0f);
+  std::memset(probs.data(), 0, probs.size_bytes());  // 0.0f is all zero bits
   double kept_mass = 0.0;
   const auto kept = traced_chain(logits, options, workspace, cut_by, stages, kept_mass);
   return write_kept(kept, kept_mass, probs);

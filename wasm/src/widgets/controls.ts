@@ -1,5 +1,5 @@
 // The widgets' controls: labelled range sliders, buttons, toggles, segmented choices, readouts.
-import { element } from './dom.js';
+import { element, setText } from './dom.js';
 
 let nextId = 0;
 
@@ -102,8 +102,8 @@ export function readouts(names: readonly string[]): Readouts {
     root,
     set: (name, term, value) => {
       const item = items.get(name)!;
-      item.term.textContent = term;
-      item.value.textContent = value;
+      setText(item.term, term);
+      setText(item.value, value);
       clearTimeout(timer);
       timer = window.setTimeout(() => {
         announcer.textContent = [...items.values()].filter((i) => !i.term.parentElement!.hidden && i.value.textContent)

@@ -32,8 +32,61 @@ export interface TableData {
   rowHeaders?: boolean;
 }
 
-/** Fills `table` (caption, header row, body) from data. */
+/** Sets a node's text only where it differs: an unchanged text then costs no style or layout. */
+export function setText(node: Node, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+/**
+ * Makes `root`'s children match `nodes` (new, detached elements): where the tags agree, each
+ * existing element takes the new one's attributes and text, so that a redraw restyles and lays
+ * out only what changed; elsewhere the new ones replace them.
+ */
+export function patchChildren(root: Element, nodes: readonly Element[]): void {
+  const children = root.children;
+  if (children.length !== nodes.length || nodes.some((node, i) => children[i].tagName !== node.tagName)) {
+    root.replaceChildren(...nodes);
+    return;
+  }
+  nodes.forEach((node, i) => patchElement(children[i], node));
+}
+
+function patchElement(old: Element, node: Element): void {
+  // Text mixed with elements is not matched node by node: the new element stands in.
+  if (node.childNodes.length !== node.children.length && node.children.length > 0) {
+    old.replaceWith(node);
+    return;
+  }
+  for (const { name, value } of Array.from(node.attributes)) {
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  for (const { name } of Array.from(old.attributes)) {
+    if (!node.hasAttribute(name)) old.removeAttribute(name);
+  }
+  if (node.children.length > 0 || old.children.length > 0) patchChildren(old, Array.from(node.children));
+  else setText(old, node.textContent ?? '');
+}
+
+/**
+ * Fills `table` (caption, header row, body) from data. A table already of the same shape (a
+ * slider's redraw) keeps its cells and only their changed texts are set.
+ */
 export function fillTable(table: HTMLTableElement, data: TableData): HTMLTableElement {
+  const cells = data.rows.map((row) => row.map((cell, i) => ({
+    text: typeof cell === 'object' ? cell.text : String(cell),
+    header: (typeof cell === 'object' ? cell.header : data.rowHeaders && i === 0) ?? false,
+    label: data.head[i],
+  })));
+  if (sameShape(table, data, cells)) {
+    if (table.caption) setText(table.caption, data.caption!);
+    data.head.forEach((title, i) => setText(table.tHead!.rows[0].cells[i], title));
+    cells.forEach((row, r) => row.forEach((cell, i) => {
+      const node = table.tBodies[0].rows[r].cells[i];
+      setText(node, cell.text);
+      if (cell.label && node.dataset.label !== cell.label) node.dataset.label = cell.label;
+    }));
+    return table;
+  }
   const parts: HTMLElement[] = [];
   if (data.caption !== undefined) parts.push(element('caption', undefined, data.caption));
   const head = element('thead');
@@ -45,21 +98,29 @@ export function fillTable(table: HTMLTableElement, data: TableData): HTMLTableEl
   }
   head.append(headRow);
   const body = element('tbody');
-  for (const row of data.rows) {
+  for (const row of cells) {
     const tr = element('tr');
-    row.forEach((cell, i) => {
-      const isHeader = typeof cell === 'object' ? cell.header : data.rowHeaders && i === 0;
-      const node = element(isHeader ? 'th' : 'td', undefined, typeof cell === 'object' ? cell.text : String(cell));
-      if (isHeader) (node as HTMLTableCellElement).scope = 'row';
+    for (const cell of row) {
+      const node = element(cell.header ? 'th' : 'td', undefined, cell.text);
+      if (cell.header) (node as HTMLTableCellElement).scope = 'row';
       // The column's title, which narrow layouts show beside each value (stacked cards).
-      if (data.head[i]) node.dataset.label = data.head[i];
+      if (cell.label) node.dataset.label = cell.label;
       tr.append(node);
-    });
+    }
     body.append(tr);
   }
   parts.push(head, body);
   table.replaceChildren(...parts);
   return table;
+}
+
+/** Whether `table` has the caption, columns, rows and header cells `data` would give it. */
+function sameShape(table: HTMLTableElement, data: TableData, cells: readonly { header: boolean }[][]): boolean {
+  const body = table.tBodies[0];
+  if (!table.tHead || !body || table.tBodies.length !== 1 || (table.caption !== null) !== (data.caption !== undefined)) return false;
+  if (table.tHead.rows[0]?.cells.length !== data.head.length || body.rows.length !== cells.length) return false;
+  return cells.every((row, r) => body.rows[r].cells.length === row.length &&
+    row.every((cell, i) => (body.rows[r].cells[i].tagName === 'TH') === cell.header));
 }
 
 export interface LegendItem {
@@ -70,6 +131,10 @@ export interface LegendItem {
 
 /** Fills `box` with swatches and labels. */
 export function fillLegend(box: HTMLElement, items: readonly LegendItem[]): HTMLElement {
+  // The same items again (a slider's redraw) leave the legend as it is.
+  const key = JSON.stringify(items);
+  if (legendKeys.get(box) === key) return box;
+  legendKeys.set(box, key);
   box.replaceChildren(...items.map(({ label, swatch }) => {
     const item = element('span');
     const mark = element('i', 'sl-swatch');
@@ -80,6 +145,8 @@ export function fillLegend(box: HTMLElement, items: readonly LegendItem[]): HTML
   }));
   return box;
 }
+
+const legendKeys = new WeakMap<HTMLElement, string>();
 
 /**
  * The drawing size of an SVG chart in CSS pixels: its box's width, and a height that grows on

@@ -8,6 +8,9 @@ import { installStyles } from './styles.js';
 import { WIDGETS } from './experiments/index.js';
 import type { ModelToken, Widget, WidgetContext } from './experiments/types.js';
 
+// How long the sliders rest before their values are written into the address.
+const URL_WRITE_DELAY_MS = 250;
+
 /**
  * `<sampling-lab experiment="…">`: one chapter experiment as a live widget. It loads the page's
  * shared WebAssembly instance and builds itself only once it first scrolls into view.
@@ -18,6 +21,9 @@ export class SamplingLabElement extends HTMLElement {
   #visibility?: IntersectionObserver;
   #stopWatching?: () => void;
   #sliders: { slider: Slider; initial: number }[] = [];
+  // Slider values (undefined: back at the initial one) not yet in the address, and their timer.
+  #unwritten = new Map<string, number | undefined>();
+  #urlTimer = 0;
   // What the element says before its widget is built, in the page's language of the moment.
   #statusText?: () => string;
   // Resolves when the widget has drawn its first result.
@@ -75,6 +81,8 @@ export class SamplingLabElement extends HTMLElement {
       s.set(initial);
       s.input.dispatchEvent(new Event('input'));
     }
+    // A click, not a hand on a slider: the address follows at once.
+    this.#writeUrl();
   }
 
   /**
@@ -154,11 +162,23 @@ export class SamplingLabElement extends HTMLElement {
     return `${this.id || this.#experiment}.${name}`;
   }
 
-  // Slider values live in the query string, so a setting can be shared as a link.
+  // Slider values live in the query string, so a setting can be shared as a link. Written once a
+  // hand rests: a history entry per input event was a tenth of a redraw.
   #remember(name: string, value: number, initial: number): void {
+    this.#unwritten.set(this.#urlKey(name), value === initial ? undefined : value);
+    clearTimeout(this.#urlTimer);
+    this.#urlTimer = window.setTimeout(() => this.#writeUrl(), URL_WRITE_DELAY_MS);
+  }
+
+  #writeUrl(): void {
+    clearTimeout(this.#urlTimer);
+    if (this.#unwritten.size === 0) return;
     const url = new URL(location.href);
-    if (value === initial) url.searchParams.delete(this.#urlKey(name));
-    else url.searchParams.set(this.#urlKey(name), String(value));
+    for (const [key, kept] of this.#unwritten) {
+      if (kept === undefined) url.searchParams.delete(key);
+      else url.searchParams.set(key, String(kept));
+    }
+    this.#unwritten.clear();
     history.replaceState(history.state, '', url);
   }
 

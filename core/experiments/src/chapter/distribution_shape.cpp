@@ -53,18 +53,20 @@ Json filters(Params& params, const Progress&) {
   const TemperedResult untruncated = tempered_distribution(given, options, 0.9, tempered, filter_workspace.penalties, cover_workspace);
   Json stage_list = Json::array();
   for (const auto& stage : stages) stage_list.push_back({{"filter", stage.filter}, {"kept", stage.kept}});
-  return {{"probs", bulk(probs)},
-          {"stages", stage_list},
-          {"cutBy", bulk(codes)},
-          {"tempered", bulk(tempered)},
-          {"kept", result.kept},
-          {"keptMass", result.kept_mass},
-          {"entropyBits", result.entropy_bits},
-          {"topProb", result.top_prob},
-          {"tokensFor90", untruncated.tokens_for_mass},
-          // The surprisal −log2 p of a drawn token, before and after the cuts: E is the entropy.
-          {"surprisal", {{"kept", moments_json(result.entropy_bits, result.surprisal_variance_bits)},
-                         {"tempered", moments_json(untruncated.entropy_bits, untruncated.surprisal_variance_bits)}}}};
+  Json out = {{"stages", stage_list},
+              {"kept", result.kept},
+              {"keptMass", result.kept_mass},
+              {"entropyBits", result.entropy_bits},
+              {"topProb", result.top_prob},
+              {"tokensFor90", untruncated.tokens_for_mass},
+              // The surprisal −log2 p of a drawn token, before and after the cuts: E is the entropy.
+              {"surprisal", {{"kept", moments_json(result.entropy_bits, result.surprisal_variance_bits)},
+                             {"tempered", moments_json(untruncated.entropy_bits, untruncated.surprisal_variance_bits)}}}};
+  // Moved in: an initializer list would copy each vocabulary-sized array once more.
+  out["probs"] = bulk(probs);
+  out["cutBy"] = bulk(codes);
+  out["tempered"] = bulk(tempered);
+  return out;
 }
 
 Json temperature(Params& params, const Progress&) {

@@ -5,7 +5,7 @@
 // carries the numbers.
 import type { FilterStage } from '../../sampling-lab-core.js';
 import { STAGE_TABLE } from '../../generated/tables.js';
-import { fillLegend, fillTable, svg } from '../dom.js';
+import { fillLegend, fillTable, patchChildren, svg } from '../dom.js';
 import { SvgChart } from './svg-chart.js';
 
 export interface BarChartData {
@@ -92,7 +92,7 @@ export class BarChart extends SvgChart {
       nodes.push(svg('line', { x1: x, x2: x, y1: TOP - 12, y2: bottom, class: 'level top-k' }),
         svg('text', { x: x + 4, y: TOP - 2, class: 'level-label start' }, `${text.topK} ${data.topK}`));
     }
-    root.replaceChildren(...nodes);
+    patchChildren(root, nodes);
     fillLegend(this.legend, [
       { label: text.tempered, swatch: 'tempered' },
       { label: text.kept, swatch: '--sl-kept' },

@@ -1,6 +1,6 @@
 // Frequency − p per category for several series, against the band of ±2 standard errors that
 // chance alone fills: a correct sampler's dots stay inside about 95 % of the time.
-import { fillLegend, fillTable, svg } from '../dom.js';
+import { fillLegend, fillTable, patchChildren, svg } from '../dom.js';
 import { SvgChart } from './svg-chart.js';
 
 export interface DeviationData {
@@ -49,7 +49,7 @@ export class DeviationChart extends SvgChart {
       nodes.push(mark(svg('text', { x: left + slot / 2, y: height - 22, class: 'label' }, category)));
       if (data.sublabels) nodes.push(mark(svg('text', { x: left + slot / 2, y: height - 6, class: 'sublabel' }, data.sublabels[i])));
     });
-    root.replaceChildren(...nodes);
+    patchChildren(root, nodes);
     fillLegend(this.legend, [{ label: data.bandLabel, swatch: 'band' }, ...data.series.map((s) => ({ label: s.label, swatch: s.color }))]);
     fillTable(this.table, {
       caption: data.summary,

@@ -1,6 +1,6 @@
 // Grouped SVG bars: several series per category against a reference drawn as an outline, with a
 // legend and a hidden table for screen readers.
-import { fillLegend, fillTable, svg } from '../dom.js';
+import { fillLegend, fillTable, patchChildren, svg } from '../dom.js';
 import { SvgChart } from './svg-chart.js';
 
 export interface GroupedBarsData {
@@ -39,7 +39,7 @@ export class GroupedBars extends SvgChart {
       nodes.push(svg('rect', { x: left - 2, y: y(reference), width: slot * 0.8 + 4, height: HEIGHT - BOTTOM - y(reference), class: 'reference' }));
       nodes.push(svg('text', { x: left + slot * 0.4, y: HEIGHT - 6, class: 'label' }, category));
     });
-    root.replaceChildren(...nodes);
+    patchChildren(root, nodes);
     fillLegend(this.legend, [
       { label: data.reference.label, swatch: 'reference' },
       ...data.series.map((s) => ({ label: s.label, swatch: s.color })),

@@ -1,6 +1,6 @@
 // Horizontal error bars on one axis: an estimate and its interval per row, so that overlapping
 // intervals can be seen overlapping.
-import { fillTable, svg } from '../dom.js';
+import { fillTable, patchChildren, svg } from '../dom.js';
 import { SvgChart } from './svg-chart.js';
 
 export interface IntervalData {
@@ -36,7 +36,7 @@ export class IntervalChart extends SvgChart {
     for (const v of [from + pad, (from + to) / 2, to - pad]) {
       nodes.push(svg('text', { x: x(v), y: height - 6, class: 'label' }, data.format(v)));
     }
-    root.replaceChildren(...nodes);
+    patchChildren(root, nodes);
     fillTable(this.table, {
       caption: data.summary,
       head: [data.columns.label, data.columns.value, data.columns.interval],

@@ -1,7 +1,7 @@
 // Lines and points on log or linear axes, as SVG in the box's CSS pixels: colours are the page's
 // CSS variables (so dark mode needs no redraw), the legend is text, and a hidden table carries
 // the numbers. Null values break a line.
-import { fillLegend, fillTable, svg } from '../dom.js';
+import { fillLegend, fillTable, patchChildren, svg } from '../dom.js';
 import { SvgChart } from './svg-chart.js';
 
 export interface SeriesSpec {
@@ -153,7 +153,7 @@ export class LineChart extends SvgChart {
       }
       if (path) nodes.push(svg('path', { d: path, class: 'line', style: `stroke: ${colour}${series.dash ? `; stroke-dasharray: ${series.dash.join(' ')}` : ''}` }));
     });
-    root.replaceChildren(...nodes);
+    patchChildren(root, nodes);
     fillLegend(this.legend, spec.series.length > 1 ? spec.series.map((s) => ({ label: s.label, swatch: s.color })) : []);
     this.#fillTable(spec, data, summary);
   }

@@ -212,7 +212,7 @@ export class DrawHistogram extends SvgChart {
       }
     });
     root.replaceChildren(...nodes);
-    this.legend.replaceChildren();
+    fillLegend(this.legend, []);
     fillTable(this.table, {
       caption: data.text.summary,
       head: [data.text.token, data.text.count, data.text.expected],

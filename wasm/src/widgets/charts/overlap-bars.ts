@@ -1,7 +1,7 @@
 // Two distributions side by side per token, with their overlap min(p, q) outlined and the
 // residual max(0, p − q) hatched on the target's bars: what an accepted draft covers, and what a
 // rejection resamples from, at a glance.
-import { fillLegend, fillTable, svg } from '../dom.js';
+import { fillLegend, fillTable, patchChildren, svg } from '../dom.js';
 import { SvgChart } from './svg-chart.js';
 
 export interface OverlapData {
@@ -36,7 +36,7 @@ export class OverlapBars extends SvgChart {
       nodes.push(rect(left, Math.min(pi, q[i]), slot * 0.7, 'overlap'),
         svg('text', { x: left + slot * 0.35, y: HEIGHT - 4, class: 'label' }, categories[i]));
     });
-    root.replaceChildren(...nodes);
+    patchChildren(root, nodes);
     fillLegend(this.legend, [
       { label: labels.p, swatch: 'target' }, { label: labels.q, swatch: 'draft' }, { label: labels.overlap, swatch: 'overlap' },
       { label: labels.residual, swatch: 'residual' },
