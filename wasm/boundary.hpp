@@ -129,7 +129,7 @@
   X(beamStep, beam_step, "(search: CoreBeamSearch, ending: boolean): CoreError | CoreBeamStep", "One step on the rows in the primary input, or (ending) the last step's beams at the places in ints(IdSlot.tokens) ended there, their places refilled.")
 
 #define SAMPLING_LAB_EXPERIMENTS_METHODS(X)                                                              \
-  X(prepare, prepare, "(name: string, params: Record<string, number | string | boolean | null>, lengths: Record<string, number>): CoreError | { arrays: Float64Array[] }", "Checks an experiment's scalar parameters and its arrays' lengths, then sizes the arrays' buffers: their views, in the order of `lengths`.") \
+  X(prepare, prepare, "(name: string, params: Record<string, number | string | boolean | null>, lengths: Record<string, number>): CoreError | { arrays: (Float32Array | Float64Array)[] }", "Checks an experiment's scalar parameters and its arrays' lengths, then sizes the arrays' buffers: their views, in the order of `lengths` (Float32Array where the experiment reads float32).") \
   X(run, run, "(onProgress: ((fraction: number) => boolean) | undefined): CoreError | { result: unknown }", "Runs the prepared experiment; its bulk arrays are typed-array views valid until release().") \
   X(release, release, "(): void", "Hands back the last experiment's memory.")
 

@@ -89,8 +89,9 @@ std::variant<Json, ArgumentError> scalars_of(const val& object, const char* argu
 class Experiments {
  public:
   // An experiment's scalar parameters and its arrays' lengths ({ p: 151936 }): every check that
-  // sizes allow runs here, then the arrays' buffers are sized. Their views, in the order of
-  // `lengths`, are to be filled before run.
+  // sizes allow runs here, then the arrays' buffers are sized. Their views (Float32Array where
+  // the schema reads float32, else Float64Array), in the order of `lengths`, are to be filled
+  // before run.
   val prepare(const std::string& name, const val& params_value, const val& lengths_value) {
     release();
     if (sampling_lab::boundary::reporting()) return failure(sampling_lab::boundary::kReentered);
@@ -108,7 +109,10 @@ class Experiments {
     if (auto* error = std::get_if<ArgumentError>(&prepared)) return failure(*error);
     prepared_.emplace(std::move(std::get<sampling_lab::PreparedExperiment>(prepared)));
     val views = val::array();
-    for (std::size_t a = 0; a < arrays.size(); ++a) views.set(int(a), sampling_lab::boundary::view(prepared_->array(a)));
+    for (std::size_t a = 0; a < arrays.size(); ++a) {
+      views.set(int(a), prepared_->is_single(a) ? sampling_lab::boundary::view(prepared_->single_array(a))
+                                                : sampling_lab::boundary::view(prepared_->array(a)));
+    }
     val out = val::object();
     out.set("arrays", views);
     return out;

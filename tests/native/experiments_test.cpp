@@ -123,6 +123,9 @@ TEST(Experiments, BadParametersNameTheArgument) {
   EXPECT_EQ(error_argument("filters", {{"topK", 2.5}}), "topK");
   EXPECT_EQ(error_argument("filters", {{"logits", sl::Json::array()}}), "logits");
   EXPECT_EQ(error_argument("filters", {{"logits", {1, nullptr}}}), "logits");
+  // Logits cross as float32: a double past its range is refused, not rounded to ±∞ (−∞ masks).
+  EXPECT_EQ(error_argument("filters", {{"logits", {1, -1e39}}}), "logits");
+  EXPECT_EQ(error_argument("filters", {{"logits", {1, 1e39}}}), "logits");
   EXPECT_EQ(error_argument("temperature", {{"mass", 2}}), "mass");
   EXPECT_EQ(error_argument("temperature", {{"temperatures", {1, -1}}}), "temperatures");
   EXPECT_EQ(error_argument("filters", sl::Json::array()), "params");

@@ -35,6 +35,9 @@ const cases: [string, () => unknown, string][] = [
   ['unknown experiment', () => lab.runExperiment('nope' as never), 'experiment'],
   ['unknown parameter', () => lab.runExperiment('filters', { topq: 1 } as never), 'topq'],
   ['experiment NaN logits', () => lab.runExperiment('filters', { logits: [1, NaN] }), 'logits'],
+  // Logits cross as float32: a double past its range is refused, not rounded to −∞ (a mask).
+  ['experiment logits past float32', () => lab.runExperiment('filters', { logits: [1, -1e39] }), 'logits'],
+  ['experiment Float64Array logits past float32', () => lab.runExperiment('filters', { logits: Float64Array.of(1, -1e39) }), 'logits'],
   ['experiment bad p', () => lab.runExperiment('filters', { topP: 1.5 }), 'topP'],
   ['experiment bad mass', () => lab.runExperiment('temperature', { mass: -1 }), 'mass'],
   ['experiment bad temperatures', () => lab.runExperiment('temperature', { temperatures: [1, -2] }), 'temperatures'],

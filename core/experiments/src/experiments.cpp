@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "registry.hpp"
@@ -104,6 +105,8 @@ PreparedExperiment::PreparedExperiment(PreparedExperiment&&) noexcept = default;
 PreparedExperiment& PreparedExperiment::operator=(PreparedExperiment&&) noexcept = default;
 PreparedExperiment::~PreparedExperiment() = default;
 
+bool PreparedExperiment::is_single(std::size_t index) const { return params_->is_single(index); }
+std::span<float> PreparedExperiment::single_array(std::size_t index) { return params_->single_array(index); }
 std::span<double> PreparedExperiment::array(std::size_t index) { return params_->array(index); }
 
 std::variant<Json, ArgumentError> PreparedExperiment::run(const Progress& progress) {
@@ -152,12 +155,17 @@ std::variant<Json, ArgumentError> run_experiment(std::string_view name, const Js
   if (auto* error = std::get_if<ArgumentError>(&prepared)) return *error;
   auto& experiment = std::get<PreparedExperiment>(prepared);
   for (std::size_t a = 0; a < arrays.size(); ++a) {
-    auto buffer = experiment.array(a);
     const std::string& key = arrays[a].name;
-    for (std::size_t i = 0; i < buffer.size(); ++i) {
+    const bool single = experiment.is_single(a);
+    for (std::size_t i = 0; i < arrays[a].length; ++i) {
       const Json& item = (*contents[a])[i];
       if (!item.is_number()) return ArgumentError{key, key + "[" + std::to_string(i) + "] must be a number"};
-      buffer[i] = item.get<double>();
+      const double x = item.get<double>();
+      // Past float32's range a float32 buffer gets NaN, which run() refuses with the message x
+      // would get (a cast would make it ±∞, and −∞ a mask).
+      constexpr double kFloatMax = std::numeric_limits<float>::max();
+      if (single) experiment.single_array(a)[i] = std::isfinite(x) && std::abs(x) > kFloatMax ? NAN : float(x);
+      else experiment.array(a)[i] = x;
     }
   }
   return experiment.run(progress);

@@ -68,7 +68,13 @@ Check Params::validate(std::span<const ArrayParam> arrays, std::string_view expe
   if (auto error = check_memory(std::size_t(total) * sizeof(double), arrays.empty() ? "params" : arrays.front().name)) {
     return error;
   }
-  for (const auto& array : arrays) arrays_.emplace_back(array.length);
+  for (const auto& [name, length] : arrays) {
+    ArrayValues values;
+    values.single = array_spec(spec(name).value)->single;
+    if (values.single) values.singles.resize(length);
+    else values.doubles.resize(length);
+    arrays_.push_back(std::move(values));
+  }
   return std::nullopt;
 }
 
@@ -84,15 +90,18 @@ void Params::check_arrays() {
     constexpr double kInfinity = std::numeric_limits<double>::infinity();
     const double low = range.min_open ? std::nextafter(range.min, kInfinity) : range.min;
     const double high = range.max_open ? std::nextafter(range.max, -kInfinity) : range.max;
-    const double* const values = arrays_[a].data();
-    const std::size_t count = arrays_[a].size();
-    for (std::size_t i = 0; i < count; ++i) {
-      const double x = values[i];
-      if (plain ? x >= low && x <= high && x - x == 0.0 : accepts(x, item.kind, range)) continue;
-      if (plain && range.masked && x == -kInfinity) continue;
-      const auto error = check_scalar(x, item.kind, item.range, name + "[" + std::to_string(i) + "]");
-      return fail({name, error->message});
-    }
+    const auto check = [&](const auto* values, std::size_t count) {
+      for (std::size_t i = 0; i < count; ++i) {
+        const double x = values[i];
+        if (plain ? x >= low && x <= high && x - x == 0.0 : accepts(x, item.kind, range)) continue;
+        if (plain && range.masked && x == -kInfinity) continue;
+        const auto error = check_scalar(x, item.kind, item.range, name + "[" + std::to_string(i) + "]");
+        return fail({name, error->message});
+      }
+    };
+    const ArrayValues& values = arrays_[a];
+    if (values.single) check(values.singles.data(), values.singles.size());
+    else check(values.doubles.data(), values.doubles.size());
   }
 }
 
@@ -112,7 +121,7 @@ const Json& Params::value(std::string_view name) const {
   return given_.is_object() && found != given_.end() ? *found : param.value.default_value;
 }
 
-const std::vector<double>* Params::bulk(std::string_view name) const {
+const Params::ArrayValues* Params::bulk(std::string_view name) const {
   const auto found = std::find(array_names_.begin(), array_names_.end(), name);
   const auto index = std::size_t(found - array_names_.begin());
   return index < arrays_.size() ? &arrays_[index] : nullptr;
@@ -127,7 +136,10 @@ std::uint64_t Params::seed(std::string_view name) const { return std::uint64_t(v
 std::string Params::choice(std::string_view name) const { return value(name).get<std::string>(); }
 
 std::vector<double> Params::numbers(std::string_view name) const {
-  if (const auto* values = bulk(name)) return *values;
+  if (const auto* values = bulk(name)) {
+    if (values->single) return {values->singles.begin(), values->singles.end()};
+    return values->doubles;
+  }
   const Json& list = value(name);
   if (list.is_null()) return {};
   std::vector<double> result;
@@ -137,13 +149,16 @@ std::vector<double> Params::numbers(std::string_view name) const {
 }
 
 std::vector<float> Params::floats(std::string_view name) const {
-  if (const auto* values = bulk(name)) return {values->begin(), values->end()};
+  if (const auto* values = bulk(name)) {
+    if (values->single) return {values->singles.begin(), values->singles.end()};
+    return {values->doubles.begin(), values->doubles.end()};
+  }
   const auto list = numbers(name);
   return {list.begin(), list.end()};
 }
 
 std::size_t Params::length(std::string_view name) const {
-  if (const auto* values = bulk(name)) return values->size();
+  if (const auto* values = bulk(name)) return values->single ? values->singles.size() : values->doubles.size();
   const Json& list = value(name);
   return list.is_array() ? list.size() : 0;
 }

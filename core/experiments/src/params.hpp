@@ -14,6 +14,7 @@
 #include "sampling_lab/experiments.hpp"
 #include "sampling_lab/options.hpp"
 #include "sampling_lab/schema.hpp"
+#include "sampling_lab/workspace.hpp"
 
 namespace sampling_lab::detail {
 
@@ -23,8 +24,11 @@ class Params {
   // lengths.
   Params(Json given, std::span<const ArrayParam> arrays, const Schema& schema, std::string_view experiment);
 
-  // The buffer of the index-th array of the constructor's list, to be filled by the caller.
-  std::span<double> array(std::size_t index) { return arrays_[index]; }
+  // The buffer of the index-th array of the constructor's list, to be filled by the caller:
+  // float32 where the schema says so, else double.
+  bool is_single(std::size_t index) const { return arrays_[index].single; }
+  std::span<float> single_array(std::size_t index) { return arrays_[index].singles; }
+  std::span<double> array(std::size_t index) { return arrays_[index].doubles; }
   // Each array's values against its item kind and range.
   void check_arrays();
 
@@ -52,12 +56,18 @@ class Params {
   Check validate(std::span<const ArrayParam> arrays, std::string_view experiment);
   const ParamSpec& spec(std::string_view name) const;
   const Json& value(std::string_view name) const;  // given or default; not the arrays
-  const std::vector<double>* bulk(std::string_view name) const;
+  // An array parameter's buffer, in one of two widths.
+  struct ArrayValues {
+    bool single = false;
+    std::vector<double> doubles;
+    Buffer<float> singles;  // written whole by the caller before it is read
+  };
+  const ArrayValues* bulk(std::string_view name) const;
 
   Json given_;
   const Schema& schema_;
   std::vector<std::string> array_names_;
-  std::vector<std::vector<double>> arrays_;
+  std::vector<ArrayValues> arrays_;
   std::optional<JsonOptions> options_;
   Check error_;
 };

@@ -41,6 +41,11 @@ ValueSpec array(ValueSpec item, Json default_value, std::size_t min_length, std:
   return spec;
 }
 
+ValueSpec single(ValueSpec array) {
+  array.single = true;
+  return array;
+}
+
 ValueSpec optional(ValueSpec value) {
   ValueSpec spec = value_of(Kind::kOptional, nullptr);
   spec.item = std::make_shared<const ValueSpec>(std::move(value));

@@ -6,16 +6,21 @@ import { checkKeys, describe, isObject, Lab, unwrap, withProgress, type RunOptio
 import type { CoreExperiments, ExperimentsCoreModule } from '../sampling-lab-experiments.js';
 import type { DocumentedOptionSpec, ExperimentInfo } from './schema.js';
 
+// The largest float32: a float32 buffer gets NaN for a finite value beyond it, which the core
+// refuses with the message the value itself would get (a cast would make it ±∞, and −∞ a mask).
+const FLOAT32_MAX = 3.4028234663852886e38;
+
 /** Copies an array parameter into its WebAssembly buffer, refusing holes and non-numbers. */
-function fillNumbers(buffer: Float64Array, values: ArrayLike<unknown>, name: string): void {
-  if (!Array.isArray(values)) {
+function fillNumbers(buffer: Float32Array | Float64Array, values: ArrayLike<unknown>, name: string): void {
+  const single = buffer instanceof Float32Array;
+  if (!Array.isArray(values) && (!single || values instanceof Float32Array)) {
     buffer.set(values as ArrayLike<number>);
     return;
   }
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (typeof value !== 'number') throw new SamplingLabError(name, `${name}[${i}] is ${describe(values, i)}, not a number`);
-    buffer[i] = value;
+    buffer[i] = single && Math.abs(value) > FLOAT32_MAX && Number.isFinite(value) ? NaN : value;
   }
 }
 

@@ -45,7 +45,10 @@ class PreparedExperiment {
   PreparedExperiment& operator=(PreparedExperiment&&) noexcept;
   ~PreparedExperiment();
 
-  // Where the caller writes the index-th array of prepare_experiment's list.
+  // Where the caller writes the index-th array of prepare_experiment's list: float32 where its
+  // schema says so (single_array), else double (array).
+  bool is_single(std::size_t index) const;
+  std::span<float> single_array(std::size_t index);
   std::span<double> array(std::size_t index);
   // Checks the arrays' values, then runs. A run that `progress` stopped is an ArgumentError
   // (argument "onProgress").

@@ -32,6 +32,7 @@ struct ValueSpec {
   std::shared_ptr<const ValueSpec> item;  // kArray: each element; kOptional: the value if given
   std::size_t min_length = 0;             // kArray
   std::size_t max_length = 0;
+  bool single = false;                    // kArray of numbers held as float32 (logits, a sampler's p)
 };
 
 struct ParamSpec {
@@ -50,6 +51,8 @@ ValueSpec probability(double default_value, Range range = closed(0, 1));
 ValueSpec choice(std::vector<std::string> choices);  // the first is the default
 ValueSpec array(ValueSpec item, Json default_value, std::size_t min_length, std::size_t max_length);
 ValueSpec optional(ValueSpec value);  // default null
+// An array of numbers the experiment reads as float32: it crosses from JavaScript as float32.
+ValueSpec single(ValueSpec array);
 
 // The sampler's options of the given groups, as experiment parameters.
 Schema option_params(std::initializer_list<OptionGroup> groups);

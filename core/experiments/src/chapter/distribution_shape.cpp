@@ -20,7 +20,7 @@ constexpr float kFloatMax = std::numeric_limits<float>::max();
 const Json kDecodingExampleLogits = {3, 2.5, 2, 1, 0.5, 0, -1, -2};
 
 ValueSpec logits_spec(Json default_value) {
-  return array(number(0, closed_or_masked(-kFloatMax, kFloatMax)), std::move(default_value), 1, kMaxExperimentArray);
+  return single(array(number(0, closed_or_masked(-kFloatMax, kFloatMax)), std::move(default_value), 1, kMaxExperimentArray));
 }
 
 // The surprisal's moments from its mean and variance, in bits.

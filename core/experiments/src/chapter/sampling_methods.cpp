@@ -140,7 +140,7 @@ std::vector<Experiment> sampling_method_experiments() {
       {{"samplers",
         "Inverse CDF, Gumbel-max, exponential race and alias draws against p: frequencies, "
         "max deviation, chi-square, time per sample",
-        {{"p", array(probability(0), {0.5, 0.25, 0.15, 0.07, 0.03}, 1, kMaxExperimentArray), "The distribution to draw from"},
+        {{"p", single(array(probability(0), {0.5, 0.25, 0.15, 0.07, 0.03}, 1, kMaxExperimentArray)), "The distribution to draw from"},
          {"n", integer(200000, closed(1, 4e6)), "Draws per method", {1000, 1000000, 1000}},
          {"seed", seed(), "Philox seed; method i uses stream i"}}},
        samplers, samplers_budget},
@@ -148,7 +148,7 @@ std::vector<Experiment> sampling_method_experiments() {
         "Single draws of one exact method with what it computes: u against the CDF (inverse CDF), "
         "the Gumbel noises and noisy logits (Gumbel-max), the clocks and their arrivals (race), "
         "the column and coin (alias), each with its token, on the samplers' keys",
-        {{"p", array(probability(0), {0.5, 0.25, 0.15, 0.07, 0.03}, 1, kMaxTraceVocabulary), "The distribution to draw from"},
+        {{"p", single(array(probability(0), {0.5, 0.25, 0.15, 0.07, 0.03}, 1, kMaxTraceVocabulary)), "The distribution to draw from"},
          {"method", choice({"inverse-cdf", "gumbel-max", "exponential-race", "alias"}), "The sampling method"},
          {"seed", seed(), "Philox seed"},
          {"stream", integer(0, closed(0, 1e15)), "Philox stream (the samplers experiment uses stream i for method i)"},

@@ -159,8 +159,8 @@ std::vector<Experiment> speculative_experiments() {
       {{"speculative",
         "Speculative sampling: acceptance = sum min(p, q) = 1 - TV, output distribution, residual, "
         "tokens per verification; top-k exercise and the mismatched-q pitfall",
-        {{"p", array(probability(0), {0.5, 0.3, 0.15, 0.05}, 1, kMaxExperimentArray), "Target distribution"},
-         {"q", optional(array(probability(0), nullptr, 1, kMaxExperimentArray)), "Draft distribution; null = uniform"},
+        {{"p", single(array(probability(0), {0.5, 0.3, 0.15, 0.05}, 1, kMaxExperimentArray)), "Target distribution"},
+         {"q", optional(single(array(probability(0), nullptr, 1, kMaxExperimentArray))), "Draft distribution; null = uniform"},
          {"n", integer(200000, closed(1, 1e7)), "Verifications simulated"},
          {"seed", seed(), "Philox seed"},
          {"gamma", integer(4, closed(1, 64)), "Draft tokens per verification γ", {1, 8, 1}},
