@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "sampling_lab/kernels.hpp"
+
 namespace sampling_lab::detail {
 
 namespace {
@@ -100,8 +102,15 @@ void Params::check_arrays() {
       }
     };
     const ArrayValues& values = arrays_[a];
-    if (values.single) check(values.singles.data(), values.singles.size());
-    else check(values.doubles.data(), values.doubles.size());
+    if (!values.single) {
+      check(values.doubles.data(), values.doubles.size());
+      continue;
+    }
+    // float32 (logits, probabilities): one SIMD pass decides, where every value is finite.
+    if (values.singles.empty()) continue;
+    const auto extent = kernels::min_max(values.singles);
+    if (plain && extent.finite && extent.min >= low && extent.max <= high) continue;
+    check(values.singles.data(), values.singles.size());
   }
 }
 
@@ -155,6 +164,12 @@ std::vector<float> Params::floats(std::string_view name) const {
   }
   const auto list = numbers(name);
   return {list.begin(), list.end()};
+}
+
+std::span<const float> Params::floats(std::string_view name, std::vector<float>& storage) const {
+  if (const auto* values = bulk(name); values && values->single) return values->singles;
+  storage = floats(name);
+  return storage;
 }
 
 std::size_t Params::length(std::string_view name) const {

@@ -38,6 +38,8 @@ class Params {
   std::string choice(std::string_view name) const;
   std::vector<double> numbers(std::string_view name) const;
   std::vector<float> floats(std::string_view name) const;
+  // The same without a copy where the array crossed as float32; else floats(name), in `storage`.
+  std::span<const float> floats(std::string_view name, std::vector<float>& storage) const;
   // Entries of an array parameter, given or default (0 for an unset optional); known before the
   // arrays are filled, for work budgets.
   std::size_t length(std::string_view name) const;

@@ -35,7 +35,8 @@ Check filters_lengths(const Params& params) {
 }
 
 Json filters(Params& params, const Progress&) {
-  const std::vector<float> given = params.floats("logits");
+  std::vector<float> storage;
+  const std::span<const float> given = params.floats("logits", storage);
   if (auto error = check_options(params.options(), given.size())) return reject(params, *error);
   FilterWorkspace filter_workspace;
   const auto masked = mask_negative_infinity(given, params.options(), filter_workspace.masked);
