@@ -225,12 +225,12 @@ it('sequence: the three-step tree asks about width 2 first, and its note describ
 it('sequence: the log-space demo multiplies to 0 in float32 and float64 while the log sum stays -921.03', async () => {
   const host = widget('sequence');
   const value = (name: string) => host.locator(`[data-readout="${name}"] dd`).innerText();
-  await expect.poll(() => value('log-sum')).toBe('-921.03 (= 10^-400.0)');
+  await expect.poll(() => value('log-sum')).toBe('-921.03 (= 1.0 × 10⁻⁴⁰⁰)');
   expect(await value('float64')).toBe('0');
   expect(await value('float32')).toBe('0');
   expect(await host.locator('.sl-log-space .sl-note').innerText()).toMatch(/float32 的乘积在第 46 个 token 变成 0，float64 的乘积在第 324 个 token 变成 0/);
   await host.getByLabel('序列长度（token 数）').fill('300');
-  await expect.poll(() => value('float64')).toBe('1.000e-300');
+  await expect.poll(() => value('float64')).toBe('1.000 × 10⁻³⁰⁰');
   expect(await value('float32')).toBe('0');
 });
 
@@ -274,13 +274,26 @@ it('self-test: each answer stays behind its button until a choice, then says whe
   expect(await page.locator('.self-test-answer').evaluateAll((answers) => answers.every((a) => (a as HTMLElement).hidden))).toBe(true);
   const second = questions.nth(1);
   expect(await second.getByRole('button', { name: '揭晓答案' }).isDisabled()).toBe(true);
-  await second.getByLabel('p / n', { exact: true }).check();
+  await second.getByLabel(/^p \/ n，/).check();
   await second.getByRole('button', { name: '揭晓答案' }).click();
-  expect(await second.locator('.self-test-verdict').innerText()).toBe('没答对，正确的是：√(p(1 − p) / n)，随 1/√n 下降');
+  expect(await second.locator('.self-test-verdict').innerText()).toBe('没答对，正确的是：√(p(1 − p) / n)，随 1/√n 下降：误差缩小到十分之一要 100 倍的采样');
   expect(await second.locator('.self-test-answer').innerText()).toMatch(/标准误约 √\(p\(1−p\)\/n\)/);
-  await second.getByLabel('√(p(1 − p) / n)，随 1/√n 下降').check();
+  await second.getByLabel(/^√\(p\(1 − p\) \/ n\)/).check();
   expect(await second.locator('.self-test-verdict').innerText()).toBe('答对了。');
   expect(await questions.nth(0).locator('.self-test-answer').isVisible()).toBe(false);
+});
+
+it('self-test: the right choice is never told apart by its length (every choice within 30 % of the question\'s mean), in both languages', async () => {
+  for (const lang of ['zh-CN', 'en']) {
+    await page.evaluate((l) => { document.documentElement.lang = l; }, lang);
+    const lengths = await page.locator('.self-test-question').evaluateAll((questions) => questions.map((q) =>
+      [...q.querySelectorAll('input[type="radio"] + *')].map((label) => label.textContent!.length)));
+    for (const [i, choices] of lengths.entries()) {
+      const mean = choices.reduce((a, b) => a + b, 0) / choices.length;
+      for (const length of choices) expect(Math.abs(length - mean) / mean, `${lang} question ${i + 1}: ${choices}`).toBeLessThan(0.3);
+    }
+  }
+  await page.evaluate(() => { document.documentElement.lang = 'zh-CN'; });
 });
 
 it('in English: the mechanism, the predictions and the self-test speak English', async () => {

@@ -44,6 +44,8 @@ function translatePage(): void {
     node.textContent = text[node.dataset.i18n as keyof typeof text];
   }
   document.title = `Sampling Lab · ${text.pageTitle}`;
+  // The toggle names the other language in that language: a screen reader must read it so.
+  document.querySelector('.lang-switch')?.setAttribute('lang', html.lang.startsWith('en') ? 'zh' : 'en');
 }
 
 document.querySelector('.lang-switch')?.addEventListener('click', () => setLanguage(html.lang.startsWith('en') ? 'zh-CN' : 'en'));

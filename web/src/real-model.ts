@@ -5,7 +5,7 @@
 // q4 draft), for offline tests.
 import type { AcceptanceResult, OptionSpec } from 'sampling-lab';
 import type { SamplingLabElement } from 'sampling-lab/element';
-import { REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
+import { formatFigure, REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
 import type { GeneratedStep } from './model-protocol';
 import { beamSection, speculativeDecodingSection } from './real-model-decoding';
 import {
@@ -215,7 +215,7 @@ function speculativeSection(run: Runner, plan: Plan, passage: string): Section {
       [names.median, s.median.toFixed(2), t.notInChapter],
       [names.min, s.min.toFixed(2), figures.min.toFixed(2)],
       [names.meanOneMinusTV, s.meanOneMinusTV.toFixed(2), t.sameAsMean],
-      [names.maxDifference, s.maxDifference.toExponential(1), '< 1e-3'],
+      [names.maxDifference, formatFigure(s.maxDifference, 4), '< 0.001'],
     ]);
     output.replaceChildren(readouts, histogram(s.histogram, t.histogramCaption, t.histogramColumns));
   }

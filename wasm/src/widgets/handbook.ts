@@ -5,6 +5,7 @@
 // and the page shows each beside its live value and its source. A number no chapter prints (the
 // chapter's Monte-Carlo-error code shows no output) is not here.
 import type { ExperimentName, ExperimentTypes, SequenceHandbookResult } from '../lab/experiments.js';
+import { small } from './numbers.js';
 
 /** The chapters that print the figures: this one, "概率与采样", and the two it points to. */
 export type HandbookChapter = 'probability' | 'decoding' | 'serving';
@@ -49,9 +50,9 @@ const CHAPTER_P = [0.5, 0.25, 0.15, 0.07, 0.03];
 const SAMPLER_N = 200_000;
 const bernoulliSE = (p: readonly number[], n: number) => p.map((pi) => Math.sqrt(pi * (1 - pi) / n));
 
-/** A figure as the page prints it: its digits (0.441, 1,000), readable when small (3.1e-4). */
+/** A figure as the page prints it: its digits (0.441, 1,000), as the chapter does when small (0.0006). */
 export function formatFigure(x: number, digits: number): string {
-  if (x !== 0 && Math.abs(x) < 1e-3) return x.toExponential(1);
+  if (x !== 0 && Math.abs(x) < 1e-3) return small(x);
   // Negative digits round to tens, hundreds…: 1,152 printed to −1 digits is 1,150.
   return digits <= 0 ? (Math.round(x / 10 ** -digits) * 10 ** -digits).toLocaleString('en') : x.toFixed(digits);
 }

@@ -153,7 +153,8 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
         fromAttribute: options.fromAttribute,
         onInput: options.onInput ?? kit.update,
       });
-      relabelControls.push((s) => created.setLabel(options.label(s)));
+      // The shown value too: its format may hold words (a unit, "greedy").
+      relabelControls.push((s) => { created.setLabel(options.label(s)); created.set(created.value()); });
       return created;
     },
     choice: <T extends string>(name: string, options: ChoiceOptions<T>) => {
@@ -233,6 +234,7 @@ export function experimentWidget<R>(context: WidgetContext, spec: ExperimentWidg
 
   function relabel(): void {
     const s = strings();
+    if (bar.hasAttribute('aria-label')) bar.setAttribute('aria-label', s.running);
     for (const relabelControl of relabelControls) relabelControl(s);
     for (const [node, label] of labels) node.textContent = label(s);
     setup.relabel?.();

@@ -24,6 +24,8 @@ export class SamplingLabElement extends HTMLElement {
   // Slider values (undefined: back at the initial one) not yet in the address, and their timer.
   #unwritten = new Map<string, number | undefined>();
   #urlTimer = 0;
+  // Whether the element made itself a tab stop until it is built.
+  #placeholderStop = false;
   // What the element says before its widget is built, in the page's language of the moment.
   #statusText?: () => string;
   // Resolves when the widget has drawn its first result.
@@ -60,6 +62,22 @@ export class SamplingLabElement extends HTMLElement {
       }
     }, { rootMargin: '200px' });
     this.#visibility.observe(this);
+    // Until it is built the element itself is a tab stop, so that Tab pressed faster than it
+    // builds still stops here; focused, it builds and hands focus to its first control.
+    if (!this.hasAttribute('tabindex')) {
+      this.tabIndex = 0;
+      this.#placeholderStop = true;
+      this.addEventListener('focus', () => void this.#focusWhenBuilt(), { once: true });
+    }
+  }
+
+  async #focusWhenBuilt(): Promise<void> {
+    this.#visibility?.disconnect();
+    this.#started ??= this.#start();
+    await this.#drawn.promise;
+    if (document.activeElement === this || document.activeElement === document.body) {
+      this.querySelector<HTMLElement>('input, button, select, textarea, a[href], [tabindex="0"]')?.focus();
+    }
   }
 
   /** Custom-element hook: stops watching, destroys the widget and forgets its sliders, so that reconnecting builds it afresh. */
@@ -136,6 +154,9 @@ export class SamplingLabElement extends HTMLElement {
       })),
       ready: () => {
         this.classList.remove('sl-starting');
+        // Built: its own controls are the tab stops now.
+        if (this.#placeholderStop) this.removeAttribute('tabindex');
+        this.#placeholderStop = false;
         this.#drawn.resolve();
       },
     };

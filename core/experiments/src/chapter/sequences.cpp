@@ -56,11 +56,13 @@ Json leaves_json(const SequenceModel& model, std::int64_t samples, std::int64_t 
   return {{"leaves", leaves}, {"withoutReplacement", without_replacement}};
 }
 
-// Expansions of beam search at each width over `depth` steps: the expansions budget counts these.
+// Expansions of beam search at each width over `depth` steps, which the expansions budget counts:
+// at step t the beam holds min(w, V^t) prefixes, each expanded into V.
 double beam_work(const std::vector<double>& widths, std::size_t vocabulary, std::size_t depth) {
-  const double leaves = integer_power(double(vocabulary), depth);
   double work = 0.0;
-  for (const double w : widths) work += std::min(w * double(vocabulary), leaves) * double(depth);
+  for (const double w : widths) {
+    for (std::size_t t = 0; t < depth; ++t) work += std::min(w, integer_power(double(vocabulary), t)) * double(vocabulary);
+  }
   return work;
 }
 

@@ -7,6 +7,7 @@ import type { FilterStage } from '../../sampling-lab-core.js';
 import { STAGE_TABLE } from '../../generated/tables.js';
 import { fillLegend, fillTable, patchChildren, svg } from '../dom.js';
 import { SvgChart } from './svg-chart.js';
+import { small } from '../numbers.js';
 
 export interface BarChartData {
   labels: readonly string[];
@@ -109,9 +110,9 @@ export class BarChart extends SvgChart {
 
 }
 
-/** 0.44, .062, 3.1e-4: short enough for a bar label, readable when small. */
+/** 0.44, .062, .00031: short enough for a bar label, readable when small. */
 export function formatShort(p: number): string {
   if (p >= 0.0995) return p.toFixed(2);
   if (p >= 0.001) return p.toFixed(3).replace(/^0/, '');
-  return p === 0 ? '0' : p.toExponential(1);
+  return small(p).replace(/^0\./, '.');
 }

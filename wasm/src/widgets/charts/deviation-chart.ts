@@ -2,6 +2,7 @@
 // chance alone fills: a correct sampler's dots stay inside about 95 % of the time.
 import { fillLegend, fillTable, patchChildren, svg } from '../dom.js';
 import { SvgChart } from './svg-chart.js';
+import { small } from '../numbers.js';
 
 export interface DeviationData {
   categories: readonly string[];
@@ -63,5 +64,5 @@ export class DeviationChart extends SvgChart {
 }
 
 function formatTick(v: number): string {
-  return v >= 0.01 ? v.toFixed(2) : v.toExponential(0);
+  return v >= 0.01 ? v.toFixed(2) : small(v, 1);
 }

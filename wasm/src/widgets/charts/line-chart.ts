@@ -3,6 +3,7 @@
 // the numbers. Null values break a line.
 import { fillLegend, fillTable, patchChildren, svg } from '../dom.js';
 import { SvgChart } from './svg-chart.js';
+import { powerOfTen, small } from '../numbers.js';
 
 export interface SeriesSpec {
   label: string;
@@ -28,8 +29,12 @@ export interface LineChartSpec {
 /** The x values, then one array of y values (null: no value) per series. */
 export type LineData = readonly ArrayLike<number | null | undefined>[];
 
-const tickLabel = (v: number) =>
-  v === 0 || (Math.abs(v) >= 0.001 && Math.abs(v) < 1e5) ? String(+v.toPrecision(6)) : v.toExponential(0);
+// A decade far from 1 as 10ᵏ (an axis of 151,936 ranks or probabilities to 10⁻¹²).
+const tickLabel = (v: number) => {
+  if (v === 0 || (Math.abs(v) >= 0.001 && Math.abs(v) < 1e5)) return String(+v.toPrecision(6));
+  const decade = Math.log10(Math.abs(v));
+  return Math.abs(decade - Math.round(decade)) < 1e-9 && v > 0 ? powerOfTen(decade) : small(v, 1);
+};
 
 // At most this many rows in the hidden table that stands in for the chart.
 const TABLE_ROWS = 40;

@@ -33,7 +33,10 @@ export function sampleSizeWidget(context: WidgetContext): Widget {
       link.href = '#eval-error';
       kit.label(link, (s) => s.evalTieBackLink);
       note.append(noteText, ' ', link);
-      kit.body.append(numbers.root, note);
+      // Equal proportions have no sample size: said in place of the readouts, not as an error.
+      const tied = element('p', 'sl-note');
+      kit.label(tied, (s) => s.tiedProportions);
+      kit.body.append(numbers.root, tied, note);
       function layout(): void {
         const means = mode.value() === 'means';
         delta.root.hidden = !means;
@@ -43,7 +46,12 @@ export function sampleSizeWidget(context: WidgetContext): Widget {
       }
       layout();
       return {
-        params: () => ({ mode: mode.value(), delta: delta.value(), std: std.value(), z: z.value(), p1: p1.value(), p2: p2.value() }),
+        params: () => {
+          const equal = mode.value() === 'proportions' && p1.value() === p2.value();
+          tied.hidden = !equal;
+          numbers.root.hidden = equal;
+          return equal ? undefined : { mode: mode.value(), delta: delta.value(), std: std.value(), z: z.value(), p1: p1.value(), p2: p2.value() };
+        },
         render(result) {
           const s = strings();
           numbers.set('n', s.perConfiguration, result.perConfiguration.toLocaleString());

@@ -10,7 +10,7 @@ import { segmented, slider } from '../controls.js';
 import { DeviationChart } from '../charts/deviation-chart.js';
 import { DrawHistogram, MechanismChart } from '../charts/mechanism-chart.js';
 import { element, fillTable } from '../dom.js';
-import { strings } from '../i18n.js';
+import { strings, type Strings } from '../i18n.js';
 import { experimentWidget, type Kit } from '../kit.js';
 import type { Widget, WidgetContext } from './types.js';
 
@@ -54,6 +54,7 @@ export function samplersWidget(context: WidgetContext): Widget {
       // The fixed scale: the axis only widens when the data need it, so a larger n keeps it.
       let extent: number | undefined;
       let previous: { n: number; band: number } | undefined;
+      let bandText = (s: Strings) => s.bandHint;
       return {
         params: () => ({ p, n: SAMPLE_COUNTS[n.value()], seed }),
         render(result) {
@@ -72,11 +73,14 @@ export function samplersWidget(context: WidgetContext): Widget {
           });
           if (fixedScale.checked()) extent = used;
           const band = 2 * result.standardErrors[0];
+          // Kept as a function of the strings: a redraw after the language changes says it again.
           if (previous && previous.n !== result.n) {
-            bandNote.textContent = s.bandRatio(previous.n, result.n, previous.band, band, fixedScale.checked());
+            const [from, before, fixed] = [previous.n, previous.band, fixedScale.checked()];
+            bandText = (t) => t.bandRatio(from, result.n, before, band, fixed);
           } else if (!previous) {
-            bandNote.textContent = s.bandHint;
+            bandText = (t) => t.bandHint;
           }
+          bandNote.textContent = bandText(s);
           if (!previous || previous.n !== result.n) previous = { n: result.n, band };
           fillTable(table, {
             head: [s.method, s.maxDeviation, s.chiSquareP],
@@ -177,7 +181,7 @@ function mechanismPanel(kit: Kit, p: readonly number[], labels: readonly string[
       mechanismChart.draw({
         trace: trace!, draw: current, p, labels,
         text: {
-          summary: s.mechanismSummary(method, shown), token: s.token, cdf: 'F(x)', logP: 'log p', noisy: 'log p + G',
+          summary: s.mechanismSummary(s.methodNames[method], shown), token: s.token, cdf: 'F(x)', logP: 'log p', noisy: 'log p + G',
           time: s.ringTime, column: s.aliasColumn, coin: s.coin, argmax: 'argmax', first: s.firstToRing, keep: s.aliasKeep, alias: s.aliasOf,
         },
       });

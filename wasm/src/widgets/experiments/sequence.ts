@@ -11,6 +11,7 @@ import { strings } from '../i18n.js';
 import { experimentWidget, type Kit } from '../kit.js';
 import { prediction } from '../predict.js';
 import type { Widget, WidgetContext } from './types.js';
+import { fromLog10, small } from '../numbers.js';
 
 type Mode = 'handbook' | 'beam' | 'random';
 type Result = SequenceHandbookResult | SequenceRandomResult;
@@ -180,9 +181,9 @@ function logSpacePanel(kit: Kit): { root: HTMLElement; render(): void } {
   function render(): void {
     const s = strings();
     const r = kit.lab.runExperiment('log-space', { tokenProb: tokenProb.value(), length: length.value() }) as LogSpaceResult;
-    numbers.set('float64', s.productIn('float64'), r.productFloat64 === 0 ? '0' : r.productFloat64.toExponential(3));
-    numbers.set('float32', s.productIn('float32'), r.productFloat32 === 0 ? '0' : r.productFloat32.toExponential(3));
-    numbers.set('log-sum', s.logSumLabel, `${r.logSum.toFixed(2)} (= 10^${r.log10Prob.toFixed(1)})`);
+    numbers.set('float64', s.productIn('float64'), small(r.productFloat64, 4));
+    numbers.set('float32', s.productIn('float32'), small(r.productFloat32, 4));
+    numbers.set('log-sum', s.logSumLabel, `${r.logSum.toFixed(2)} (= ${fromLog10(r.log10Prob)})`);
     verdict.textContent = s.logSpaceVerdict(r.length, r.tokenProb, r.float32ZeroAt, r.float64ZeroAt);
   }
   render();

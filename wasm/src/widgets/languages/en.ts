@@ -338,8 +338,8 @@ export const en: Strings = {
   handbookChanceNote: 'Figures with ± are Monte-Carlo results (± one standard error): the handbook drew with PyTorch\'s random generator and this page with Philox, so the samples differ and so do the numbers, slightly; within two or three standard errors they agree. Figures without ± are exact computations and should match once rounded as the handbook prints them.',
   handbookExactNote: 'These figures are exact computations and should match the handbook once rounded as it prints them.',
   figureLabel,
+  tiedProportions: 'The two proportions are equal: with no gap, no number of samples tells them apart. Move p₂ a little.',
   errors: {
-    p2: 'p₂ must differ from p₁: with equal proportions the difference is 0, and no sample size can detect it.',
     logits: 'These logits cannot be used: ',
     position: 'Position out of range: ',
   },

@@ -344,8 +344,8 @@ export const zh = {
   handbookChanceNote: '带 ± 的是蒙特卡洛结果（± 一个标准误）：手册用 PyTorch 的随机数生成器，这里用 Philox，所以抽到的样本不同、数字也略有不同；差距在两三个标准误以内就是一致的。没有 ± 的数字是确定的，约到手册印出的位数后应当相同。',
   handbookExactNote: '这些数字是确定的计算，约到手册印出的位数后应当相同。',
   figureLabel,
+  tiedProportions: '两个比例相同，差距为 0：多少样本都分辨不出。把 p₂ 移开一点试试。',
   errors: {
-    p2: 'p₂ 必须与 p₁ 不同：两个比例相同，差距为 0，多少样本都分辨不出。',
     logits: '这组 logits 无法使用：',
     position: '位置超出范围：',
   } as Record<string, string>,

@@ -1,0 +1,154 @@
+// The page read in both languages, toggled both ways (issue 32, item 8): no Chinese on the English
+// page and no English sentence on the Chinese one; no raw maths (p_i, n^−½) or internal method
+// ids in its text; every widget's sliders at their extremes give results, not errors; Tab pressed
+// quickly still reaches every widget's first control.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium, watchProblems } from '../support/chromium';
+import { serveDist } from '../support/static-server';
+
+// Han, kana and CJK punctuation.
+const CJK = '[\\u3000-\\u303f\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uff00-\\uffef]';
+// Four English words in a row: a sentence, not a name (top-p, Gumbel-max, Qwen3, WebAssembly).
+const ENGLISH = "[A-Za-z]{2,}(?:[ ,'’-]+[A-Za-z]{2,}){3,}";
+// Subscripts and powers written as ASCII, and the samplers' internal ids in parentheses.
+const RAW_MATHS = '\\S_[A-Za-z0-9]\\b|\\^[−\\-\\d½(]|\\de-\\d';
+const INTERNAL_IDS = '\\((inverse-cdf|gumbel-max|exponential-race|alias|binary-search)\\)';
+
+let site: Awaited<ReturnType<typeof serveDist>>;
+let context: BrowserContext;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  site = await serveDist('/handbook/sampling/');
+  context = await launchChromium();
+  page = await context.newPage();
+  problems = watchProblems(page);
+  await page.goto(site.url);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await site?.close();
+});
+
+/** Each visible text (and label) of the page matching `pattern`, outside the chapter's passage and the toggle. */
+function textsMatching(pattern: string): Promise<string[]> {
+  return page.evaluate((source) => {
+    const regex = new RegExp(source);
+    const skip = (element: Element | null | undefined) => element?.closest('.rm-passage, .lang-switch, noscript, script, style, .katex, textarea');
+    const found: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      // Hidden tables stand in for charts for screen readers: they are read too.
+      if (skip(parent) || !(parent?.checkVisibility() || parent?.closest('.sl-visually-hidden')) || !regex.test(node.textContent!)) continue;
+      found.push(node.textContent!.trim().slice(0, 80));
+    }
+    for (const element of document.querySelectorAll('[aria-label], [title]')) {
+      if (skip(element)) continue;
+      for (const text of [element.getAttribute('aria-label'), element.getAttribute('title')]) {
+        if (text && regex.test(text)) found.push(text.slice(0, 80));
+      }
+    }
+    return found;
+  }, pattern);
+}
+
+async function toggle(to: 'en' | 'zh'): Promise<void> {
+  await page.locator('.lang-switch').click();
+  await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toMatch(to === 'en' ? /^en/ : /^zh/);
+  // Open every disclosure, so that what they hold is read too.
+  await page.locator('details').evaluateAll((all) => all.forEach((d) => { (d as HTMLDetailsElement).open = true; }));
+}
+
+it('builds every widget, and steps one draw of the samplers\' mechanism (whose text says how it was made)', async () => {
+  for (const host of await page.locator('sampling-lab').all()) {
+    await host.scrollIntoViewIfNeeded();
+    await expect.poll(() => host.locator('.sl-widget').count(), { timeout: 60_000 }).toBe(1);
+  }
+  await page.locator('sampling-lab#samplers .sl-mechanisms button.sl-step').click();
+  await expect.poll(() => page.locator('sampling-lab#samplers .sl-mechanisms caption').count()).toBeGreaterThan(0);
+});
+
+describe('toggled to English and back', () => {
+  it('the English page holds no Chinese', async () => {
+    await toggle('en');
+    // Live regions announce the new readouts once they settle (a second).
+    await expect.poll(() => textsMatching(CJK), { timeout: 3_000 }).toEqual([]);
+  });
+
+  it('the English page writes no raw maths and no internal ids', async () => {
+    expect(await textsMatching(RAW_MATHS)).toEqual([]);
+    expect(await textsMatching(INTERNAL_IDS)).toEqual([]);
+  });
+
+  it('the Chinese page holds no English sentence, raw maths or internal ids', async () => {
+    await toggle('zh');
+    await expect.poll(() => textsMatching(ENGLISH), { timeout: 3_000 }).toEqual([]);
+    expect(await textsMatching(RAW_MATHS)).toEqual([]);
+    expect(await textsMatching(INTERNAL_IDS)).toEqual([]);
+  });
+
+  it('names the language each toggle label is in', async () => {
+    const toggleButton = page.locator('.lang-switch');
+    await expect(toggleButton.getAttribute('lang')).resolves.toBe('en');
+    await toggleButton.click();
+    await expect.poll(() => toggleButton.getAttribute('lang')).toBe('zh');
+    await toggleButton.click();
+  });
+});
+
+for (const end of ['max', 'min'] as const) {
+  it(`every widget, under each of its tabs, gives results, not errors, with its sliders at their ${end === 'max' ? 'maxima' : 'minima'}`, async () => {
+    for (const host of await page.locator('sampling-lab').all()) {
+      await host.scrollIntoViewIfNeeded();
+      // Each tab of the widget's own toolbar (a file or a model position needs a file or a model).
+      const tabs = await host.locator(':scope .sl-toolbar .sl-segment:visible:not([data-value="file"]):not([data-value="model"])').all();
+      for (const tab of tabs.length > 0 ? tabs : [undefined]) {
+        await tab?.click();
+        await host.locator('input[type=range]:visible').evaluateAll((inputs, which) => {
+          for (const input of inputs as HTMLInputElement[]) {
+            input.value = which === 'max' ? input.max : input.min;
+            input.dispatchEvent(new Event('input', { bubbles: true }));
+          }
+        }, end);
+        await page.waitForTimeout(150);
+        const errors = await host.locator('.sl-error:visible, [role=alert]:visible').allTextContents();
+        const where = `${await host.getAttribute('id')} ${(await tab?.getAttribute('data-value')) ?? ''} at the ${end}`;
+        expect(errors.filter((text) => text.trim() !== ''), where).toEqual([]);
+      }
+      await host.locator(':scope > .sl-footer .sl-reset').click();
+    }
+  });
+}
+
+it('Tab pressed every 20 ms reaches the first control of every widget', async () => {
+  const fresh = await context.newPage();
+  await fresh.goto(site.url);
+  await fresh.locator('h1').waitFor();
+  const all = await fresh.locator('sampling-lab').evaluateAll((hosts) => hosts.map((h) => h.id));
+  // The widgets focus reaches, noted by the page itself (no round trip per key).
+  await fresh.evaluate(() => {
+    const reached = new Set<string>();
+    (window as unknown as { reached: Set<string> }).reached = reached;
+    document.addEventListener('focusin', (event) => {
+      const host = (event.target as Element).closest('sampling-lab');
+      if (host) reached.add(host.id);
+    });
+  });
+  const reached = () => fresh.evaluate(() => [...(window as unknown as { reached: Set<string> }).reached]);
+  for (let i = 0; i < 300; i++) {
+    await fresh.keyboard.press('Tab');
+    await fresh.waitForTimeout(20);
+    if (i % 20 === 19 && (await reached()).length === all.length) break;
+  }
+  const seen = new Set(await reached());
+  expect(all.filter((id) => !seen.has(id))).toEqual([]);
+  await fresh.close();
+});
+
+it('logged no console error and no failed request', () => {
+  expect(problems).toEqual([]);
+});
