@@ -4,7 +4,7 @@
 import type { OptionSpec } from 'sampling-lab';
 import type { BeamRow, PlainTiming, SpeculativeStepView, SpeculativeTotals, Token } from './model-protocol';
 import {
-  button, filterSliders, node, pairNames, promptField, runAndStop, seedField, slider, table, type Plan, type Runner, type Section,
+  button, failureText, filterSliders, node, pairNames, promptField, runAndStop, seedField, slider, table, type Plan, type Runner, type Section,
 } from './real-model-kit';
 import { realModelText } from './text';
 
@@ -143,7 +143,7 @@ export function speculativeDecodingSection(options: readonly OptionSpec[], run: 
       showTotals();
     } catch (caught) {
       shown.state = 'stopped';
-      status.textContent = realModelText().cannotRun + (caught as Error).message;
+      status.textContent = failureText(caught)();
     }
   }
 
@@ -212,7 +212,7 @@ export function beamSection(run: Runner, plan: Plan): Section {
         },
       });
     } catch (caught) {
-      verdict.textContent = realModelText().cannotRun + (caught as Error).message;
+      verdict.textContent = failureText(caught)();
       rows = [];
     } finally {
       go.disabled = false;

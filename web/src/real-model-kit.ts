@@ -188,3 +188,16 @@ export function filterSliders(options: readonly OptionSpec[], idPrefix: string):
     },
   };
 }
+
+/**
+ * What went wrong, in the reader's language at each call: a download that failed (offline, a
+ * refused request, a missing file) is the network's doing, not the device's.
+ */
+export function failureText(caught: unknown): () => string {
+  const message = caught instanceof Error ? caught.message : String(caught);
+  const network = /failed to fetch|networkerror|network error|load failed|could not locate|unable to (get|fetch|load)|\b(40[0-9]|50[0-9])\b|http/i;
+  if (!navigator.onLine) return () => realModelText().offline;
+  if (network.test(message)) return () => realModelText().downloadFailed(message);
+  return () => realModelText().cannotRun + message;
+}
+

@@ -9,7 +9,7 @@ import { formatFigure, REAL_MODEL_FIGURES } from 'sampling-lab/handbook';
 import type { GeneratedStep } from './model-protocol';
 import { beamSection, speculativeDecodingSection } from './real-model-decoding';
 import {
-  button, choosePlan, filterSliders, HUB_REPOSITORY, node, pairNames, progressShown, promptField, runAndStop, sameModel, seedField, table,
+  button, choosePlan, failureText, filterSliders, HUB_REPOSITORY, node, pairNames, progressShown, promptField, runAndStop, sameModel, seedField, table,
   type Plan, type Runner, type Section,
 } from './real-model-kit';
 import { realModelText } from './text';
@@ -41,8 +41,15 @@ export function mountRealModel(root: HTMLElement): void {
   const status = node('p', 'rm-status');
   status.setAttribute('aria-live', 'polite');
   const results = node('div', 'rm-results');
-  root.replaceChildren(source, memory, loadButton, bar, barLabel, error, status, results);
+  // Before any download: what the section computes, with the chapter's own figures as the chapter's.
+  const preview = node('section', 'rm-preview');
+  const previewTitle = node('h3');
+  const previewText = node('p');
+  const previewTable = node('div', 'rm-table-box');
+  preview.append(previewTitle, previewText, previewTable);
+  root.replaceChildren(source, memory, loadButton, bar, barLabel, error, status, preview, results);
   const run = progressShown(bar, barLabel);
+  let failed: (() => string) | undefined;
 
   function label(): void {
     const t = realModelText();
@@ -51,6 +58,11 @@ export function mountRealModel(root: HTMLElement): void {
         : t.source(plan.sizes[plan.primary.dtype], `${plan.primary.dtype} (${plan.device === 'webgpu' ? 'WebGPU' : 'WebAssembly'})`, `huggingface.co/${plan.repository ?? HUB_REPOSITORY}`);
       loadButton.textContent = plan.local ? t.loadLocal : t.load;
     }
+    error.textContent = failed?.() ?? '';
+    previewTitle.textContent = t.previewTitle;
+    previewText.textContent = t.previewText;
+    previewTable.replaceChildren(table(t.previewTitle, t.previewColumns,
+      t.previewRows(REAL_MODEL_FIGURES.temperature.rows, REAL_MODEL_FIGURES.acceptance)));
     const deviceMemory = (navigator as Navigator & { deviceMemory?: number }).deviceMemory;
     memory.textContent = deviceMemory !== undefined && deviceMemory < 4 && !plan?.local ? t.lowMemory(deviceMemory) : '';
     // The section's heading and introduction name the model that ?model= chose, not the default.
@@ -65,6 +77,7 @@ export function mountRealModel(root: HTMLElement): void {
 
   loadButton.addEventListener('click', async () => {
     loadButton.disabled = true;
+    failed = undefined;
     error.textContent = '';
     status.textContent = realModelText().loading;
     // Indeterminate until the first file reports its size.
@@ -76,6 +89,7 @@ export function mountRealModel(root: HTMLElement): void {
         run({ kind: 'load', model: plan!.primary })]);
       status.textContent = realModelText().loaded(plan!.device === 'webgpu' ? 'WebGPU' : 'WebAssembly');
       loadButton.hidden = true;
+      preview.hidden = true;
       const sections = [
         await temperatureSection(run, plan!, passage),
         speculativeSection(run, plan!, passage),
@@ -89,7 +103,9 @@ export function mountRealModel(root: HTMLElement): void {
       results.dispatchEvent(new CustomEvent('real-model-ready', { bubbles: true }));
     } catch (caught) {
       status.textContent = '';
-      error.textContent = realModelText().cannotRun + (caught as Error).message;
+      failed = failureText(caught);
+      error.textContent = failed();
+      bar.hidden = true;
       loadButton.disabled = false;
     }
   });
@@ -190,7 +206,7 @@ function speculativeSection(run: Runner, plan: Plan, passage: string): Section {
       });
       start.hidden = true;
     } catch (caught) {
-      output.textContent = realModelText().cannotRun + (caught as Error).message;
+      output.textContent = failureText(caught)();
       start.disabled = false;
     } finally {
       progress.hidden = true;
@@ -381,7 +397,7 @@ function generationSection(options: readonly OptionSpec[], run: Runner, plan: Pl
       });
       if (jsonSchema !== undefined && !signal.aborted) showParsed();
     } catch (caught) {
-      step.textContent = realModelText().cannotRun + (caught as Error).message;
+      step.textContent = failureText(caught)();
     }
   }
 

@@ -23,9 +23,9 @@ export interface HandbookFigure<N extends ExperimentName = ExperimentName> {
   id: string;
   /** The chapter that prints it. */
   chapter: HandbookChapter;
-  /** Where in that chapter, e.g. "experiment 2" or "exercise 2". */
+  /** Where in that chapter, e.g. "section “Sampling algorithms”" or "exercise 2". */
   where: string;
-  /** Chapter and place in one line, e.g. "Probability and sampling chapter, experiment 2". */
+  /** Chapter and place in one line, e.g. "Probability and sampling chapter, exercise 2". */
   source: string;
   /** The experiment whose result gives the live value. */
   experiment: N;
@@ -63,13 +63,13 @@ function figure<N extends ExperimentName>(f: Omit<HandbookFigure<N>, 'source'>):
 
 const samplerFigure = (method: number, name: string, printed: number[], deviation: number) => [
   figure({
-    id: `samplers.${name}.frequencies`, chapter: 'probability', where: 'experiment 2', experiment: 'samplers',
+    id: `samplers.${name}.frequencies`, chapter: 'probability', where: 'section “Sampling algorithms”', experiment: 'samplers',
     params: { p: CHAPTER_P, n: SAMPLER_N, seed: 0 }, printed, digits: 3,
     live: (r) => Array.from(r.methods[method].frequencies),
     standardError: () => bernoulliSE(CHAPTER_P, SAMPLER_N),
   }),
   figure({
-    id: `samplers.${name}.maxDeviation`, chapter: 'probability', where: 'experiment 2', experiment: 'samplers',
+    id: `samplers.${name}.maxDeviation`, chapter: 'probability', where: 'section “Sampling algorithms”', experiment: 'samplers',
     params: { p: CHAPTER_P, n: SAMPLER_N, seed: 0 }, printed: deviation, digits: 4,
     live: (r) => r.methods[method].maxDeviation,
     standardError: () => Math.max(...bernoulliSE(CHAPTER_P, SAMPLER_N)),
@@ -78,7 +78,7 @@ const samplerFigure = (method: number, name: string, printed: number[], deviatio
 
 const importanceRow = (shift: number, estimate: number, ess: number, clipped: number) => {
   const params = { shifts: [shift], repeats: 400 };
-  const source = { chapter: 'probability', where: 'experiment 6' } as const;
+  const source = { chapter: 'probability', where: 'section “Importance sampling”' } as const;
   return [
     figure({
       id: `importance.shift${shift}.estimate`, ...source, experiment: 'importance', params, printed: estimate, digits: 2,
@@ -124,8 +124,8 @@ export const HANDBOOK_FIGURES: readonly HandbookFigure[] = [
     id: 'eval-error.standardError', chapter: 'probability', where: 'Monte-Carlo error, text', experiment: 'eval-error',
     params: {}, printed: 0.03, digits: 2, live: (r) => r.standardError,
   }),
-  figure({ id: 'sequence.best', chapter: 'probability', where: 'experiment 4', experiment: 'sequence', params: {}, printed: 0.36, digits: 2, live: (r) => (r as SequenceHandbookResult).best.prob }),
-  figure({ id: 'sequence.greedy', chapter: 'probability', where: 'experiment 4', experiment: 'sequence', params: {}, printed: 0.3, digits: 2, live: (r) => (r as SequenceHandbookResult).greedy.prob }),
+  figure({ id: 'sequence.best', chapter: 'probability', where: 'section “Sequence probability”', experiment: 'sequence', params: {}, printed: 0.36, digits: 2, live: (r) => (r as SequenceHandbookResult).best.prob }),
+  figure({ id: 'sequence.greedy', chapter: 'probability', where: 'section “Sequence probability”', experiment: 'sequence', params: {}, printed: 0.3, digits: 2, live: (r) => (r as SequenceHandbookResult).greedy.prob }),
   figure({ id: 'speculative.acceptance', chapter: 'serving', where: 'Monte-Carlo check of speculative sampling', experiment: 'speculative', params: {}, printed: 0.7, digits: 3, live: (r) => r.acceptance.theory }),
   figure({
     id: 'speculative.acceptance.simulated', chapter: 'serving', where: 'Monte-Carlo check of speculative sampling', experiment: 'speculative', params: {}, printed: 0.699, digits: 3,
@@ -136,7 +136,7 @@ export const HANDBOOK_FIGURES: readonly HandbookFigure[] = [
     live: (r) => Array.from(r.output.frequencies), standardError: (r) => bernoulliSE(Array.from(r.target), r.n),
   }),
   figure({ id: 'speculative.tokens', chapter: 'serving', where: 'exercise', experiment: 'speculative', params: {}, printed: 2.77, digits: 2, live: (r) => r.expectedTokens.formula }),
-  figure({ id: 'importance.trueMean', chapter: 'probability', where: 'experiment 6', experiment: 'importance', params: {}, printed: 6.2, digits: 2, live: (r) => r.trueMean }),
+  figure({ id: 'importance.trueMean', chapter: 'probability', where: 'section “Importance sampling”', experiment: 'importance', params: {}, printed: 6.2, digits: 2, live: (r) => r.trueMean }),
   ...importanceRow(0, 6.18, 1000, 6.18),
   ...importanceRow(1, 6.11, 922, 6.11),
   ...importanceRow(3, 6.6, 489, 4.98),

@@ -11,7 +11,7 @@ const DRAFT_NOTE: Record<DraftKind, string> = {
 export const en: PageStrings = {
   page: {
       pageTitle: 'Probability and sampling · live experiments',
-      pageIntro: 'Every experiment runs in your browser in WebAssembly, on distributions as large as a real model\'s vocabulary.',
+      pageIntro: 'Every experiment runs in your browser in WebAssembly. They start on the chapter\'s small examples, where every token can be seen; the shape section switches to a 151,936-token view, as large as Qwen3\'s vocabulary, and the real-model section uses the model\'s own distributions.',
       switchLanguage: '中文',
       contents: 'Contents',
       realModelTitle: 'On a real model: Qwen3-0.6B',
@@ -76,6 +76,15 @@ export const en: PageStrings = {
     loaded: (device) => `The model is ready (${device}).`,
     megabytes: (loaded, total) => `${loaded.toFixed(1)} / ${total.toFixed(1)} MB`,
     cannotRun: 'This device cannot run the model: ',
+    downloadFailed: (what: string) => `The model could not be downloaded: the network is down or the server holding its files cannot be reached (${what}). This is not the device; press the button again once online.`,
+    offline: 'The browser is offline: the model downloads over the network. Press the button again once online.',
+    previewTitle: 'Before the download: what this section computes',
+    previewText: 'Once the model is downloaded, this section redoes the chapter\'s real-model experiments in your browser and sets its results beside the chapter\'s printed figures. These are the chapter\'s own figures on Qwen3-0.6B (the chapter\'s run, not one made here):',
+    previewColumns: ['Experiment', 'The chapter\'s result'],
+    previewRows: (t: readonly { temperature: number; topProb: number; tokensFor90: number }[], acceptance: { positions: number; mean: number; min: number }) => [
+      ...t.map((r) => [`Position 50, T = ${r.temperature}`, `top probability ${r.topProb.toFixed(3)}, ${r.tokensFor90.toLocaleString('en')} tokens to reach 90 %`]),
+      [`Speculative sampling, ${acceptance.positions} positions`, `mean acceptance about ${Math.round(100 * acceptance.mean)} %, lowest ${Math.round(100 * acceptance.min)} %`],
+    ],
     lowMemory: (gb) => `Note: this device reports about ${gb} GB of memory, which may not be enough for the model.`,
     temperatureTitle: 'Temperature at position 50 of the sample passage',
     temperatureText: 'Prepared as the chapter does: strip the characters #*`>|-[]()!, tokenise, keep the first 400 tokens, and look at the distribution at position 50 (index 49). Click anywhere in the passage (or Tab into it, move with the arrow keys and press Enter) to load the distribution after that point into the shape widget below, under "Model position", with the most likely tokens named on the chart and in a list. HTML markup and formula signs are hidden for display only: the model reads the chapter\'s text as it is.',

@@ -15,7 +15,7 @@ export const zh = {
   /** The page shell (written into index.html at build time, and swapped on a language change). */
   page: {
       pageTitle: '概率与采样 · 交互实验',
-      pageIntro: '每个实验都在你的浏览器里用 WebAssembly 运行，分布大小与真实模型的词表相同。',
+      pageIntro: '每个实验都在你的浏览器里用 WebAssembly 运行。默认用章节里的小例子，好看清每个 token；“先看形状”一节可以切到 151,936 个 token 的视图，和 Qwen3 的词表一样大，下面的真实模型部分则用模型自己的分布。',
       switchLanguage: 'English',
       contents: '目录',
       realModelTitle: '在真实模型上：Qwen3-0.6B',
@@ -81,6 +81,15 @@ export const zh = {
     loaded: (device: string) => `模型已就绪（${device}）。`,
     megabytes: (loaded: number, total: number) => `${loaded.toFixed(1)} / ${total.toFixed(1)} MB`,
     cannotRun: '这台设备无法运行该模型：',
+    downloadFailed: (what: string) => `模型没能下载：网络不通，或模型文件所在的服务器不可达（${what}）。这不是设备的问题；联网后再点一次。`,
+    offline: '浏览器现在处于离线状态：模型要联网下载。联网后再点一次。',
+    previewTitle: '下载之前：这一节会算什么',
+    previewText: '下载模型后，这一节在你的浏览器里重做章节的真实模型实验，并把结果和章节印的数字并排列出。下面是章节自己在 Qwen3-0.6B 上跑出的数字（章节的结果，不是在这里运行的）：',
+    previewColumns: ['实验', '章节的结果'],
+    previewRows: (t: readonly { temperature: number; topProb: number; tokensFor90: number }[], acceptance: { positions: number; mean: number; min: number }) => [
+      ...t.map((r) => [`第 50 个位置，T = ${r.temperature}`, `最大概率 ${r.topProb.toFixed(3)}，凑够 90% 要 ${r.tokensFor90.toLocaleString('en')} 个 token`]),
+      [`投机采样，${acceptance.positions} 个位置`, `平均接受率约 ${Math.round(100 * acceptance.mean)}%，最低 ${Math.round(100 * acceptance.min)}%`],
+    ],
     lowMemory: (gb: number) => `提示：这台设备报告的内存约 ${gb} GB，可能不够运行该模型。`,
     temperatureTitle: '温度：样本文本的第 50 个位置',
     temperatureText: '与章节相同的准备：去掉字符 #*`>|-[]()!，分词，取前 400 个 token，看第 50 个位置（下标 49）的分布。点文本中任意一处（或用 Tab 进入文本、方向键移动、回车），把读到那里之后的分布载入下面的形状组件：“模型的位置”一栏，最可能的 token 写在图上和列表里。文本里的 HTML 标记和公式符号只在显示时去掉，模型读到的是章节的原文。',

@@ -90,7 +90,8 @@ export function speculativeWidget(context: WidgetContext): Widget {
           labels: { category: s.token, p: `p ${s.targetModel}`, q: `q ${s.draftModel}`, overlap: s.overlap, residual: s.residual },
         });
         numbers.set('acceptance', s.acceptanceTheory, r.acceptance.theory.toFixed(3));
-        numbers.set('simulated-acceptance', s.acceptanceSimulated, `${r.acceptance.empirical.toFixed(3)} ± ${(2 * r.acceptance.standardError).toFixed(3)}`);
+        // ± one standard error, as the handbook table beside it.
+        numbers.set('simulated-acceptance', s.acceptanceSimulated, `${r.acceptance.empirical.toFixed(3)} ± ${r.acceptance.standardError.toFixed(4)}`);
         numbers.set('chi-square', s.chiSquareP, r.output.chiSquare.pValue.toPrecision(3));
         numbers.set('tokens-formula', s.tokensFormula, r.expectedTokens.formula.toFixed(2));
         numbers.set('tokens-simulated', s.tokensSimulated, r.expectedTokens.simulated.toFixed(2));

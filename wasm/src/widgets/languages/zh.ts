@@ -8,8 +8,10 @@ type DrawView = SamplerTraceResult['draws'][number];
 const WHERE_ZH: Record<string, string> = {
   'worked example': '示例', exercise: '练习', 'Monte-Carlo error, text': '蒙特卡洛误差一节的正文',
   'Monte-Carlo check of speculative sampling': '投机采样的蒙特卡洛验证',
+  'section “Sampling algorithms”': '“采样算法”一节', 'section “Sequence probability”': '“序列的概率”一节',
+  'section “Importance sampling”': '“重要性采样”一节',
 };
-const whereZh = (where: string) => WHERE_ZH[where] ?? where.replace(/^experiment (\d+)$/, '实验 $1').replace(/^exercise (\d+)$/, '练习 $1');
+const whereZh = (where: string) => WHERE_ZH[where] ?? where.replace(/^exercise (\d+)$/, '练习 $1');
 
 // A handbook figure's name (its id is in widgets/handbook.ts).
 const FIGURES: Record<string, string> = {
@@ -55,7 +57,7 @@ export const zh = {
   embedCode: '嵌入代码',
   loadFailed: '加载失败：',
   unknownExperiment: '未知实验：',
-  handbookTokens: (v: number) => `手册示例（${v} 个词）`,
+  handbookTokens: (v: number) => `手册 softmax 组件的 ${v} 个词`,
   syntheticTokens: (v: number) => `合成分布（${v.toLocaleString('en')} 个词）`,
   distribution: '分布',
   play: '扫描温度',
@@ -237,7 +239,7 @@ export const zh = {
   pitfall: '错误做法：验证时用未截断的 q',
   draftTokens: '草稿长度 γ',
   acceptanceTheory: '接受率 Σmin(p,q) = 1−TV',
-  acceptanceSimulated: '模拟接受率',
+  acceptanceSimulated: '模拟接受率（± 1 个标准误）',
   tokensFormula: '每次验证的 token 数（公式）',
   tokensSimulated: '每次验证的 token 数（模拟）',
   targetReference: '目标 p',
