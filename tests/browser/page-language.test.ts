@@ -25,8 +25,11 @@ beforeAll(async () => {
   context = await launchChromium();
   page = await context.newPage();
   problems = watchProblems(page);
+  page.on('console', (message) => { if (message.type() === 'warning') warnings.push(message.text()); });
   await page.goto(site.url);
 });
+
+const warnings: string[] = [];
 
 afterAll(async () => {
   await context?.close();
@@ -70,6 +73,34 @@ it('builds every widget, and steps one draw of the samplers\' mechanism (whose t
   }
   await page.locator('sampling-lab#samplers .sl-mechanisms button.sl-step').click();
   await expect.poll(() => page.locator('sampling-lab#samplers .sl-mechanisms caption').count()).toBeGreaterThan(0);
+});
+
+it('clips no text in the samplers\' step-through: the tallest bar\'s count and the dropped square stay inside the chart', async () => {
+  const mechanisms = page.locator('sampling-lab#samplers .sl-mechanisms');
+  // Stepped until the latest draw lands on the tallest bar, where its count sits highest.
+  let checked = 0;
+  for (let i = 0; i < 60 && checked < 3; i++) {
+    await mechanisms.locator('button.sl-step').click();
+    const { outside, latestTallest } = await mechanisms.locator('svg.sl-histogram').evaluate((chart) => {
+      const box = (chart as SVGSVGElement).viewBox.baseVal;
+      const bars = [...chart.querySelectorAll<SVGRectElement>('rect.count')];
+      const top = Math.min(...bars.map((bar) => bar.y.baseVal.value));
+      return {
+        latestTallest: chart.querySelector<SVGRectElement>('rect.count.latest')?.y.baseVal.value === top,
+        outside: [...chart.querySelectorAll('text')].filter((text) => {
+          const b = (text as SVGTextElement).getBBox();
+          return b.width > 0 && (b.y < box.y - 0.5 || b.y + b.height > box.y + box.height + 0.5);
+        }).map((text) => text.textContent),
+      };
+    });
+    expect(outside).toEqual([]);
+    if (latestTallest) checked++;
+  }
+  expect(checked).toBe(3);
+});
+
+it('asks for no WebGPU adapter until a model is to be loaded (Chromium warns when it finds none)', () => {
+  expect(warnings.filter((warning) => /adapter/i.test(warning))).toEqual([]);
 });
 
 describe('toggled to English and back', () => {

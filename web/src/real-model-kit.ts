@@ -67,7 +67,9 @@ export interface Plan {
   sizes: Record<string, string>;
 }
 
-export async function choosePlan(): Promise<Plan> {
+// `probeGpu`: ask for a WebGPU adapter. Chromium warns in the console when it finds none, so the
+// page asks only once the reader presses the load button; until then it names the WebAssembly plan.
+export async function choosePlan(probeGpu: boolean): Promise<Plan> {
   const query = new URLSearchParams(location.search);
   const [asked, draftAsked] = [query.get('model'), query.get('draft')];
   const at = (source: string, dtype: ModelRef['dtype'], device: Plan['device'] = 'wasm'): ModelRef => ({ source, dtype, device });
@@ -82,7 +84,7 @@ export async function choosePlan(): Promise<Plan> {
   // Sizes of the hub's files for Qwen3-0.6B, rounded.
   const sizes = (known: Record<string, string>) => (repository === HUB_REPOSITORY ? known : {});
   const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<{ features: Set<string> } | null> } }).gpu;
-  const adapter = await gpu?.requestAdapter().catch(() => null);
+  const adapter = probeGpu ? await gpu?.requestAdapter().catch(() => null) : null;
   if (adapter?.features.has('shader-f16')) {
     const on = (dtype: ModelRef['dtype']) => at(repository, dtype, 'webgpu');
     return { repository, device: 'webgpu', primary: on('q4f16'), target: on('fp16'), draft: draftOr(on('q4f16')), sizes: sizes({ q4f16: '0.57 GB', fp16: '1.2 GB' }) };

@@ -84,6 +84,11 @@ export function mountRealModel(root: HTMLElement): void {
     bar.hidden = false;
     bar.removeAttribute('value');
     try {
+      // Now the device is chosen: WebGPU where the browser has an adapter for it.
+      if (!plan!.local) {
+        plan = await choosePlan(true);
+        label();
+      }
       // The option table comes from the Worker's Sampling Lab: none is instantiated here for this section.
       const [options, passage] = await Promise.all([run({ kind: 'options' }), fetch(PASSAGE_URL).then((response) => response.text()),
         run({ kind: 'load', model: plan!.primary })]);
@@ -112,7 +117,7 @@ export function mountRealModel(root: HTMLElement): void {
 
   new MutationObserver(label).observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
   label();
-  void choosePlan().then((chosen) => { plan = chosen; label(); });
+  void choosePlan(false).then((chosen) => { plan = chosen; label(); });
 }
 
 // The chapter's first experiment: one position of the passage at three temperatures.

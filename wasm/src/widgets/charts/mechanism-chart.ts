@@ -181,7 +181,8 @@ export interface HistogramData {
   text: { summary: string; token: string; count: string; expected: string };
 }
 
-const [HIST_HEIGHT, HIST_TOP, HIST_BOTTOM] = [150, 20, 24];
+// HIST_TOP leaves room above the tallest bar for the square that drops onto it and its count.
+const [HIST_HEIGHT, HIST_TOP, HIST_BOTTOM] = [150, 36, 24];
 
 /** Counts of the draws so far against draws · p. */
 export class DrawHistogram extends SvgChart {
