@@ -99,6 +99,17 @@ it('clips no text in the samplers\' step-through: the tallest bar\'s count and t
   expect(checked).toBe(3);
 });
 
+it('names what cut the tokens in full at 390 px, once under each run of tokens one stage cut', async () => {
+  await page.setViewportSize({ width: 390, height: 900 });
+  const shape = page.locator('sampling-lab#shape');
+  await shape.scrollIntoViewIfNeeded();
+  await shape.locator(':scope > .sl-footer .sl-reset').click();
+  await shape.locator('input[name="top-k"]').fill('5');
+  await expect.poll(() => shape.locator('svg.sl-bars text.cut-by').allTextContents()).toEqual(['top-p', 'top-k']);
+  await shape.locator(':scope > .sl-footer .sl-reset').click();
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
 it('asks for no WebGPU adapter until a model is to be loaded (Chromium warns when it finds none)', () => {
   expect(warnings.filter((warning) => /adapter/i.test(warning))).toEqual([]);
 });

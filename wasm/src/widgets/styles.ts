@@ -212,6 +212,8 @@ sampling-lab { container-type: inline-size; }
 .sl-tree-svg .edge.best { stroke: var(--sl-best); stroke-width: 4; }
 .sl-tree-svg text { fill: var(--sl-text); font-size: 15px; }
 .sl-tree-svg text.prob { fill: var(--sl-muted); font-size: 13px; text-anchor: middle; }
+/* A halo of the background keeps edge labels readable where a highlighted path passes. */
+.sl-tree-svg text.prob, .sl-tree-svg text.node { paint-order: stroke; stroke: var(--sl-surface); stroke-width: 4px; stroke-linejoin: round; }
 .sl-tree-svg text.node { text-anchor: middle; font-weight: 600; }
 .sl-swatch.greedy { background: var(--sl-greedy); }
 .sl-swatch.best { background: var(--sl-best); }

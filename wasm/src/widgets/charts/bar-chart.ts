@@ -29,6 +29,8 @@ export interface BarChartData {
 
 const [BASE_HEIGHT, TOP, BOTTOM, RIGHT] = [240, 22, 44, 34];
 const SHORT = STAGE_TABLE.abbreviations;
+// About the width of one character of a stage's name at the chart's label size (px).
+const CHARACTER_WIDTH = 7;
 
 export class BarChart extends SvgChart {
   constructor(box: HTMLElement) {
@@ -50,6 +52,24 @@ export class BarChart extends SvgChart {
     const yCumulative = (c: number) => bottom - c * (bottom - TOP);
     const nodes: SVGElement[] = [];
 
+    // What cut the tokens, once under each run of neighbours cut by the same stage: its full name
+    // where it clears the names beside it and the plot's edges, else its short one.
+    const cutOf = (i: number) => (kept[i] > 0 ? undefined : cutBy[i] ?? undefined);
+    const runs: { filter: FilterStage['filter']; centre: number; half: number }[] = [];
+    for (let start = 0; start < tempered.length;) {
+      const filter = cutOf(start);
+      let end = start + 1;
+      while (end < tempered.length && cutOf(end) === filter) end++;
+      if (filter) runs.push({ filter, centre: ((start + end) / 2) * slot, half: (text.cutBy[filter].length * CHARACTER_WIDTH) / 2 });
+      start = end;
+    }
+    runs.forEach((run, r) => {
+      const clears = run.centre - run.half >= 0 && run.centre + run.half <= plotWidth &&
+        (r === 0 || runs[r - 1].centre + runs[r - 1].half + 4 <= run.centre - run.half) &&
+        (r === runs.length - 1 || run.centre + run.half + 4 <= runs[r + 1].centre - runs[r + 1].half);
+      nodes.push(svg('text', { x: run.centre, y: bottom + 32, class: 'cut-by' }, clears ? text.cutBy[run.filter] : SHORT[run.filter]));
+    });
+
     let cumulative = 0;
     const cumulativePoints: string[] = [`0,${yCumulative(0)}`];
     tempered.forEach((p, i) => {
@@ -60,13 +80,11 @@ export class BarChart extends SvgChart {
       const shown = kept[i] > 0 ? kept[i] : p;
       // The value sits above the sampled dot's whisker too, which would cover it.
       const above = sampled ? sampled.frequencies[i] + whisker(kept[i], sampled.frequencies[i]) : 0;
-      // Narrow slots keep the kept tokens' values and shorten the filter names to their letter.
+      // Narrow slots keep only the kept tokens' values.
       if (!narrow || kept[i] > 0) {
         nodes.push(svg('text', { x: x + barWidth / 2, y: Math.min(y(Math.max(shown, p)), y(above) - 6) - 4, class: kept[i] > 0 ? 'value' : 'value cut' }, formatShort(shown)));
       }
       nodes.push(svg('text', { x: x + barWidth / 2, y: bottom + 16, class: 'label' }, labels[i]));
-      const filter = kept[i] > 0 ? undefined : cutBy[i] ?? undefined;
-      if (filter) nodes.push(svg('text', { x: x + barWidth / 2, y: bottom + 32, class: 'cut-by' }, narrow ? SHORT[filter] : text.cutBy[filter]));
       if (sampled) {
         const f = sampled.frequencies[i];
         const spread = whisker(kept[i], f);

@@ -48,7 +48,9 @@ export class SequenceTree extends SvgChart {
           const [x1, y1, x2, y2] = [x(level), y(level, i), x(level + 1), y(level + 1, 2 * i + child)];
           const p = child === 0 ? data.firstChild[node] : 1 - data.firstChild[node];
           edges.push(svg('line', { x1, y1, x2, y2, class: 'edge' }));
-          labels.push(svg('text', { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 6, class: 'prob' }, p.toFixed(2)));
+          // Beside the band the highlighted paths' lanes take: above an upper edge, below a lower one.
+          const clear = 6 + (data.paths.length * LANE) / 2;
+          labels.push(svg('text', { x: (x1 + x2) / 2, y: (y1 + y2) / 2 + (child === 0 ? -clear : clear + 10), class: 'prob' }, p.toFixed(2)));
           // Leaves are named with their whole sequence below; inner nodes by their token.
           if (level + 1 < data.depth) labels.push(svg('text', { x: x2, y: y2 - 8, class: 'node' }, data.token([...pathOf(i, level), child])));
           // Each path that takes this edge, in its own lane.
