@@ -193,6 +193,22 @@ it('mc-error: no slope, std chart or table before the guess; the answer and the 
   expect(await host.locator('[data-readout="slope"]').isVisible()).toBe(true);
 });
 
+it('mc-error: each run\'s estimate falls onto the chart as a dot, a few per frame, inside the dashed p ± 2 SE band; the table counts those outside', async () => {
+  const host = widget('mc-error');
+  const dots = host.locator('svg.sl-lines').first().locator('circle');
+  await host.locator(':scope > .sl-footer .sl-reset').click();
+  // Drawn frame by frame: a count between none and all is seen on the way.
+  const seen = new Set<number>();
+  await expect.poll(async () => { seen.add(await dots.count()); return dots.count(); }, { timeout: 20_000, intervals: [30] }).toBe(700);
+  expect([...seen].some((count) => count > 0 && count < 700)).toBe(true);
+  const legend = await host.locator('.sl-legend').first().innerText();
+  expect(legend).toMatch(/每个点：一次实验（抽 n 次）得到的估计[\s\S]*p ± 2 个标准误，约 95% 的点落在里面[\s\S]*真值 p = 0\.3/);
+  // About 5 % of all runs fall outside p ± 2 SE at large n (n = 10 is too coarse for the normal approximation).
+  const outside = (await host.locator('.sl-body .sl-table tbody tr td:last-child').allTextContents()).map((cell) => parseFloat(cell));
+  expect(outside.at(-1)).toBeGreaterThan(2);
+  expect(outside.at(-1)).toBeLessThan(8);
+});
+
 it('sequence: leaves show "?" and no path before the guess; the best, greedy and the guess\'s shortfall after', async () => {
   const host = widget('sequence');
   await host.scrollIntoViewIfNeeded();

@@ -117,6 +117,12 @@ export interface McErrorResult {
     n: number; std: number; theory: number; ratio: number;
     /** The estimates' 5th, 25th, 50th, 75th and 95th percentiles. */
     spread: [number, number, number, number, number];
+    /** The first 100 runs' estimates (fewer when there are fewer repeats), in the order drawn. */
+    estimates: number[];
+    /** p ± 2·theory: where about 95 % of the estimates fall. */
+    envelope: [number, number];
+    /** The share of all the runs' estimates outside the envelope. */
+    outside: number;
   }[];
   /** Least-squares slope of log std against log n: −½ by the 1/√n law; null without two distinct n with spread. */
   slope: number | null;

@@ -13,6 +13,8 @@ namespace sampling_lab::detail {
 namespace {
 
 constexpr double kMaxMonteCarloDraws = 1e8;
+// Estimates per row returned one by one, for a reader to watch them fall.
+constexpr std::size_t kShownEstimates = 100;
 
 // The slope of y against x by least squares: the exponent of std ∝ n^slope on log-log axes
 // (−½ by the 1/√n law). Null without two distinct x.
@@ -63,11 +65,17 @@ Json mc_error(Params& params, const Progress& progress) {
     }
     const double std = sample_std(estimates);
     const double theory = standard_error(p, double(n));
+    // The first runs' estimates in the order drawn, each a dot to plot, and the envelope
+    // p ± 2·SE with the share of all runs outside it (about 5 % by the normal approximation).
+    const std::vector<double> first(estimates.begin(), estimates.begin() + std::ptrdiff_t(std::min<std::size_t>(kShownEstimates, estimates.size())));
+    const double low = p - 2 * theory, high = p + 2 * theory;
+    const auto outside = std::count_if(estimates.begin(), estimates.end(), [&](double e) { return e < low || e > high; });
     // Where the estimates fell: the 5th, 25th, 50th, 75th and 95th percentiles.
     std::sort(estimates.begin(), estimates.end());
     std::vector<double> spread;
     for (const double q : {0.05, 0.25, 0.5, 0.75, 0.95}) spread.push_back(estimates[std::size_t(q * double(estimates.size() - 1) + 0.5)]);
-    rows.push_back({{"n", n}, {"std", std}, {"theory", theory}, {"ratio", std / theory}, {"spread", spread}});
+    rows.push_back({{"n", n}, {"std", std}, {"theory", theory}, {"ratio", std / theory}, {"spread", spread},
+                    {"estimates", first}, {"envelope", {low, high}}, {"outside", double(outside) / double(estimates.size())}});
     // A row with no spread at all (p far below 1/n) has no place on log-log axes.
     if (std > 0) {
       log_n.push_back(std::log(double(n)));

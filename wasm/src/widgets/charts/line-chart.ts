@@ -159,7 +159,9 @@ export class LineChart extends SvgChart {
       if (path) nodes.push(svg('path', { d: path, class: 'line', style: `stroke: ${colour}${series.dash ? `; stroke-dasharray: ${series.dash.join(' ')}` : ''}` }));
     });
     patchChildren(root, nodes);
-    fillLegend(this.legend, spec.series.length > 1 ? spec.series.map((s) => ({ label: s.label, swatch: s.color })) : []);
+    // A series without a label (a band's second edge) shares the legend entry of the one before.
+    const named = spec.series.filter((s) => s.label);
+    fillLegend(this.legend, named.length > 1 ? named.map((s) => ({ label: s.label, swatch: s.color })) : []);
     this.#fillTable(spec, data, summary);
   }
 

@@ -10,6 +10,10 @@ import { experimentWidget } from '../kit.js';
 import { prediction } from '../predict.js';
 import type { Widget, WidgetContext } from './types.js';
 
+// Estimates that fall onto the chart per frame, and how far (in decades of n) each n's dots spread sideways.
+const DROPPED_PER_FRAME = 2;
+const JITTER = 0.14;
+
 // The guesses offered for "100 times the draws makes the spread … times smaller".
 const SHRINK_GUESSES = [1, 2, 3, 5, 10, 20, 50, 100];
 
@@ -55,16 +59,7 @@ export function mcErrorWidget(context: WidgetContext): Widget {
         // The answer's parts stay hidden until the guess.
         for (const part of [numbers.root, chartBox, table, ...(kit.handbook ? [kit.handbook] : [])]) part.hidden = !question.revealed();
         const rows = result.rows;
-        const n = rows.map((r) => r.n);
-        const quantile = (k: number) => rows.map((r) => r.spread[k]);
-        spreadChart.draw({
-          xLabel: s.drawsPerRun, yLabel: s.estimateOfP, logX: true, height: 220,
-          series: [
-            { label: `${s.middleHalf}: 25%`, color: '--sl-kept' }, { label: '75%', color: '--sl-kept' },
-            { label: `${s.middle90}: 5%`, color: '--sl-muted', dash: [4, 4] }, { label: '95%', color: '--sl-muted', dash: [4, 4] },
-            { label: `p = ${result.p}`, color: '--sl-text', points: true },
-          ],
-        }, [n, quantile(1), quantile(3), quantile(0), quantile(4), rows.map(() => result.p)], s.spreadSummary(result.p, result.repeats));
+        dropEstimates(result);
         const slope = result.slope === null ? '—' : result.slope.toFixed(3);
         numbers.set('slope', s.fittedSlope, `${slope} (${s.theory} −0.5)`);
         // The measured shrink over the largest hundredfold step of n the rows hold.
@@ -76,9 +71,45 @@ export function mcErrorWidget(context: WidgetContext): Widget {
           series: [{ label: s.theoryLine, color: '--sl-cut', dash: [6, 4] }, { label: s.measured, color: '--sl-kept', points: true }],
         }, [rows.map((r) => r.n), rows.map((r) => r.theory), rows.map((r) => r.std)], s.mcErrorSummary(result.p, result.repeats));
         fillTable(table, {
-          head: ['n', s.measured, s.theoryLine, s.ratio],
-          rows: rows.map((r) => [r.n.toLocaleString(), r.std.toFixed(4), r.theory.toFixed(4), r.ratio.toFixed(3)]),
+          head: ['n', s.measured, s.theoryLine, s.ratio, s.outsideEnvelope],
+          rows: rows.map((r) => [r.n.toLocaleString(), r.std.toFixed(4), r.theory.toFixed(4), r.ratio.toFixed(3), `${(100 * r.outside).toFixed(1)}%`]),
         });
+      }
+
+      // The runs' estimates fall onto the chart one by one, a few per frame, inside the band
+      // p ± 2 SE that narrows as 1/√n (all at once for a reader who asks for less motion).
+      let dropping = 0;
+      function dropEstimates(result: McErrorResult): void {
+        cancelAnimationFrame(dropping);
+        const shown = Math.max(...result.rows.map((r) => r.estimates.length));
+        const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
+        let count = still ? shown : 0;
+        const frame = () => {
+          count = Math.min(shown, count + DROPPED_PER_FRAME);
+          drawEstimates(result, count);
+          if (count < shown) dropping = requestAnimationFrame(frame);
+        };
+        if (still) drawEstimates(result, count);
+        else frame();
+      }
+
+      function drawEstimates(result: McErrorResult, count: number): void {
+        const s = strings();
+        const rows = result.rows;
+        // Each n's dots spread a little sideways (a fixed low-discrepancy offset per run), envelope first.
+        const dots = rows.flatMap((r) => r.estimates.slice(0, count).map((estimate, j) => ({ x: r.n * 10 ** (JITTER * (((j * 0.618034) % 1) - 0.5)), y: estimate })));
+        const none = (length: number) => Array<null>(length).fill(null);
+        const x = [...rows.map((r) => r.n), ...dots.map((d) => d.x)];
+        spreadChart.draw({
+          xLabel: s.drawsPerRun, yLabel: s.estimateOfP, logX: true, height: 240,
+          series: [
+            { label: s.oneRunEstimate, color: '--sl-series-1', points: true },
+            { label: s.envelope, color: '--sl-cut', dash: [6, 4] }, { label: '', color: '--sl-cut', dash: [6, 4] },
+            { label: s.trueP(result.p), color: '--sl-text' },
+          ],
+        }, [x, [...none(rows.length), ...dots.map((d) => d.y)], [...rows.map((r) => r.envelope[1]), ...none(dots.length)],
+          [...rows.map((r) => r.envelope[0]), ...none(dots.length)], [...rows.map(() => result.p), ...none(dots.length)]],
+        s.dotsSummary(result.p, count, result.repeats));
       }
       return {
         params: () => ({ p: kit.param('p').default, ns: sampleSizes(10 ** largest.value()), repeats: repeats.value() }),
