@@ -166,6 +166,18 @@ for (const end of ['max', 'min'] as const) {
   });
 }
 
+it('eval-error: the gap slider ends where model B reaches 100 %, and the text speaks of the gap the slider shows', async () => {
+  const host = page.locator('sampling-lab#eval-error');
+  await host.scrollIntoViewIfNeeded();
+  await host.locator('input[name="accuracy"]').fill('0.99');
+  await host.locator('input[name="gap"]').fill('0.1');
+  expect(await host.locator('input[name="gap"]').evaluate((input: HTMLInputElement) => [input.max, input.value])).toEqual(['0.01', '0.01']);
+  await expect.poll(() => host.locator('.sl-verdict').textContent()).toContain('1.0 个百分点的差距');
+  expect(await host.locator('input[name="gap"] + output').textContent()).toBe('1.0 个百分点');
+  await host.locator(':scope > .sl-footer .sl-reset').click();
+  expect(await host.locator('input[name="gap"]').evaluate((input: HTMLInputElement) => input.max)).toBe('0.1');
+});
+
 it('Tab pressed every 20 ms reaches the first control of every widget', async () => {
   const fresh = await context.newPage();
   await fresh.goto(site.url);

@@ -126,6 +126,8 @@ TEST(Experiments, BadParametersNameTheArgument) {
   // Logits cross as float32: a double past its range is refused, not rounded to ±∞ (−∞ masks).
   EXPECT_EQ(error_argument("filters", {{"logits", {1, -1e39}}}), "logits");
   EXPECT_EQ(error_argument("filters", {{"logits", {1, 1e39}}}), "logits");
+  // A second model past 100 % would be scored as a smaller gap than the one asked for.
+  EXPECT_EQ(error_argument("eval-error", {{"accuracy", 0.99}, {"gap", 0.05}}), "gap");
   EXPECT_EQ(error_argument("temperature", {{"mass", 2}}), "mass");
   EXPECT_EQ(error_argument("temperature", {{"temperatures", {1, -1}}}), "temperatures");
   EXPECT_EQ(error_argument("filters", sl::Json::array()), "params");

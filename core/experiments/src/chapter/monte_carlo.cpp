@@ -92,6 +92,8 @@ Json eval_error(Params& params, const Progress&) {
   const std::int64_t questions = params.integer("questions");
   const double accuracy = params.number("accuracy");
   const double gap = params.number("gap");
+  // No accuracy above 1: a gap past it would be scored as a smaller one.
+  if (accuracy + gap > 1.0 + 1e-12) return reject(params, {"gap", "accuracy + gap must be at most 1"});
   const double other = std::min(1.0, accuracy + gap);
   const auto interval = wilson_interval(accuracy * double(questions), double(questions), kZ95);
   const auto other_interval = wilson_interval(other * double(questions), double(questions), kZ95);

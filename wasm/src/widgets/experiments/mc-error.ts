@@ -125,8 +125,12 @@ export function evalErrorWidget(context: WidgetContext): Widget {
     experiment: 'eval-error',
     setup(kit) {
       const questions = kit.slider('questions', { label: (s) => s.questions });
-      const accuracy = kit.slider('accuracy', { label: (s) => s.accuracy, format: (v) => v.toFixed(2) });
+      const accuracy = kit.slider('accuracy', { label: (s) => s.accuracy, format: (v) => v.toFixed(2), onInput: () => { fitGap(); kit.update(); } });
       const gap = kit.slider('gap', { label: (s) => s.gap, format: (v) => `${(100 * v).toFixed(1)} ${strings().percentagePoints}` });
+      // B scores at most 100 %: the gap's slider ends there, so that it never shows a gap the text does not use.
+      const largestGap = Number(gap.input.max);
+      const fitGap = () => gap.setRange(Number(gap.input.min), Math.min(largestGap, Math.round((1 - accuracy.value()) * 1e9) / 1e9));
+      fitGap();
       kit.controls.append(questions.root, accuracy.root, gap.root);
       const numbers = kit.readouts(['standard-error', 'interval', 'z', 'needed']);
       const chartBox = element('div', 'sl-chart');
@@ -148,7 +152,7 @@ export function evalErrorWidget(context: WidgetContext): Widget {
             summary: s.intervalsSummary(result.questions),
           });
           numbers.set('standard-error', s.standardErrorLabel, `${(100 * result.standardError).toFixed(1)} ${s.percentagePoints}`);
-          numbers.set('interval', s.interval95, result.interval95.map(percent).join(' – '));
+          numbers.set('interval', s.interval95OfA, result.interval95.map(percent).join(' – '));
           numbers.set('z', s.gapInSe, result.z.toFixed(2));
           numbers.set('needed', s.questionsForGap, result.questionsForGap.toLocaleString('en'));
           verdict.textContent = s.gapVerdict(result.z >= 2, result.questions, result.other.accuracy - result.accuracy, result.questionsForGap);

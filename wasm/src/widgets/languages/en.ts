@@ -322,6 +322,7 @@ export const en: Strings = {
   accuracy: 'Accuracy',
   standardErrorLabel: 'Standard error',
   interval95: '95% interval (Wilson)',
+  interval95OfA: 'Model A\'s 95% interval (Wilson)',
   tokenLabels: ['the', 'a', 'of', 'to', 'and', 'in', 'is', 'it', 'he', 'this', 'on', 'big'],
   handbookTitle: 'Handbook: the printed figures and the values here',
   handbookFigure: 'figure',

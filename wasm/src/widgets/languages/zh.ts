@@ -329,6 +329,7 @@ export const zh = {
   accuracy: '准确率',
   standardErrorLabel: '标准误',
   interval95: '95% 区间（Wilson）',
+  interval95OfA: '模型 A 的 95% 区间（Wilson）',
   tokenLabels: ['的', '是', '了', '在', '和', '有', '人', '我', '他', '这', '中', '大'],
   // Errors a reader can cause, by the argument the core names; others fall back to invalidArgument.
   handbookTitle: '手册：印出的数字与这里的值',
