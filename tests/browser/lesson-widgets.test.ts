@@ -209,6 +209,20 @@ it('mc-error: each run\'s estimate falls onto the chart as a dot, a few per fram
   expect(outside.at(-1)).toBeLessThan(8);
 });
 
+it('speculative: the stepper shows each verification\'s drafts, checks and redraw, and the two rules\' frequencies beside p', async () => {
+  const host = widget('speculative');
+  await host.scrollIntoViewIfNeeded();
+  const stepper = host.locator('.sl-stepper');
+  await expect.poll(() => stepper.locator('.sl-draw-readout').textContent(), { timeout: 60_000 }).toBe('还没有验证：点“验证一次”或“播放”。');
+  for (let i = 0; i < 3; i++) await stepper.getByRole('button', { name: '验证一次' }).click();
+  expect(await stepper.locator('.sl-draw-readout').textContent()).toMatch(/^第 3 步：x\d [✓✗]（u = 0\.\d\d [<≥] p\/q = \d\.\d\d）/);
+  expect(await stepper.locator('.sl-legend').innerText()).toMatch(/目标 p[\s\S]*章节的规则：从残差重抽[\s\S]*错误规则：从 p 重抽/);
+  // A new draft starts a new run from its first step.
+  await host.locator('.sl-toolbar .sl-segment[data-value="far"]').click();
+  await expect.poll(() => stepper.locator('.sl-draw-readout').textContent()).toBe('还没有验证：点“验证一次”或“播放”。');
+  await host.locator('.sl-toolbar .sl-segment[data-value="uniform"]').click();
+});
+
 it('sequence: leaves show "?" and no path before the guess; the best, greedy and the guess\'s shortfall after', async () => {
   const host = widget('sequence');
   await host.scrollIntoViewIfNeeded();

@@ -115,6 +115,20 @@ TEST(Experiments, FiltersGivesTheSurprisalMomentsOfADirectFloat64Computation) {
   EXPECT_LT(kept_variance, all_variance - 0.1);
 }
 
+TEST(Experiments, SpeculativeStepsEmitTokensDistributedAsTheTargetAndTheWrongRuleDoesNot) {
+  // 2,000 verifications at γ 3 against a far draft: the chapter's rule's emitted tokens pass a χ²
+  // test against p; the negative control, which redraws a rejected token from p, fails it.
+  const auto result = run("speculative-steps", {{"q", {0.05, 0.15, 0.3, 0.5}}, {"steps", 2000}, {"seed", 7}});
+  EXPECT_GT(result["chiSquare"]["pValue"].get<double>(), 1e-3);
+  EXPECT_LT(result["wrongChiSquare"]["pValue"].get<double>(), 1e-6);
+  // Each step checks drafts up to its first rejection and emits the accepted ones and one more.
+  for (const auto& step : result["steps"]) {
+    const auto accepted = step["accepted"].get<std::size_t>();
+    EXPECT_LE(accepted, 3u);
+    EXPECT_EQ(step["drafts"].size(), step["fromResidual"].get<bool>() ? accepted + 1 : accepted);
+  }
+}
+
 TEST(Experiments, BadParametersNameTheArgument) {
   EXPECT_EQ(error_argument("nope", sl::Json::object()), "experiment");
   EXPECT_EQ(error_argument("filters", {{"topq", 1}}), "topq");

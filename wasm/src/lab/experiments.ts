@@ -242,6 +242,30 @@ export interface ImportanceResult {
   }[];
 }
 
+/** Result of 'speculative-steps': each verification's drafts and checks, and the emitted tokens' counts after each step. */
+export interface SpeculativeStepsResult {
+  gamma: number;
+  steps: {
+    /** The drafts checked, in order, up to the first rejection: each with its uniform u and min(1, p/q). */
+    drafts: { token: number; u: number; ratio: number; accepted: boolean }[];
+    accepted: number;
+    /** The token after the accepted drafts: the residual draw at a rejection, else a bonus from p. */
+    token: number;
+    /** The wrong rule's token there: drawn from p instead of the residual, on the same uniform. */
+    wrongToken: number;
+    fromResidual: boolean;
+  }[];
+  target: Float32Array;
+  draft: Float32Array;
+  /** Row k (of `target.length` entries): each token's frequency among the tokens emitted by steps 0 … k. */
+  frequencies: Float64Array;
+  wrongFrequencies: Float64Array;
+  /** Tokens emitted by steps 0 … k. */
+  emitted: Float64Array;
+  chiSquare: { statistic: number; dof: number; pValue: number };
+  wrongChiSquare: { statistic: number; dof: number; pValue: number };
+}
+
 /** Result of 'sample-size': samples per configuration before a difference exceeds z standard errors (`n` exactly, `perConfiguration` rounded up), and the standard error there. */
 export interface SampleSizeResult {
   mode: 'means' | 'proportions';
@@ -261,6 +285,7 @@ export interface ExperimentResults {
   sequence: SequenceHandbookResult | SequenceRandomResult;
   'log-space': LogSpaceResult;
   speculative: SpeculativeResult;
+  'speculative-steps': SpeculativeStepsResult;
   acceptance: AcceptanceResult;
   importance: ImportanceResult;
   'sample-size': SampleSizeResult;

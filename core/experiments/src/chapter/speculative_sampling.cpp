@@ -152,6 +152,98 @@ Json acceptance(Params& params, const Progress&) {
           {"histogram", {{"edges", edges}, {"counts", counts}}}};
 }
 
+// The first index whose running sum of `weights` passes u · Σ weights (an inverse-CDF draw).
+std::int32_t inverse_cdf_draw(std::span<const float> weights, double u) {
+  double total = 0.0;
+  for (const float w : weights) total += w;
+  const double target = u * total;
+  double below = 0.0;
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (weights[i] <= 0.0f) continue;
+    last = i;
+    below += weights[i];
+    if (below > target) return std::int32_t(i);
+  }
+  return std::int32_t(last);  // rounding left the target past every weight
+}
+
+// The chapter's rule one step at a time, for a reader to watch: each step drafts up to γ tokens
+// from q, checks u < p/q for each, and at the first rejection draws from norm(max(0, p − q)) (a
+// bonus from p when all are accepted). Beside it the wrong rule, which draws that token from p
+// instead, on the same drafts and uniforms. The emitted tokens' frequencies after each step.
+Json speculative_steps(Params& params, const Progress&) {
+  const std::vector<float> p = params.floats("p");
+  const std::vector<float> q = params.given("q") ? params.floats("q") : std::vector<float>(p.size(), 1.0f / float(p.size()));
+  if (auto error = check_probabilities(p, "p")) return reject(params, *error);
+  if (auto error = check_probabilities(q, "q")) return reject(params, *error);
+  const auto gamma = std::size_t(params.integer("gamma"));
+  const auto steps = std::size_t(params.integer("steps"));
+  const std::size_t v = p.size();
+  std::vector<float> residual(v);
+  for (std::size_t i = 0; i < v; ++i) residual[i] = std::max(0.0f, p[i] - q[i]);
+  const bool no_residual = std::all_of(residual.begin(), residual.end(), [](float r) { return r <= 0.0f; });
+  Philox rng{params.seed("seed"), 0};
+  std::vector<std::uint64_t> counts(v, 0), wrong_counts(v, 0);
+  std::vector<double> cumulative, wrong_cumulative, totals;
+  double emitted = 0.0;
+  cumulative.reserve(steps * v);
+  wrong_cumulative.reserve(steps * v);
+  Json list = Json::array();
+  for (std::size_t step = 0; step < steps; ++step) {
+    Json drafts = Json::array();
+    std::size_t accepted = 0;
+    std::int32_t token = -1, wrong = -1;
+    bool from_residual = false;
+    for (std::size_t i = 0; i < gamma && token < 0; ++i) {
+      const std::int32_t x = inverse_cdf_draw(q, rng.uniform());
+      const double u = rng.uniform();
+      const double ratio = std::min(1.0, double(p[std::size_t(x)]) / double(q[std::size_t(x)]));
+      drafts.push_back({{"token", x}, {"u", u}, {"ratio", ratio}, {"accepted", u < ratio}});
+      if (u < ratio) {
+        ++accepted;
+        counts[std::size_t(x)]++;
+        wrong_counts[std::size_t(x)]++;
+        continue;
+      }
+      const double w = rng.uniform();
+      // p = q (no residual mass) never rejects; kept for rounding's sake.
+      token = inverse_cdf_draw(no_residual ? std::span<const float>(p) : std::span<const float>(residual), w);
+      wrong = inverse_cdf_draw(p, w);
+      from_residual = true;
+    }
+    if (token < 0) token = wrong = inverse_cdf_draw(p, rng.uniform());
+    counts[std::size_t(token)]++;
+    wrong_counts[std::size_t(wrong)]++;
+    emitted += double(accepted + 1);
+    for (std::size_t i = 0; i < v; ++i) {
+      cumulative.push_back(double(counts[i]) / emitted);
+      wrong_cumulative.push_back(double(wrong_counts[i]) / emitted);
+    }
+    totals.push_back(emitted);
+    list.push_back({{"drafts", drafts}, {"accepted", accepted}, {"token", token}, {"wrongToken", wrong}, {"fromResidual", from_residual}});
+  }
+  const auto fit = chi_square(counts, p);
+  const auto wrong_fit = chi_square(wrong_counts, p);
+  Json out = {{"gamma", gamma},
+              {"steps", list},
+              {"chiSquare", {{"statistic", fit.statistic}, {"dof", fit.dof}, {"pValue", fit.p_value}}},
+              {"wrongChiSquare", {{"statistic", wrong_fit.statistic}, {"dof", wrong_fit.dof}, {"pValue", wrong_fit.p_value}}}};
+  // Moved in, as vocabulary-sized arrays: row k holds the frequencies after step k.
+  out["target"] = bulk(p);
+  out["draft"] = bulk(q);
+  out["frequencies"] = bulk(cumulative);
+  out["wrongFrequencies"] = bulk(wrong_cumulative);
+  out["emitted"] = bulk(totals);
+  return out;
+}
+
+// A step's drafts, checks and counts, for every step asked.
+Check speculative_steps_budget(const Params& params) {
+  if (params.given("q") && params.length("q") != params.length("p")) return ArgumentError{"q", "q must have as many entries as p"};
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<Experiment> speculative_experiments() {
@@ -168,6 +260,16 @@ std::vector<Experiment> speculative_experiments() {
          {"mode", choice({"exact", "pitfall"}), "pitfall: verify against the untruncated q"},
          {"closeness", number(0, closed(0, 1)), "Draft moved towards the target: (1 - closeness) q + closeness p", {0, 1, 0.05}}}},
        speculative, speculative_budget},
+      {{"speculative-steps",
+        "Speculative sampling one verification at a time: each draft from q, its check u < p/q, the "
+        "residual draw at the first rejection; the emitted tokens' counts after each step under the "
+        "chapter's rule and under the wrong rule that redraws from p",
+        {{"p", single(array(probability(0), {0.5, 0.3, 0.15, 0.05}, 1, 64)), "Target distribution"},
+         {"q", optional(single(array(probability(0), nullptr, 1, 64))), "Draft distribution; null = uniform"},
+         {"gamma", integer(3, closed(1, 8)), "Draft tokens per step γ", {1, 8, 1}},
+         {"steps", integer(300, closed(1, 2000)), "Verifications"},
+         {"seed", seed(), "Philox seed"}}},
+       speculative_steps, speculative_steps_budget},
       {{"acceptance",
         "Acceptance of a draft model per position of a passage: mean, median and minimum of "
         "sum min(p, q), the mean of 1 - TV beside it, their largest difference, a histogram",

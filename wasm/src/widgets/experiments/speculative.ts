@@ -4,13 +4,13 @@
 // and tokens per verification against γ. The reader guesses the acceptance rate before its
 // numbers and the sweep show; the pitfall's over-acceptance and exercise 1's answer are put into
 // words, and a low χ² p-value is read for what it is (a new seed tells chance from a bug).
-import type { SpeculativeResult } from '../../lab/experiments.js';
+import type { SpeculativeResult, SpeculativeStepsResult } from '../../lab/experiments.js';
 import { GroupedBars } from '../charts/grouped-bars.js';
 import { LineChart } from '../charts/line-chart.js';
 import { OverlapBars } from '../charts/overlap-bars.js';
 import { element } from '../dom.js';
 import { strings } from '../i18n.js';
-import { experimentWidget } from '../kit.js';
+import { experimentWidget, type Kit } from '../kit.js';
 import { prediction } from '../predict.js';
 import type { Widget, WidgetContext } from './types.js';
 
@@ -56,7 +56,8 @@ export function speculativeWidget(context: WidgetContext): Widget {
       const numbers = kit.readouts(['acceptance', 'simulated-acceptance', 'chi-square', 'tokens-formula', 'tokens-simulated']);
       const outputBox = element('div', 'sl-chart');
       const output = kit.chart(new GroupedBars(outputBox));
-      kit.body.append(guess.root, overlapBox, numbers.root, explanation, sweepBox, outputBox, chiNote);
+      const stepper = stepperPanel(kit, () => ({ q: [...PRESETS[presets.value()]], gamma: gamma.value(), seed }));
+      kit.body.append(guess.root, overlapBox, numbers.root, explanation, sweepBox, outputBox, chiNote, stepper.root);
       return {
         params() {
           pitfall.input.disabled = !topK.checked();
@@ -67,11 +68,13 @@ export function speculativeWidget(context: WidgetContext): Widget {
           };
         },
         render,
-        relabel: () => { seedLabel.textContent = `${strings().seed} ${seed}`; },
+        relabel: () => { seedLabel.textContent = `${strings().seed} ${seed}`; stepper.render(); },
+        destroy: () => stepper.pause(),
       };
 
       function render(r: SpeculativeResult): void {
         last = r;
+        stepper.follow();
         const s = strings();
         seedLabel.textContent = `${s.seed} ${seed}`;
         const revealed = guess.revealed();
@@ -111,3 +114,90 @@ export function speculativeWidget(context: WidgetContext): Widget {
     },
   });
 }
+
+// Steps played per second, and how many the stepper simulates.
+const STEPS_PER_SECOND = 6;
+const STEPS = 300;
+
+/**
+ * The chapter's rule one verification at a time, no model needed: γ drafts from q, each checked by
+ * u < p/q, the first rejection redrawn from norm(max(0, p − q)); the emitted tokens' frequencies
+ * under this rule converge to p, beside the wrong rule's (the redraw from p), which do not. Its
+ * draft and γ follow the widget's; the steps come from the core ('speculative-steps').
+ */
+function stepperPanel(kit: Kit, settings: () => { q: number[]; gamma: number; seed: number }) {
+  const root = element('section', 'sl-mechanisms sl-stepper');
+  const heading = element('h3', 'sl-mechanisms-title');
+  kit.label(heading, (s) => s.stepperTitle);
+  const intro = element('p', 'sl-note');
+  kit.label(intro, (s) => s.stepperIntro);
+  const buttons = element('div', 'sl-mechanism-controls');
+  const step = kit.button('sl-step', (s) => s.stepVerify, () => { pause(); advance(); });
+  const play = kit.button('sl-play', (s) => (timer ? s.pauseDraws : s.playDraws), () => (timer ? pause() : start()));
+  const clear = kit.button('sl-clear-draws', (s) => s.clearDraws, () => { pause(); shown = 0; render(); });
+  buttons.append(step, play, clear);
+  const readout = element('p', 'sl-draw-readout');
+  readout.setAttribute('aria-live', 'polite');
+  const chartBox = element('div', 'sl-chart');
+  const chart = kit.chart(new GroupedBars(chartBox));
+  const verdict = element('p', 'sl-note');
+  root.append(heading, intro, buttons, readout, chartBox, verdict);
+
+  let steps: SpeculativeStepsResult | undefined;
+  let key = '';
+  let shown = 0;
+  let timer = 0;
+  // A new draft, γ or seed: a new run, from its first step.
+  function follow(): void {
+    const chosen = settings();
+    const next = JSON.stringify(chosen);
+    if (next === key) return;
+    key = next;
+    pause();
+    steps = kit.lab.runExperiment('speculative-steps', { q: chosen.q, gamma: Math.min(chosen.gamma, 8), steps: STEPS, seed: chosen.seed });
+    shown = 0;
+    render();
+  }
+  function advance(): void {
+    if (!steps || shown >= steps.steps.length) return pause();
+    shown++;
+    render();
+  }
+  function start(): void {
+    if (steps && shown >= steps.steps.length) shown = 0;
+    timer = window.setInterval(advance, 1000 / STEPS_PER_SECOND);
+    play.textContent = strings().pauseDraws;
+    play.setAttribute('aria-pressed', 'true');
+  }
+  function pause(): void {
+    clearInterval(timer);
+    timer = 0;
+    play.textContent = strings().playDraws;
+    play.setAttribute('aria-pressed', 'false');
+  }
+  function render(): void {
+    if (!steps) return;
+    const s = strings();
+    const v = steps.target.length;
+    const categories = Array.from(steps.target, (_, i) => `x${i + 1}`);
+    const name = (token: number) => categories[token];
+    const current = shown > 0 ? steps.steps[shown - 1] : undefined;
+    readout.textContent = current
+      ? s.stepperReadout(shown, current.drafts.map((d) => ({ token: name(d.token), u: d.u, ratio: d.ratio, accepted: d.accepted })),
+        name(current.token), current.fromResidual, current.accepted + 1)
+      : s.stepperNone;
+    const row = (frequencies: Float64Array) => (shown > 0 ? Array.from(frequencies.subarray((shown - 1) * v, shown * v)) : Array<number>(v).fill(0));
+    chart.draw({
+      categories, categoryLabel: s.token,
+      reference: { label: s.targetReference, values: Array.from(steps.target) },
+      series: [
+        { label: s.stepperRight, color: '--sl-series-1', values: row(steps.frequencies) },
+        { label: s.stepperWrong, color: '--sl-bad', values: row(steps.wrongFrequencies) },
+      ],
+      summary: s.stepperSummary(shown > 0 ? steps.emitted[shown - 1] : 0, shown),
+    });
+    verdict.textContent = shown === steps.steps.length ? s.stepperVerdict(steps.chiSquare.pValue, steps.wrongChiSquare.pValue) : '';
+  }
+  return { root, follow, render, pause };
+}
+
