@@ -74,7 +74,7 @@ it('embed.js alone upgrades placeholders on a foreign page', async () => {
   await page.close();
 });
 
-it('an iframe embed reports the widget\'s own height, shrinking too, on an opaque themed page', async () => {
+it('an iframe embed stands alone under its own heading and reports its content\'s height, shrinking too, on an opaque themed page', async () => {
   const page = await open(`${site.url}embed/filters.html`);
   // The host sizes the iframe from the messages, as the copied embed code does; it starts far too tall.
   await page.setContent(`<!doctype html><html><head><link rel="icon" href="data:,"></head><body>
@@ -83,10 +83,14 @@ it('an iframe embed reports the widget\'s own height, shrinking too, on an opaqu
     <iframe src="${site.url}embed/sample-size.html?lang=en&theme=dark" style="width:100%;height:3000px;border:0"></iframe></body></html>`);
   const frame = page.frameLocator('iframe');
   await expect.poll(() => frame.locator('[data-readout="n"] dt').innerText(), { timeout: 60_000 }).toBe('Samples per configuration');
+  expect(await frame.locator('h1').innerText()).toBe('How many samples?');
+  // The heading and the widget: the frame's body, no more.
+  const shownHeight = await frame.locator('body').evaluate((el) => Math.ceil(el.getBoundingClientRect().height));
   const widgetHeight = await frame.locator('sampling-lab').evaluate((el) => Math.ceil(el.getBoundingClientRect().height));
-  await expect.poll(() => page.evaluate(() => (window as unknown as { heights: number[] }).heights.at(-1))).toBe(widgetHeight);
-  expect(widgetHeight).toBeLessThan(1000);
-  expect(await page.locator('iframe').evaluate((el) => el.getBoundingClientRect().height)).toBe(widgetHeight);
+  await expect.poll(() => page.evaluate(() => (window as unknown as { heights: number[] }).heights.at(-1))).toBe(shownHeight);
+  expect(shownHeight).toBeGreaterThan(widgetHeight);
+  expect(shownHeight).toBeLessThan(1000);
+  expect(await page.locator('iframe').evaluate((el) => el.getBoundingClientRect().height)).toBe(shownHeight);
   // Opaque and themed: a dark iframe on a light host keeps its own background; the widget's font.
   const [background, font] = await frame.locator('body').evaluate((el) => [getComputedStyle(el.ownerDocument.documentElement).backgroundColor, getComputedStyle(el).fontFamily]);
   expect(background).toBe('rgb(20, 23, 29)');

@@ -207,7 +207,8 @@ it('the real-model section shows the chapter\'s figures before any download, and
   const section = page.locator('.real-model');
   await section.scrollIntoViewIfNeeded();
   await expect.poll(() => section.locator('.rm-preview tbody tr').count()).toBe(4);
-  expect(await section.locator('.rm-preview').innerText()).toMatch(/章节的结果，不是在这里运行的[\s\S]*0\.302[\s\S]*6,708[\s\S]*70%/);
+  await section.locator('.rm-preview').evaluate((details) => { (details as HTMLDetailsElement).open = true; });
+  await expect.poll(() => section.locator('.rm-preview').innerText()).toMatch(/章节的结果，不是在这里运行的[\s\S]*0\.302[\s\S]*6,708[\s\S]*70%/);
   // No model is reachable from the tests: every model file request fails as an offline network would.
   await context.route(/huggingface\.co|hf\.co/, (route) => route.abort('internetdisconnected'));
   await section.locator('button.rm-load').click();

@@ -880,16 +880,17 @@ it('runExperiment: sequence at its largest tree and at its beam budget', () => r
   // Handbook mode lists every leaf: vocab^depth ≤ 4096, so vocab 8, depth 4 is its largest tree
   // (585 distributions of 8); vocab 10, depth 4 is past it.
   const tree = new Float64Array(585 * 8).fill(0.125);
-  // samples · depth · (vocab + 8) + leaves · depth + Σ min(width · vocab, leaves) · depth ≤ 10^7.
+  // samples · depth · (vocab + 8) + leaves · depth + beam work ≤ 10^7, where a width w expands
+  // Σ_t min(w, vocab^t) · vocab over the depth steps (585 · 8 for any w ≥ 512 here).
   const leafWork = 4096 * 4;
   const widths = [1e5, 1e5, 1e5, 1e5, 1e5, 1e5];
-  const samples = Math.floor((BEAM_EXPANSIONS - leafWork - widths.length * 4096 * 4) / (4 * 16));
+  const samples = Math.floor((BEAM_EXPANSIONS - leafWork - widths.length * 585 * 8) / (4 * 16));
   yield run(`{ handbook, vocab 8, depth 4, samples ${samples}, draws 64, 6 widths of 10^5 }`, { tree, vocab: 8, depth: 4, samples, draws: 64, widths }, 'accept');
   yield run(`{ handbook, vocab 8, depth 4, samples ${samples + 1}, … }`, { tree, vocab: 8, depth: 4, samples: samples + 1, draws: 64, widths }, 'reject');
   yield run('{ handbook, tree of 131,073 }', { tree: new Float64Array(131073).fill(0.5), vocab: 2, depth: 2 }, 'reject');
   yield run('{ handbook, vocab 10, depth 4 }', { tree: new Float64Array(1111 * 10).fill(0.1), vocab: 10, depth: 4 }, 'reject');
   yield run('{ handbook, vocab 8, depth 5 }', { tree, vocab: 8, depth: 5 }, 'reject');
-  // random: models × (2 · nodes · vocab + Σ min(width · vocab, leaves) · depth) ≤ 10^7.
+  // random: models × (2 · nodes · vocab + beam work) ≤ 10^7; width 1 expands 10 per step.
   const perModel = 2 * 11111 * 10 + 10 * 5;
   const models = Math.floor(BEAM_EXPANSIONS / perModel);
   yield run(`{ random, vocab 10, depth 5, widths [1], models ${models} }`, { mode: 'random', vocab: 10, depth: 5, widths: [1], models }, 'accept');

@@ -41,9 +41,11 @@ export function mountRealModel(root: HTMLElement): void {
   const status = node('p', 'rm-status');
   status.setAttribute('aria-live', 'polite');
   const results = node('div', 'rm-results');
-  // Before any download: what the section computes, with the chapter's own figures as the chapter's.
-  const preview = node('section', 'rm-preview');
-  const previewTitle = node('h3');
+  // Before any download: what the section computes, with the chapter's own figures as the
+  // chapter's. Folded: it appears after the page has scrolled to an anchor below it, and open it
+  // would push that anchor down.
+  const preview = node('details', 'rm-preview');
+  const previewTitle = node('summary');
   const previewText = node('p');
   const previewTable = node('div', 'rm-table-box');
   preview.append(previewTitle, previewText, previewTable);

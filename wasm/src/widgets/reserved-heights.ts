@@ -1,14 +1,14 @@
 // How tall each widget is once drawn in its default state (measured on the demo page at 1280,
 // 700 and 390 px), so that a page can reserve the space and nothing around it moves as it loads.
 export const RESERVED_HEIGHTS: Record<string, [wide: number, medium: number, narrow: number]> = {
-  filters: [1850, 2145, 2325],
-  samplers: [1774, 1975, 2092],
-  'mc-error': [598, 627, 805],
-  'eval-error': [631, 757, 781],
-  sequence: [848, 971, 1377],
-  speculative: [935, 935, 1316],
-  importance: [1247, 1507, 3443],
-  'sample-size': [564, 681, 625],
+  filters: [1903, 2146, 2325],
+  samplers: [1904, 1975, 2093],
+  'mc-error': [609, 634, 826],
+  'eval-error': [636, 759, 801],
+  sequence: [849, 972, 1377],
+  speculative: [1427, 1427, 1964],
+  importance: [1239, 1489, 3416],
+  'sample-size': [569, 685, 626],
 };
 
 /** CSS that gives each <sampling-lab> its drawn height before it starts; hosts may inline it in their <head>. */
