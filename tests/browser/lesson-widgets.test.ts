@@ -294,7 +294,24 @@ it('importance: the ESS waits for the guess; the true mean is a dashed line and 
   expect(await host.locator('[data-readout="ess"] dd').innerText()).toMatch(/^1000 \/ 9\d\d \/ 4\d\d/);
   await host.getByLabel('第三组 q 相对 p 的偏移（章节用 3）').fill('2');
   await expect.poll(() => host.locator('.sl-panel figcaption').last().innerText(), { timeout: 60_000 }).toMatch(/^q 偏移 2：ESS ≈ \d+；/);
-  expect(await host.locator('.sl-note').last().innerText()).toMatch(/PPO、GRPO 的比值 π_θ\/π_old/);
+  expect(await host.locator(".sl-note").last().innerText()).toMatch(/PPO、GRPO 的比值（新策略的概率除以旧策略的概率）/);
+});
+
+it('importance: p, q and each token\'s weight w = p/q; after the guess, one batch\'s weights sorted with the share its top samples carry, its ESS and what the clip cuts; each estimator in one line', async () => {
+  const host = widget('importance');
+  await host.getByLabel('第三组 q 相对 p 的偏移（章节用 3）').fill('3');
+  await expect.poll(() => host.locator('.sl-panel figcaption').last().innerText(), { timeout: 60_000 }).toMatch(/^q 偏移 3：/);
+  expect(await host.locator('[data-readout="batch-ess"] dd').innerText()).toMatch(/^\d+ \/ 1,000$/);
+  // Ten tokens' weights, rising with the shift's ramp: the tokens q draws least weigh most.
+  expect(await host.locator('svg.sl-lines').first().locator('circle').count()).toBe(10);
+  const share = async (name: string) => parseFloat(await host.locator(`[data-readout="${name}"] dd`).innerText());
+  // At shift 3 the top 10 % of samples carry about a third of the weight, against 10 % at shift 0.
+  expect(await share('top10')).toBeGreaterThan(25);
+  expect(await share('top1')).toBeGreaterThan(1);
+  expect(await host.locator('[data-readout="clipped"] dd').innerText()).toMatch(/^\d+ 个样本被截，去掉总权重的 \d+\.\d%$/);
+  expect(await host.locator('.sl-estimators li').allInnerTexts()).toEqual([
+    expect.stringMatching(/^普通 IS：/), expect.stringMatching(/^TIS（截断）：/), expect.stringMatching(/^MIS（丢弃）：/), expect.stringMatching(/^自归一化 IS：/),
+  ]);
 });
 
 it('self-test: each answer stays behind its button until a choice, then says whether the choice was right', async () => {

@@ -12,7 +12,7 @@ const CJK = '[\\u3000-\\u303f\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uff0
 // Four English words in a row: a sentence, not a name (top-p, Gumbel-max, Qwen3, WebAssembly).
 const ENGLISH = "[A-Za-z]{2,}(?:[ ,'’-]+[A-Za-z]{2,}){3,}";
 // Subscripts and powers written as ASCII, and the samplers' internal ids in parentheses.
-const RAW_MATHS = '\\S_[A-Za-z0-9]\\b|\\^[−\\-\\d½(]|\\de-\\d';
+const RAW_MATHS = '\\S_\\S|\\^[−\\-\\d½(]|\\de-\\d';
 const INTERNAL_IDS = '\\((inverse-cdf|gumbel-max|exponential-race|alias|binary-search)\\)';
 
 let site: Awaited<ReturnType<typeof serveDist>>;

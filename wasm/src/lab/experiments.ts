@@ -239,6 +239,9 @@ export interface ImportanceResult {
     histogram?: { edges: number[]; counts: Record<EstimatorName, number[]> };
     essMean?: number;
     essStd?: number;
+    /** The first batch's weights w = p/q: per token, sorted from the largest, the share of the total
+     * weight its top 1 % and 10 % of samples carry, and what clipping at `clip` cuts. */
+    batch: { tokenWeights: number[]; sortedWeights: Float64Array; top1: number; top10: number; clippedSamples: number; clippedWeight: number };
   }[];
 }
 

@@ -7,7 +7,7 @@ export const RESERVED_HEIGHTS: Record<string, [wide: number, medium: number, nar
   'eval-error': [636, 759, 801],
   sequence: [849, 972, 1377],
   speculative: [1427, 1427, 1964],
-  importance: [1239, 1489, 3416],
+  importance: [1774, 2046, 4126],
   'sample-size': [569, 685, 626],
 };
 

@@ -53,6 +53,35 @@ Json histogram_json(const std::vector<std::vector<double>>& estimates, double lo
   return {{"edges", edges}, {"counts", counts}};
 }
 
+// One batch's weights w = p/q as a reader sees them: each token's w, the batch's weights sorted
+// from the largest, the share of the total weight its top 1 % and 10 % of samples carry, and
+// what clipping at `clip` cuts (the samples, and the share of the total weight).
+Json batch_json(std::span<const float> p, std::span<const float> q, std::span<const std::int32_t> draws, double clip) {
+  std::vector<double> token_weights(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) token_weights[i] = double(p[i]) / double(q[i]);
+  std::vector<double> sorted(draws.size());
+  for (std::size_t k = 0; k < draws.size(); ++k) sorted[k] = token_weights[std::size_t(draws[k])];
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  double total = 0.0, cut = 0.0;
+  std::size_t clipped = 0;
+  for (const double w : sorted) {
+    total += w;
+    if (w > clip) {
+      cut += w - clip;
+      ++clipped;
+    }
+  }
+  // The top share of the samples: at least one sample.
+  const auto top_share = [&](double fraction) {
+    const auto count = std::max<std::size_t>(1, std::size_t(std::ceil(fraction * double(sorted.size()))));
+    return std::accumulate(sorted.begin(), sorted.begin() + std::ptrdiff_t(std::min(count, sorted.size())), 0.0) / total;
+  };
+  Json batch = {{"tokenWeights", token_weights}, {"top1", top_share(0.01)}, {"top10", top_share(0.1)},
+                {"clippedSamples", clipped}, {"clippedWeight", cut / total}};
+  batch["sortedWeights"] = bulk(std::span<const double>(sorted));
+  return batch;
+}
+
 Json importance(Params& params, const Progress& progress) {
   const std::vector<double> shifts = params.numbers("shifts");
   const std::int64_t n = params.integer("n");
@@ -85,9 +114,11 @@ Json importance(Params& params, const Progress& progress) {
     // One list per estimator, in kEstimators order.
     std::vector<std::vector<double>> estimates(4);
     std::vector<double> ess;
+    Json batch;
     for (std::int64_t r = 0; r < repeats; ++r) {
       sample_probs(q, SamplingMethod::kInverseCdf, {seed, std::uint64_t(r) * shifts.size() + s}, draws, workspace);
       const auto e = importance_estimates(p, q, f, draws, clip);
+      if (r == 0) batch = batch_json(p, q, draws, clip);
       estimates[0].push_back(e.ordinary);
       estimates[1].push_back(e.truncated);
       estimates[2].push_back(e.masked);
@@ -99,6 +130,7 @@ Json importance(Params& params, const Progress& progress) {
     }
     Json row = {{"shift", shifts[s]}, {"q", q}, {"estimate", estimates[0][0]}, {"ess", ess[0]},
                 {"clipped", estimates[1][0]}, {"masked", estimates[2][0]}, {"selfNormalised", estimates[3][0]}};
+    row["batch"] = std::move(batch);
     if (repeats > 1) {
       row["estimators"] = Json::object();
       for (std::size_t e = 0; e < 4; ++e) row["estimators"][kEstimators[e]] = spread_json(estimates[e], true_mean);

@@ -11,6 +11,8 @@ export interface SeriesSpec {
   color: string;
   points?: boolean;
   dash?: number[];
+  /** The legend's words for it, where they differ from its table column's; false: no legend entry (a band's second edge). */
+  legend?: string | false;
 }
 
 export interface LineChartSpec {
@@ -159,9 +161,8 @@ export class LineChart extends SvgChart {
       if (path) nodes.push(svg('path', { d: path, class: 'line', style: `stroke: ${colour}${series.dash ? `; stroke-dasharray: ${series.dash.join(' ')}` : ''}` }));
     });
     patchChildren(root, nodes);
-    // A series without a label (a band's second edge) shares the legend entry of the one before.
-    const named = spec.series.filter((s) => s.label);
-    fillLegend(this.legend, named.length > 1 ? named.map((s) => ({ label: s.label, swatch: s.color })) : []);
+    const listed = spec.series.filter((s) => s.legend !== false);
+    fillLegend(this.legend, listed.length > 1 ? listed.map((s) => ({ label: s.legend || s.label, swatch: s.color })) : []);
     this.#fillTable(spec, data, summary);
   }
 

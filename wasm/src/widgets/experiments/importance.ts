@@ -4,6 +4,7 @@
 // the reader's guess of it), every estimator's bias, std and MSE, and where such weights and clips
 // appear in RL.
 import type { EstimatorName, ImportanceResult } from '../../lab/experiments.js';
+import { GroupedBars } from '../charts/grouped-bars.js';
 import { LineChart } from '../charts/line-chart.js';
 import { element, fillTable } from '../dom.js';
 import { strings } from '../i18n.js';
@@ -45,11 +46,21 @@ export function importanceWidget(context: WidgetContext): Widget {
         return { caption, chart: kit.chart(new LineChart(box)) };
       });
       const table = element('table', 'sl-table');
+      const estimatorList = element('ul', 'sl-note sl-estimators');
       const note = element('p', 'sl-note');
       kit.label(note, (s) => s.importanceNote);
       const rl = element('p', 'sl-note');
       kit.label(rl, (s) => s.importanceRl);
-      kit.body.append(guess.root, numbers.root, panels, table, note, rl);
+      // The slider's q against p, token by token: the weight w = p/q each token's samples carry.
+      const tokenBox = element('div', 'sl-chart');
+      const tokenChart = kit.chart(new GroupedBars(tokenBox));
+      const weightBox = element('div', 'sl-chart');
+      const weightChart = kit.chart(new LineChart(weightBox));
+      // One batch of the slider's q: its weights sorted, the few that carry most of the weight, what the clip cuts.
+      const batchBox = element('div', 'sl-chart');
+      const batchChart = kit.chart(new LineChart(batchBox));
+      const batchNumbers = kit.readouts(['top1', 'top10', 'batch-ess', 'clipped']);
+      kit.body.append(guess.root, tokenBox, weightBox, batchBox, batchNumbers.root, numbers.root, panels, table, estimatorList, note, rl);
 
       function render(result: ImportanceResult): void {
         last = result;
@@ -76,6 +87,8 @@ export function importanceWidget(context: WidgetContext): Widget {
             markers: [{ x: result.trueMean, color: '--sl-text' }],
           }, [centres, ...SHOWN.map((name) => row.histogram!.counts[name])], s.importanceSummary(result.repeats));
         });
+        drawWeights(result, revealed);
+        estimatorList.replaceChildren(...ESTIMATORS.map((name) => element('li', undefined, s.estimatorLine(s.estimatorNames[name], s.estimatorMeaning[name]))));
         fillTable(table, {
           head: [s.shift, s.estimator, s.bias, s.std, 'MSE'],
           rows: result.rows.flatMap((row) => ESTIMATORS.map((name) => {
@@ -83,6 +96,34 @@ export function importanceWidget(context: WidgetContext): Widget {
             return [String(row.shift), s.estimatorNames[name], e.bias.toFixed(3), e.std.toFixed(3), e.mse.toFixed(4)];
           })),
         });
+      }
+      function drawWeights(result: ImportanceResult, revealed: boolean): void {
+        const s = strings();
+        const row = result.rows[result.rows.length - 1];
+        const tokens = result.p.map((_, i) => `x${i}`);
+        tokenChart.draw({
+          categories: tokens, categoryLabel: s.token,
+          reference: { label: s.targetP, values: result.p },
+          series: [{ label: s.proposalQ(row.shift), color: '--sl-series-2', values: row.q }],
+          summary: s.pqSummary(row.shift),
+        });
+        const clipLine = (length: number) => Array<number>(length).fill(result.clip);
+        weightChart.draw({
+          xLabel: s.token, yLabel: 'w = p/q', height: 180, logY: true,
+          series: [{ label: s.tokenWeight, color: '--sl-series-1', points: true }, { label: s.clipLevel(result.clip), color: '--sl-bad', dash: [6, 4] }],
+        }, [result.p.map((_, i) => i), row.batch.tokenWeights, clipLine(result.p.length)], s.tokenWeightSummary(row.shift));
+        for (const part of [batchBox, batchNumbers.root]) part.hidden = !revealed;
+        if (!revealed) return;
+        const ranks = Array.from(row.batch.sortedWeights, (_, i) => i + 1);
+        batchChart.draw({
+          xLabel: s.sampleRank, yLabel: 'w = p/q', height: 200, logX: true, logY: true,
+          series: [{ label: s.sortedWeights(result.n), color: '--sl-series-1' }, { label: s.clipLevel(result.clip), color: '--sl-bad', dash: [6, 4] }],
+        }, [ranks, Array.from(row.batch.sortedWeights), clipLine(ranks.length)], s.batchSummary(row.shift, result.n));
+        const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+        batchNumbers.set('top1', s.topShare(1), percent(row.batch.top1));
+        batchNumbers.set('top10', s.topShare(10), percent(row.batch.top10));
+        batchNumbers.set('batch-ess', s.batchEss, `${row.ess.toFixed(0)} / ${result.n.toLocaleString('en')}`);
+        batchNumbers.set('clipped', s.clippedAt(result.clip), s.clippedWhat(row.batch.clippedSamples, percent(row.batch.clippedWeight)));
       }
       return {
         params: () => ({ shifts: [...FIXED_SHIFTS, shift.value()], clip: clip.value(), repeats: REPEATS }),

@@ -104,7 +104,8 @@ export function mcErrorWidget(context: WidgetContext): Widget {
           xLabel: s.drawsPerRun, yLabel: s.estimateOfP, logX: true, height: 240,
           series: [
             { label: s.oneRunEstimate, color: '--sl-series-1', points: true },
-            { label: s.envelope, color: '--sl-cut', dash: [6, 4] }, { label: '', color: '--sl-cut', dash: [6, 4] },
+            { label: s.envelopeHigh, legend: s.envelope, color: '--sl-cut', dash: [6, 4] },
+            { label: s.envelopeLow, legend: false, color: '--sl-cut', dash: [6, 4] },
             { label: s.trueP(result.p), color: '--sl-text' },
           ],
         }, [x, [...none(rows.length), ...dots.map((d) => d.y)], [...rows.map((r) => r.envelope[1]), ...none(dots.length)],
