@@ -867,8 +867,10 @@ it('runExperiment: mc-error, importance, eval-error and sample-size at their wor
   yield run('importance', `{ 50 shifts of ±10, n: ${IMPORTANCE_DRAWS / 50 / 1000}, repeats: 1000, bins: 200 }`, { shifts: manyShifts, n: IMPORTANCE_DRAWS / 50 / 1000, repeats: 1000, bins: 200 }, 'accept');
   yield run('importance', '{ 1 shift, n: 10^7 }', { shifts: [10], n: 1e7 }, 'accept');
   yield run('importance', '{ 2 shifts, n: 10^7 }', { shifts: [-10, 10], n: 1e7 }, 'reject');
-  // eval-error and sample-size: only bounds.
-  yield run('eval-error', '{ questions: 10^9, accuracy: 1, gap: 0.5 }', { questions: 1e9, accuracy: 1, gap: 0.5 }, 'accept');
+  // eval-error and sample-size: only bounds, and model B's accuracy (accuracy + gap) at most 1.
+  yield run('eval-error', '{ questions: 10^9, accuracy: 0.5, gap: 0.5 }', { questions: 1e9, accuracy: 0.5, gap: 0.5 }, 'accept');
+  yield run('eval-error', '{ questions: 10^9, accuracy: 1, gap: 0 }', { questions: 1e9, accuracy: 1, gap: 0 }, 'accept');
+  yield run('eval-error', '{ accuracy: 1, gap: 0.5 }', { accuracy: 1, gap: 0.5 }, 'reject');
   yield run('eval-error', '{ questions: 1, accuracy: 0, gap: 0 }', { questions: 1, accuracy: 0, gap: 0 }, 'accept');
   yield run('sample-size', '{ delta: 1e-9, std: 10^6, z: 10 }', { delta: 1e-9, std: 1e6, z: 10 }, 'either');
   yield run('sample-size', "{ proportions, p1: 1e-9, p2: 0.999999999 }", { mode: 'proportions', p1: 1e-9, p2: 0.999999999 }, 'accept');
