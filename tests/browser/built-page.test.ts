@@ -4,30 +4,25 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { launchChromium, watchProblems } from '../support/chromium';
+import { watchProblems } from '../support/chromium';
 import { formatFigure, HANDBOOK_CHAPTERS, HANDBOOK_FIGURES } from 'sampling-lab/handbook';
 import { axeViolations } from '../support/axe';
-import { serveDist } from '../support/static-server';
+import { openBuiltPage, type BuiltPage } from '../support/static-server';
 
 const ARTIFACTS = join(__dirname, '../../test-results');
 const WIDGETS = ['filters', 'samplers', 'mc-error', 'eval-error', 'sequence', 'speculative', 'importance', 'sample-size'];
-let site: Awaited<ReturnType<typeof serveDist>>;
+let opened: BuiltPage;
+let site: BuiltPage['site'];
 let context: BrowserContext;
 let page: Page;
 let problems: string[];
 
 beforeAll(async () => {
-  site = await serveDist('/handbook/sampling/');
-  context = await launchChromium();
-  page = await context.newPage();
-  problems = watchProblems(page);
-  await page.goto(site.url);
+  opened = await openBuiltPage();
+  ({ site, context, page, problems } = opened);
 });
 
-afterAll(async () => {
-  await context?.close();
-  await site?.close();
-});
+afterAll(async () => { await opened?.close(); });
 
 // Everything a reader sees change: readouts, tables, chart descriptions.
 const visibleState = (host: Locator) => host.evaluate((el) => {

@@ -3,9 +3,8 @@
 // ids in its text; every widget's sliders at their extremes give results, not errors; Tab pressed
 // quickly still reaches every widget's first control.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
-import { launchChromium, watchProblems } from '../support/chromium';
-import { serveDist } from '../support/static-server';
+import type { Page } from 'playwright-core';
+import { openBuiltPage, type BuiltPage } from '../support/static-server';
 
 // Han, kana and CJK punctuation.
 const CJK = '[\\u3000-\\u303f\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uff00-\\uffef]';
@@ -15,26 +14,17 @@ const ENGLISH = "[A-Za-z]{2,}(?:[ ,'’-]+[A-Za-z]{2,}){3,}";
 const RAW_MATHS = '\\S_\\S|\\^[−\\-\\d½(]|\\de-\\d';
 const INTERNAL_IDS = '\\((inverse-cdf|gumbel-max|exponential-race|alias|binary-search)\\)';
 
-let site: Awaited<ReturnType<typeof serveDist>>;
-let context: BrowserContext;
+let opened: BuiltPage;
 let page: Page;
-let problems: string[];
 
 beforeAll(async () => {
-  site = await serveDist('/handbook/sampling/');
-  context = await launchChromium();
-  page = await context.newPage();
-  problems = watchProblems(page);
-  page.on('console', (message) => { if (message.type() === 'warning') warnings.push(message.text()); });
-  await page.goto(site.url);
+  opened = await openBuiltPage((fresh) => fresh.on('console', (message) => { if (message.type() === 'warning') warnings.push(message.text()); }));
+  page = opened.page;
 });
 
 const warnings: string[] = [];
 
-afterAll(async () => {
-  await context?.close();
-  await site?.close();
-});
+afterAll(async () => { await opened?.close(); });
 
 /** Each visible text (and label) of the page matching `pattern`, outside the chapter's passage and the toggle. */
 function textsMatching(pattern: string): Promise<string[]> {
@@ -179,8 +169,8 @@ it('eval-error: the gap slider ends where model B reaches 100 %, and the text sp
 });
 
 it('Tab pressed every 20 ms reaches the first control of every widget', async () => {
-  const fresh = await context.newPage();
-  await fresh.goto(site.url);
+  const fresh = await opened.context.newPage();
+  await fresh.goto(opened.site.url);
   await fresh.locator('h1').waitFor();
   const all = await fresh.locator('sampling-lab').evaluateAll((hosts) => hosts.map((h) => h.id));
   // The widgets focus reaches, noted by the page itself (no round trip per key).
@@ -210,7 +200,7 @@ it('the real-model section shows the chapter\'s figures before any download, and
   await section.locator('.rm-preview').evaluate((details) => { (details as HTMLDetailsElement).open = true; });
   await expect.poll(() => section.locator('.rm-preview').innerText()).toMatch(/章节的结果，不是在这里运行的[\s\S]*0\.302[\s\S]*6,708[\s\S]*70%/);
   // No model is reachable from the tests: every model file request fails as an offline network would.
-  await context.route(/huggingface\.co|hf\.co/, (route) => route.abort('internetdisconnected'));
+  await opened.context.route(/huggingface\.co|hf\.co/, (route) => route.abort('internetdisconnected'));
   await section.locator('button.rm-load').click();
   const error = section.locator('.rm-error');
   await expect.poll(() => error.textContent(), { timeout: 30_000 }).toMatch(/^模型没能下载：网络不通/);
@@ -219,9 +209,9 @@ it('the real-model section shows the chapter\'s figures before any download, and
   await expect.poll(() => error.textContent()).toMatch(/^The model could not be downloaded: the network is down/);
   expect(await section.locator('.rm-preview').innerText()).toMatch(/the chapter's run, not one made here/);
   await toggle('zh');
-  await context.unroute(/huggingface\.co|hf\.co/);
+  await opened.context.unroute(/huggingface\.co|hf\.co/);
 });
 
 it('logged no console error and no failed request (but the model download the test cut off)', () => {
-  expect(problems.filter((problem) => !/^request failed: https:\/\/huggingface\.co\//.test(problem))).toEqual([]);
+  expect(opened.problems.filter((problem) => !/^request failed: https:\/\/huggingface\.co\//.test(problem))).toEqual([]);
 });

@@ -4,6 +4,8 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium, watchProblems } from './chromium';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css',
@@ -35,4 +37,23 @@ export async function serveDist(prefix: string, folders: Record<string, string> 
     url: `http://127.0.0.1:${port}${prefix}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The built page as a documentation site serves it, open in a fresh Chromium, its console problems watched. */
+export interface BuiltPage {
+  site: Awaited<ReturnType<typeof serveDist>>;
+  context: BrowserContext;
+  page: Page;
+  problems: string[];
+  close(): Promise<void>;
+}
+
+export async function openBuiltPage(prepare?: (page: Page) => void): Promise<BuiltPage> {
+  const site = await serveDist('/handbook/sampling/');
+  const context = await launchChromium();
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  prepare?.(page);
+  await page.goto(site.url);
+  return { site, context, page, problems, close: async () => { await context.close(); await site.close(); } };
 }

@@ -12,6 +12,7 @@ import { DrawHistogram, MechanismChart } from '../charts/mechanism-chart.js';
 import { element, fillTable } from '../dom.js';
 import { strings, type Strings } from '../i18n.js';
 import { experimentWidget, type Kit } from '../kit.js';
+import { player } from '../player.js';
 import type { Widget, WidgetContext } from './types.js';
 
 const SAMPLE_COUNTS = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
@@ -130,13 +131,14 @@ function mechanismPanel(kit: Kit, p: readonly number[], labels: readonly string[
   chips.setAttribute('role', 'group');
   const buttons = element('div', 'sl-mechanism-controls');
   const step = kit.button('sl-step', (s) => s.stepDraw, () => { pause(); advance(); });
-  const play = kit.button('sl-play', (s) => (timer ? s.pauseDraws : s.playDraws), () => (timer ? pause() : start()));
+  const play = player(kit, () => advance(), () => 1000 / speed.value());
+  const [start, pause] = [play.start, play.pause];
   const clear = kit.button('sl-clear-draws', (s) => s.clearDraws, () => { pause(); restart(); });
-  const speed = slider({ name: 'draw-speed', min: 1, max: 20, step: 1, value: 2, format: (v) => strings().drawsPerSecond(v), onInput: () => { if (timer) { pause(); start(); } } });
+  const speed = slider({ name: 'draw-speed', min: 1, max: 20, step: 1, value: 2, format: (v) => strings().drawsPerSecond(v), onInput: () => { if (play.playing()) { pause(); start(); } } });
   speed.input.dataset.player = '';  // the player's pace, not a parameter: it moves no result
   // The value's words follow the language too.
   kit.label({ set textContent(text: string) { speed.setLabel(text); speed.set(speed.value()); } }, (s) => s.drawSpeed);
-  buttons.append(step, play, clear, speed.root);
+  buttons.append(step, play.button, clear, speed.root);
   const readout = element('p', 'sl-draw-readout');
   readout.setAttribute('aria-live', 'polite');
   const why = element('p', 'sl-note sl-method-why');
@@ -149,7 +151,6 @@ function mechanismPanel(kit: Kit, p: readonly number[], labels: readonly string[
   let trace: SamplerTraceResult | undefined;
   let shown = 0;  // draws so far; the latest is draw shown − 1
   let counts = p.map(() => 0);
-  let timer = 0;
   let highlighted: number | null = null;
   const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)');
 
@@ -195,20 +196,6 @@ function mechanismPanel(kit: Kit, p: readonly number[], labels: readonly string[
     applyHighlight();
   }
 
-  function start(): void {
-    const tick = () => { advance(); timer = window.setTimeout(tick, 1000 / speed.value()); };
-    timer = window.setTimeout(tick, 0);
-    play.textContent = strings().pauseDraws;
-    play.setAttribute('aria-pressed', 'true');
-  }
-
-  function pause(): void {
-    clearTimeout(timer);
-    timer = 0;
-    play.textContent = strings().playDraws;
-    play.setAttribute('aria-pressed', 'false');
-  }
-
   function restart(): void {
     trace = undefined;
     shown = 0;
@@ -247,7 +234,7 @@ function mechanismPanel(kit: Kit, p: readonly number[], labels: readonly string[
   return {
     root,
     restart,
-    relabel: () => { draw(); if (!timer) play.textContent = strings().playDraws; },
+    relabel: () => draw(),
     reapplyHighlight: applyHighlight,
     destroy: () => { pause(); visibility.disconnect(); },
   };

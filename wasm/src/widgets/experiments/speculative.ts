@@ -11,6 +11,7 @@ import { OverlapBars } from '../charts/overlap-bars.js';
 import { element } from '../dom.js';
 import { strings } from '../i18n.js';
 import { experimentWidget, type Kit } from '../kit.js';
+import { player } from '../player.js';
 import { prediction } from '../predict.js';
 import type { Widget, WidgetContext } from './types.js';
 
@@ -133,9 +134,10 @@ function stepperPanel(kit: Kit, settings: () => { q: number[]; gamma: number; se
   kit.label(intro, (s) => s.stepperIntro);
   const buttons = element('div', 'sl-mechanism-controls');
   const step = kit.button('sl-step', (s) => s.stepVerify, () => { pause(); advance(); });
-  const play = kit.button('sl-play', (s) => (timer ? s.pauseDraws : s.playDraws), () => (timer ? pause() : start()));
+  const play = player(kit, () => advance(), () => 1000 / STEPS_PER_SECOND);
+  const pause = play.pause;
   const clear = kit.button('sl-clear-draws', (s) => s.clearDraws, () => { pause(); shown = 0; render(); });
-  buttons.append(step, play, clear);
+  buttons.append(step, play.button, clear);
   const readout = element('p', 'sl-draw-readout');
   readout.setAttribute('aria-live', 'polite');
   const chartBox = element('div', 'sl-chart');
@@ -146,7 +148,6 @@ function stepperPanel(kit: Kit, settings: () => { q: number[]; gamma: number; se
   let steps: SpeculativeStepsResult | undefined;
   let key = '';
   let shown = 0;
-  let timer = 0;
   // A new draft, γ or seed: a new run, from its first step.
   function follow(): void {
     const chosen = settings();
@@ -158,22 +159,13 @@ function stepperPanel(kit: Kit, settings: () => { q: number[]; gamma: number; se
     shown = 0;
     render();
   }
+  // Played past the last step, the run starts again from its first.
   function advance(): void {
-    if (!steps || shown >= steps.steps.length) return pause();
+    if (!steps) return pause();
+    if (shown >= steps.steps.length) shown = 0;
     shown++;
     render();
-  }
-  function start(): void {
-    if (steps && shown >= steps.steps.length) shown = 0;
-    timer = window.setInterval(advance, 1000 / STEPS_PER_SECOND);
-    play.textContent = strings().pauseDraws;
-    play.setAttribute('aria-pressed', 'true');
-  }
-  function pause(): void {
-    clearInterval(timer);
-    timer = 0;
-    play.textContent = strings().playDraws;
-    play.setAttribute('aria-pressed', 'false');
+    if (shown >= steps.steps.length) pause();
   }
   function render(): void {
     if (!steps) return;
