@@ -10,13 +10,14 @@
 
 namespace sampling_lab {
 
-namespace {
-// The inverse-CDF draw from weights >= 0.
-std::int32_t draw(std::span<const float> weights, Philox& rng) {
+std::int32_t inverse_cdf_draw(std::span<const float> weights, double u) {
   double total = 0.0;
   for (const float w : weights) total += w;
-  return std::int32_t(kernels::inverse_cdf(weights, rng.uniform() * total));
+  return std::int32_t(kernels::inverse_cdf(weights, u * total));
 }
+
+namespace {
+std::int32_t draw(std::span<const float> weights, Philox& rng) { return inverse_cdf_draw(weights, rng.uniform()); }
 }  // namespace
 
 Verification verify(std::span<const float> p, std::span<const float> q, std::int32_t draft,

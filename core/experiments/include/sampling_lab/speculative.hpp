@@ -9,6 +9,9 @@
 
 namespace sampling_lab {
 
+// The inverse-CDF draw from weights >= 0 (not normalised) on the uniform u in [0, 1).
+std::int32_t inverse_cdf_draw(std::span<const float> weights, double u);
+
 struct Verification {
   bool accepted;
   std::int32_t token;  // the draft token if accepted, else a draw from norm(max(0, p − q))

@@ -152,22 +152,6 @@ Json acceptance(Params& params, const Progress&) {
           {"histogram", {{"edges", edges}, {"counts", counts}}}};
 }
 
-// The first index whose running sum of `weights` passes u · Σ weights (an inverse-CDF draw).
-std::int32_t inverse_cdf_draw(std::span<const float> weights, double u) {
-  double total = 0.0;
-  for (const float w : weights) total += w;
-  const double target = u * total;
-  double below = 0.0;
-  std::size_t last = 0;
-  for (std::size_t i = 0; i < weights.size(); ++i) {
-    if (weights[i] <= 0.0f) continue;
-    last = i;
-    below += weights[i];
-    if (below > target) return std::int32_t(i);
-  }
-  return std::int32_t(last);  // rounding left the target past every weight
-}
-
 // The chapter's rule one step at a time, for a reader to watch: each step drafts up to γ tokens
 // from q, checks u < p/q for each, and at the first rejection draws from norm(max(0, p − q)) (a
 // bonus from p when all are accepted). Beside it the wrong rule, which draws that token from p
