@@ -314,6 +314,68 @@ it('importance: p, q and each token\'s weight w = p/q; after the guess, one batc
   ]);
 });
 
+it('sample size: the two sampling distributions narrow with n and separate past the marked ≈ 1,152, where the band leaves 0', async () => {
+  const host = widget('sample-size');
+  await host.scrollIntoViewIfNeeded();
+  const value = (name: string) => host.locator(`[data-readout="${name}"] dd`).innerText();
+  const verdict = host.locator('.sl-body > .sl-verdict');
+  await expect.poll(() => value('n'), { timeout: 60_000 }).toBe('1,152');
+  expect(await host.locator('.sl-lines text.marker-label').allTextContents()).toContain('≈ 1,152');
+  // Just below and just above the sample size (the slider moves in steps of log₁₀ n).
+  const peaks: number[] = [];
+  for (const [exponent, n, separated] of [['3.05', 1122, false], ['3.1', 1259, true]] as const) {
+    await host.getByRole('slider', { name: '每个配置的样本数 n' }).fill(exponent);
+    const expected = lab.runExperiment('sample-size', { n }).at!;
+    await expect.poll(() => value('z-at-n')).toBe(expected.z.toFixed(2));
+    expect(await verdict.innerText()).toMatch(separated ? /两条曲线分开了/ : /两条曲线大面积重叠/);
+    peaks.push(Math.max(...expected.distributions.first));
+  }
+  // The core's curve, drawn here, is √(1259/1122) times taller (to the grid's spacing).
+  expect(peaks[1] / peaks[0]).toBeCloseTo(Math.sqrt(1259 / 1122), 3);
+  await host.locator(':scope > .sl-footer .sl-reset').click();
+});
+
+it('eval-error: each "simulate one eval" adds both models\' measured accuracies as dots, and the tally counts how often B came out ahead', async () => {
+  const host = widget('eval-error');
+  await host.scrollIntoViewIfNeeded();
+  const tally = host.locator('.sl-draw-readout');
+  await expect.poll(() => tally.innerText(), { timeout: 60_000 }).toMatch(/^每次模拟让两个模型各答 200 道题/);
+  for (let i = 0; i < 3; i++) await host.getByRole('button', { name: '模拟一次 200 道题的评测' }).click();
+  await host.getByRole('button', { name: '再模拟 10 次' }).click();
+  const run = lab.runExperiment('eval-error', { evals: 13, seed: 1 }).simulated!;
+  await expect.poll(() => tally.innerText()).toBe(
+    `13 次 200 道题的评测：B 领先 ${run.secondAhead} 次，打平 ${run.tied} 次，落后 ${run.secondBehind} 次——B 真的更好，但 ${run.tied + run.secondBehind} 次评测没看出来。`);
+  expect(await host.locator('svg.sl-lines circle').count()).toBe(26);
+  // The eval set's size follows its slider, and the dots follow the settings.
+  await host.getByRole('slider', { name: '题目数' }).fill('1000');
+  await expect.poll(() => tally.innerText()).toMatch(/^13 次 1,000 道题的评测/);
+  await host.getByRole('button', { name: '清空' }).click();
+  await expect.poll(() => host.locator('svg.sl-lines').isVisible()).toBe(false);
+  await host.locator(':scope > .sl-footer .sl-reset').click();
+});
+
+it('sequence: on the random models, beam search steps through its frontier (kept and pruned, by log P) beside greedy', async () => {
+  const host = widget('sequence');
+  await host.scrollIntoViewIfNeeded();
+  await host.getByRole('button', { name: '随机模型' }).click();
+  const panel = host.locator('.sl-beam-steps');
+  await expect.poll(() => panel.locator('.sl-draw-readout').innerText(), { timeout: 60_000 }).toMatch(/^第 \d+ 个随机模型（3 个 token、长度 4），束宽 2/);
+  const steps = lab.runExperiment('beam-steps', { vocab: 3, depth: 4, width: 2, sharpness: 1 });
+  for (let t = 0; t < 4; t++) {
+    await panel.getByRole('button', { name: '走一步' }).click();
+    const rows = panel.locator('table.sl-frontier tbody tr');
+    const candidates = steps.steps[t].candidates;
+    await expect.poll(() => rows.count()).toBe(candidates.length);
+    expect(await rows.locator('td:nth-child(2)').allTextContents()).toEqual(candidates.map((c) => c.logProb!.toFixed(2)));
+    expect(await panel.locator('tr.sl-kept').count()).toBe(Math.min(2, candidates.length));
+    expect(await panel.locator('.sl-draw-readout').innerText()).toMatch(new RegExp(`^第 ${t + 1}/4 步：${candidates.length} 个候选，保留 2 个。贪心此时是`));
+  }
+  // The model is one where greedy misses the most probable sequence; the verdict says so.
+  expect(steps.greedy.prob).toBeLessThan(steps.best.prob);
+  expect(await panel.locator('.sl-note').last().innerText()).toMatch(/贪心没有/);
+  await host.getByRole('button', { name: '手册示例树' }).click();
+});
+
 it('self-test: each answer stays behind its button until a choice, then says whether the choice was right', async () => {
   await page.locator('.self-test').scrollIntoViewIfNeeded();
   const questions = page.locator('.self-test-question');

@@ -207,4 +207,32 @@ TEST(SampleSize, TheDifferenceIsZStandardErrorsAtN) {
   EXPECT_NEAR(proportions["n"].get<double>(), 4 * (0.21 + 0.2016) / 0.0004, 1e-6);
 }
 
+TEST(SampleSize, TheSamplingDistributionsNarrowAndTheBandLeavesZeroAtTheSampleSize) {
+  // The chapter's exercise: 2.5 against 2.6, σ 1.2, two standard errors: n ≈ 1,150.
+  const auto at = [](double n) { return run("sample-size", {{"mean", 2.5}, {"delta", 0.1}, {"std", 1.2}, {"z", 2}, {"n", n}}); };
+  const auto chapter = at(1152);
+  EXPECT_EQ(chapter["perConfiguration"].get<double>(), 1152);
+  EXPECT_NEAR(chapter["at"]["z"].get<double>(), 2.0, 1e-9);
+  // Each density integrates to about 1 over the grid (the grid holds ±7 SD at this n) and peaks at its mean.
+  const auto& curves = chapter["at"]["distributions"];
+  const auto x = curves["x"].get<std::vector<double>>();
+  for (const char* name : {"first", "second"}) {
+    const auto density = curves[name].get<std::vector<double>>();
+    double area = 0.0;
+    for (std::size_t i = 1; i < x.size(); ++i) area += 0.5 * (density[i] + density[i - 1]) * (x[i] - x[i - 1]);
+    EXPECT_NEAR(area, 1.0, 1e-3) << name;
+    const auto peak = std::max_element(density.begin(), density.end()) - density.begin();
+    EXPECT_NEAR(x[std::size_t(peak)], std::string(name) == "first" ? 2.5 : 2.6, 0.01) << name;
+  }
+  // Ten times fewer draws: √10 times wider, so the peak is √10 times lower.
+  const auto fewer = at(115)["at"]["distributions"]["first"].get<std::vector<double>>();
+  const auto more = chapter["at"]["distributions"]["first"].get<std::vector<double>>();
+  EXPECT_NEAR(*std::max_element(more.begin(), more.end()) / *std::max_element(fewer.begin(), fewer.end()),
+              std::sqrt(1152.0 / 115.0), 0.02);
+  // The band δ − 2 SE crosses 0 where n passes 1,152.
+  const auto ns = chapter["band"]["n"].get<std::vector<double>>();
+  const auto low = chapter["band"]["low"].get<std::vector<double>>();
+  for (std::size_t i = 0; i < ns.size(); ++i) EXPECT_EQ(low[i] > 0, ns[i] > 1152.0) << ns[i];
+}
+
 }  // namespace chapter_test

@@ -129,6 +129,66 @@ TEST(Experiments, SpeculativeStepsEmitTokensDistributedAsTheTargetAndTheWrongRul
   }
 }
 
+TEST(Experiments, SimulatedEvalsScoreEachModelAtItsAccuracyAndAccumulate) {
+  // 400 evals of 200 questions at 70 % and 72 %: each model's mean measured accuracy within 4 SE
+  // of its accuracy (SE √(p(1 − p)/(200 · 400))), and B ahead in fewer than nine runs of ten.
+  const auto result = run("eval-error", {{"questions", 200}, {"accuracy", 0.7}, {"gap", 0.02}, {"evals", 400}, {"seed", 3}});
+  const auto& simulated = result["simulated"];
+  for (const auto& [name, p] : {std::pair{"first", 0.7}, std::pair{"second", 0.72}}) {
+    const auto scores = simulated[name].get<std::vector<double>>();
+    ASSERT_EQ(scores.size(), 400u);
+    double mean = 0.0;
+    for (const double s : scores) mean += s / 400.0;
+    EXPECT_LT(std::abs(mean - p), 4 * std::sqrt(p * (1 - p) / (200.0 * 400.0))) << name;
+  }
+  const auto ahead = simulated["secondAhead"].get<double>();
+  EXPECT_EQ(ahead + simulated["tied"].get<double>() + simulated["secondBehind"].get<double>(), 400);
+  EXPECT_GT(ahead, 200);
+  EXPECT_LT(ahead, 360);
+  // More evals repeat the first ones: a reader's clicks accumulate.
+  const auto fewer = run("eval-error", {{"questions", 200}, {"accuracy", 0.7}, {"gap", 0.02}, {"evals", 10}, {"seed", 3}});
+  const auto all = simulated["first"].get<std::vector<double>>();
+  EXPECT_EQ(fewer["simulated"]["first"].get<std::vector<double>>(), std::vector<double>(all.begin(), all.begin() + 10));
+  // A model at 100 % answers every question.
+  const auto perfect = run("eval-error", {{"questions", 50}, {"accuracy", 0.9}, {"gap", 0.1}, {"evals", 5}});
+  for (const double s : perfect["simulated"]["second"].get<std::vector<double>>()) EXPECT_EQ(s, 1.0);
+  EXPECT_EQ(error_argument("eval-error", {{"questions", 100000}, {"evals", 101}}), "evals");
+}
+
+TEST(Experiments, BeamStepsKeepTheBestWidthOfEachStepAndEndAtBeamSearchsSequence) {
+  const sl::Json params = {{"vocab", 3}, {"depth", 4}, {"width", 2}, {"sharpness", 1.5}, {"model", 5}};
+  const auto result = run("beam-steps", params);
+  const auto& steps = result["steps"];
+  ASSERT_EQ(steps.size(), 4u);
+  std::vector<std::vector<double>> kept{{}};
+  for (const auto& step : steps) {
+    const auto& candidates = step["candidates"];
+    // Every kept prefix expanded into 3, best first, the first `width` kept.
+    ASSERT_EQ(candidates.size(), kept.size() * 3);
+    std::vector<std::vector<double>> next;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      if (i > 0) EXPECT_GE(candidates[i - 1]["logProb"].get<double>(), candidates[i]["logProb"].get<double>());
+      EXPECT_EQ(candidates[i]["kept"].get<bool>(), i < 2);
+      auto path = candidates[i]["path"].get<std::vector<double>>();
+      EXPECT_NE(std::find(kept.begin(), kept.end(), std::vector<double>(path.begin(), path.end() - 1)), kept.end());
+      if (i < 2) next.push_back(path);
+    }
+    kept = next;
+  }
+  EXPECT_EQ(result["beam"]["path"].get<std::vector<double>>(), kept.front());
+  EXPECT_NEAR(std::log(result["beam"]["prob"].get<double>()), steps[3]["candidates"][0]["logProb"].get<double>(), 1e-9);
+  // Greedy's log-probability after each step ends at its sequence's; width 27 (every sequence) finds the best.
+  EXPECT_NEAR(std::exp(result["greedy"]["logProbs"][3].get<double>()), result["greedy"]["prob"].get<double>(), 1e-12);
+  auto exhaustive = params;
+  exhaustive["width"] = 16;
+  const auto wide = run("beam-steps", exhaustive);
+  EXPECT_NEAR(wide["beam"]["prob"].get<double>(), wide["best"]["prob"].get<double>(), 1e-12);
+  EXPECT_EQ(error_argument("beam-steps", {{"vocab", 8}, {"depth", 8}}), "depth");
+  // Unnamed, the model is one where greedy misses.
+  const auto chosen = run("beam-steps", {{"vocab", 3}, {"depth", 4}});
+  EXPECT_LT(chosen["greedy"]["prob"].get<double>(), chosen["best"]["prob"].get<double>());
+}
+
 TEST(Experiments, BadParametersNameTheArgument) {
   EXPECT_EQ(error_argument("nope", sl::Json::object()), "experiment");
   EXPECT_EQ(error_argument("filters", {{"topq", 1}}), "topq");

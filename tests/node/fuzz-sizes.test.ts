@@ -874,6 +874,11 @@ it('runExperiment: mc-error, importance, eval-error and sample-size at their wor
   yield run('eval-error', '{ questions: 1, accuracy: 0, gap: 0 }', { questions: 1, accuracy: 0, gap: 0 }, 'accept');
   yield run('sample-size', '{ delta: 1e-9, std: 10^6, z: 10 }', { delta: 1e-9, std: 1e6, z: 10 }, 'either');
   yield run('sample-size', "{ proportions, p1: 1e-9, p2: 0.999999999 }", { mode: 'proportions', p1: 1e-9, p2: 0.999999999 }, 'accept');
+  yield run('sample-size', '{ n: 10^9 }', { n: 1e9 }, 'accept');
+  // eval-error's simulated evals: evals × questions ≤ 10^7.
+  yield run('eval-error', '{ questions: 1000, evals: 10^4 }', { questions: 1000, evals: 1e4 }, 'accept');
+  yield run('eval-error', '{ questions: 1001, evals: 10^4 }', { questions: 1001, evals: 1e4 }, 'reject');
+  yield run('eval-error', '{ questions: 10^9, evals: 1 }', { questions: 1e9, evals: 1 }, 'reject');
 }));
 
 it('runExperiment: sequence at its largest tree and at its beam budget', () => runGroup('runExperiment (sequence)', function* (fuzz) {
@@ -897,6 +902,10 @@ it('runExperiment: sequence at its largest tree and at its beam budget', () => r
   const models = Math.floor(BEAM_EXPANSIONS / perModel);
   yield run(`{ random, vocab 10, depth 5, widths [1], models ${models} }`, { mode: 'random', vocab: 10, depth: 5, widths: [1], models }, 'accept');
   yield run(`{ random, vocab 10, depth 5, widths [1], models ${models + 1} }`, { mode: 'random', vocab: 10, depth: 5, widths: [1], models: models + 1 }, 'reject');
+  // beam-steps: vocab^depth ≤ 10^5; unnamed, it searches models within the same budget.
+  yield experiment('beam-steps', '{ vocab 8, depth 5, width 16 }', { vocab: 8, depth: 5, width: 16 }, 'accept');
+  yield experiment('beam-steps', '{ vocab 2, depth 8, width 16, sharpness 100 }', { vocab: 2, depth: 8, width: 16, sharpness: 100 }, 'accept');
+  yield experiment('beam-steps', '{ vocab 8, depth 6 }', { vocab: 8, depth: 6 }, 'reject');
   yield run('{ random, vocab 2, depth 10, 10^4 models, widths 32 × 10^5 }', { mode: 'random', vocab: 2, depth: 10, widths: new Array(32).fill(1e5), models: 1e4 }, 'reject');
 }));
 

@@ -519,7 +519,7 @@ export function checkDistances(result: { tv: number; kl: number; overlap: number
 }
 
 // Results whose documented value can be null (experiments.ts).
-const NULLABLE = new Set(['slope', 'closingWidth', 'float32ZeroAt', 'float64ZeroAt']);
+const NULLABLE = new Set(['slope', 'closingWidth', 'float32ZeroAt', 'float64ZeroAt', 'logProb']);
 // Result fields that are probabilities (or arrays of them).
 const PROBABILITIES = new Set(['probs', 'tempered', 'target', 'draft', 'residual', 'frequencies', 'keptMass', 'topProb',
   'pValue', 'theory', 'empirical', 'oneMinusTV', 'alpha', 'prob', 'sampled', 'missRate', 'greedyMissRate', 'p', 'q']);

@@ -98,19 +98,32 @@ Path exhaustive_best(const SequenceModel& model) {
   return best;
 }
 
-std::vector<Path> beam_search(const SequenceModel& model, std::size_t width) {
-  // Each beam is (node, log-probability, its entry on the previous level): paths are read back
-  // through these links at the end, so a step copies no token lists.
-  struct Beam {
-    std::size_t node;
-    double log_prob;
-    std::size_t parent;
-    std::int32_t token;
-  };
+namespace {
+// A beam of beam_search: (node, log-probability, its entry on the previous level). Paths are read
+// back through these links at the end, so a step copies no token lists.
+struct BeamLink {
+  std::size_t node;
+  double log_prob;
+  std::size_t parent;
+  std::int32_t token;
+};
+
+// The tokens of beam `at` on level `level` (level 0 is the empty root).
+std::vector<std::int32_t> tokens_of(const std::vector<std::vector<BeamLink>>& levels, std::size_t level, std::size_t at) {
+  std::vector<std::int32_t> tokens(level);
+  for (std::size_t t = level; t > 0; --t) {
+    tokens[t - 1] = levels[t][at].token;
+    at = levels[t][at].parent;
+  }
+  return tokens;
+}
+}  // namespace
+
+std::vector<Path> beam_search(const SequenceModel& model, std::size_t width, std::vector<BeamFrontier>* trace) {
   const std::size_t v = model.vocabulary();
-  std::vector<std::vector<Beam>> levels = {{{0, 0.0, 0, 0}}};
+  std::vector<std::vector<BeamLink>> levels = {{{0, 0.0, 0, 0}}};
   for (std::size_t t = 0; t < model.depth(); ++t) {
-    std::vector<Beam> expanded;
+    std::vector<BeamLink> expanded;
     const auto& beams = levels.back();
     expanded.reserve(beams.size() * v);
     for (std::size_t b = 0; b < beams.size(); ++b) {
@@ -126,19 +139,25 @@ std::vector<Path> beam_search(const SequenceModel& model, std::size_t width) {
       return expanded[a].log_prob > expanded[b].log_prob || (expanded[a].log_prob == expanded[b].log_prob && a < b);
     };
     const std::size_t kept = std::min(width, order.size());
-    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(kept), order.end(), before);
-    std::vector<Beam> chosen(kept);
+    // A trace ranks every candidate, the pruned too.
+    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(trace ? order.size() : kept), order.end(), before);
+    std::vector<BeamLink> chosen(kept);
     for (std::size_t i = 0; i < kept; ++i) chosen[i] = expanded[order[i]];
+    if (trace) {
+      BeamFrontier frontier;
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        const BeamLink& candidate = expanded[order[i]];
+        auto tokens = tokens_of(levels, levels.size() - 1, candidate.parent);
+        tokens.push_back(candidate.token);
+        frontier.push_back({std::move(tokens), candidate.log_prob, i < kept});
+      }
+      trace->push_back(std::move(frontier));
+    }
     levels.push_back(std::move(chosen));
   }
   std::vector<Path> paths;
   for (std::size_t b = 0; b < levels.back().size(); ++b) {
-    Path path{std::vector<std::int32_t>(model.depth()), levels.back()[b].log_prob};
-    for (std::size_t t = model.depth(), at = b; t > 0; --t) {
-      path.tokens[t - 1] = levels[t][at].token;
-      at = levels[t][at].parent;
-    }
-    paths.push_back(std::move(path));
+    paths.push_back({tokens_of(levels, model.depth(), b), levels.back()[b].log_prob});
   }
   return paths;
 }

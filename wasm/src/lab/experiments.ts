@@ -142,6 +142,8 @@ export interface EvalErrorResult {
   z: number;
   /** Questions needed for the gap to reach two standard errors. */
   questionsForGap: number;
+  /** With `evals`: each simulated eval's measured accuracy of A (`first`) and B (`second`), and how often B came out ahead, tied or behind. */
+  simulated?: { first: Float64Array; second: Float64Array; secondAhead: number; tied: number; secondBehind: number };
 }
 
 /** A sequence of token ids and its probability (the product of its steps' probabilities). */
@@ -275,6 +277,27 @@ export interface SampleSizeResult {
   n: number;
   perConfiguration: number;
   standardErrorAtN: number;
+  /** The two configurations' means (or proportions). */
+  means: [number, number];
+  /** With `n`: the difference's standard error and size in standard errors at n, and each estimate's sampling distribution there, N(mean, σ²/n), on one grid. */
+  at?: { n: number; standardError: number; z: number; distributions: { x: Float64Array; first: Float64Array; second: Float64Array } };
+  /** With `n`: the difference ± z standard errors for n from 10 to 100,000 (log-spaced). */
+  band?: { n: Float64Array; low: Float64Array; high: Float64Array };
+}
+
+/** Result of 'beam-steps': one random model searched by beam search of one width, step by step. */
+export interface BeamStepsResult {
+  vocab: number;
+  depth: number;
+  width: number;
+  /** The model's number (the random mode's numbering): the one asked for, or the first where greedy misses. */
+  model: number;
+  /** Each step's candidates (every kept prefix extended by every token), best first; the first `width` are kept. A candidate of probability 0 has logProb null (−∞). */
+  steps: { candidates: { path: number[]; logProb: number | null; kept: boolean }[] }[];
+  beam: { path: number[]; prob: number };
+  /** Greedy's sequence, with its log-probability after each step. */
+  greedy: { path: number[]; prob: number; logProbs: number[] };
+  best: { path: number[]; prob: number };
 }
 
 /** The result type of each experiment, by name. */
@@ -287,6 +310,7 @@ export interface ExperimentResults {
   'eval-error': EvalErrorResult;
   sequence: SequenceHandbookResult | SequenceRandomResult;
   'log-space': LogSpaceResult;
+  'beam-steps': BeamStepsResult;
   speculative: SpeculativeResult;
   'speculative-steps': SpeculativeStepsResult;
   acceptance: AcceptanceResult;

@@ -4,11 +4,11 @@ export const RESERVED_HEIGHTS: Record<string, [wide: number, medium: number, nar
   filters: [1903, 2146, 2325],
   samplers: [1904, 1975, 2093],
   'mc-error': [609, 634, 826],
-  'eval-error': [636, 759, 801],
+  'eval-error': [744, 867, 983],
   sequence: [849, 972, 1377],
   speculative: [1427, 1427, 1964],
   importance: [1774, 2046, 4126],
-  'sample-size': [569, 685, 626],
+  'sample-size': [1139, 1182, 1380],
 };
 
 /** CSS that gives each <sampling-lab> its drawn height before it starts; hosts may inline it in their <head>. */

@@ -7,6 +7,9 @@ export const LESSON_CSS = `
 .sl-token-chips, .sl-mechanism-controls, .sl-predict-controls { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; margin: .5rem 0; }
 .sl-mechanism-controls .sl-slider { min-width: 200px; flex: 1 1 200px; }
 sampling-lab .sl-token-chip { min-height: 44px; font-variant-numeric: tabular-nums; }
+.sl-frontier tr.sl-kept td { font-weight: 600; }
+.sl-frontier tr.sl-pruned td { color: var(--sl-muted); }
+.sl-frontier tr.sl-pruned td:first-child { text-decoration: line-through; }
 .sl-draw-readout { min-height: 3em; margin: .25rem 0; font-variant-numeric: tabular-nums; }
 .sl-band-note { margin: .25rem 0; min-height: 1.5em; font-variant-numeric: tabular-nums; }
 .sl-deviation text.sublabel { fill: var(--sl-muted); font-size: 11px; }

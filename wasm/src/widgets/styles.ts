@@ -120,6 +120,7 @@ ${reservedHeights()}
 .sl-lines .frame { fill: none; stroke: var(--sl-grid); stroke-width: 1; }
 .sl-lines .line { fill: none; stroke-width: 2; stroke-linejoin: round; }
 .sl-lines .marker { stroke-width: 2; stroke-dasharray: 6 4; }
+.sl-lines .marker-label { font-size: 12px; font-weight: 600; paint-order: stroke; stroke: var(--sl-bg); stroke-width: 3px; }
 .sl-lines text { fill: var(--sl-text); font-size: 12px; }
 .sl-lines text.tick.y { text-anchor: end; }
 .sl-lines text.tick.x, .sl-lines text.axis-label { text-anchor: middle; }

@@ -44,7 +44,16 @@ double log_probability(const SequenceModel& model, std::span<const std::int32_t>
 
 Path greedy(const SequenceModel& model);                  // argmax at every step
 Path exhaustive_best(const SequenceModel& model);         // all V^depth sequences, depth first
-std::vector<Path> beam_search(const SequenceModel& model, std::size_t width);  // best first
+// One step of beam search: every expansion of the beam, best first, each kept or pruned.
+struct BeamCandidate {
+  std::vector<std::int32_t> tokens;
+  double log_prob;
+  bool kept;
+};
+using BeamFrontier = std::vector<BeamCandidate>;
+
+// Best first; with `trace`, each step's frontier is appended to it.
+std::vector<Path> beam_search(const SequenceModel& model, std::size_t width, std::vector<BeamFrontier>* trace = nullptr);
 Path ancestral_sample(const SequenceModel& model, Philox& rng);
 // The leaf an ancestral sample reaches, numbered 0 … V^depth − 1 in lexicographic order.
 std::size_t ancestral_leaf(const SequenceModel& model, Philox& rng);

@@ -13,6 +13,8 @@ namespace sampling_lab::detail {
 namespace {
 
 constexpr double kMaxMonteCarloDraws = 1e8;
+// Simulated answers per eval-error run (two models' each): about 40 ms in WebAssembly.
+constexpr double kMaxSimulatedAnswers = 1e7;
 // Estimates per row returned one by one, for a reader to watch them fall.
 constexpr std::size_t kShownEstimates = 100;
 
@@ -31,6 +33,26 @@ Json least_squares_slope(const std::vector<double>& x, const std::vector<double>
   return covariance / variance;
 }
 
+// Hits among n Bernoulli(p) draws: a draw hits when its 32-bit Philox word is below p·2^32 (SIMD
+// words, no conversion). P(hit) is p rounded to a multiple of 2^-32, far inside the standard
+// errors measured here; p = 1 always hits.
+std::uint64_t bernoulli_hits(Philox& rng, std::uint64_t n, double p, std::vector<std::uint32_t>& words) {
+  const auto threshold = std::llround(p * 0x1p32);
+  const bool always = threshold > 0xffffffffLL;
+  const auto below = std::uint32_t(always ? 0 : threshold);
+  std::uint64_t hits = 0;
+  for (std::uint64_t i = 0; i < n; i += words.size()) {
+    const auto chunk = std::span(words).first(std::size_t(std::min<std::uint64_t>(words.size(), n - i)));
+    rng.fill(chunk);
+    if (always) {
+      hits += chunk.size();
+      continue;
+    }
+    for (const std::uint32_t word : chunk) hits += word < below;
+  }
+  return hits;
+}
+
 // The chapter's Monte-Carlo error experiment.
 Json mc_error(Params& params, const Progress& progress) {
   const double p = params.number("p");
@@ -42,9 +64,6 @@ Json mc_error(Params& params, const Progress& progress) {
   if (draws > kMaxMonteCarloDraws) return reject(params, {"ns", "ns × repeats asks for more than 1e8 draws"});
 
   std::vector<double> estimates(static_cast<std::size_t>(repeats));
-  // A draw hits when its 32-bit Philox word is below p·2^32 (SIMD words, no conversion): P(hit)
-  // is p rounded to a multiple of 2^-32, far inside the standard errors measured here.
-  const auto threshold = std::uint32_t(std::llround(p * 0x1p32));  // p ≤ 1 − 1e-9: below 2^32
   std::vector<std::uint32_t> words(4096);
   Json rows = Json::array();
   std::vector<double> log_n, log_std;
@@ -53,13 +72,7 @@ Json mc_error(Params& params, const Progress& progress) {
     const auto n = std::uint64_t(ns[row]);
     Philox rng{seed, row};
     for (auto& estimate : estimates) {
-      std::uint64_t hits = 0;
-      for (std::uint64_t i = 0; i < n; i += words.size()) {
-        const auto chunk = std::span(words).first(std::size_t(std::min<std::uint64_t>(words.size(), n - i)));
-        rng.fill(chunk);
-        for (const std::uint32_t word : chunk) hits += word < threshold;
-      }
-      estimate = double(hits) / double(n);
+      estimate = double(bernoulli_hits(rng, n, p, words)) / double(n);
       done += double(n);
       if ((&estimate - estimates.data()) % 64 == 0 && !keep_going(progress, done / draws)) return cancelled(params);
     }
@@ -85,6 +98,26 @@ Json mc_error(Params& params, const Progress& progress) {
   return {{"p", p}, {"repeats", repeats}, {"rows", rows}, {"slope", least_squares_slope(log_n, log_std)}};
 }
 
+// `evals` runs of one eval of `questions` questions by both models, each question answered
+// correctly with the model's accuracy (eval e uses stream e: a run with more evals repeats the
+// first ones): each run's two measured accuracies, and how often B came out ahead, tied or behind.
+Json simulated_evals(std::int64_t questions, double accuracy, double other, std::int64_t evals, std::uint64_t seed) {
+  std::vector<std::uint32_t> words(4096);
+  std::vector<double> first(static_cast<std::size_t>(evals)), second(static_cast<std::size_t>(evals));
+  std::int64_t ahead = 0, tied = 0;
+  for (std::int64_t e = 0; e < evals; ++e) {
+    Philox rng{seed, std::uint64_t(e)};
+    const auto a = bernoulli_hits(rng, std::uint64_t(questions), accuracy, words);
+    const auto b = bernoulli_hits(rng, std::uint64_t(questions), other, words);
+    first[std::size_t(e)] = double(a) / double(questions);
+    second[std::size_t(e)] = double(b) / double(questions);
+    ahead += b > a;
+    tied += b == a;
+  }
+  return {{"first", bulk(std::span<const double>(first))}, {"second", bulk(std::span<const double>(second))},
+          {"secondAhead", ahead}, {"tied", tied}, {"secondBehind", evals - ahead - tied}};
+}
+
 // Standard error and Wilson interval of an accuracy measured on a finite evaluation set.
 // A second model `gap` better on the same questions: can this eval set tell them apart?
 Json eval_error(Params& params, const Progress&) {
@@ -102,7 +135,7 @@ Json eval_error(Params& params, const Progress&) {
   const double se_difference = std::sqrt(se * se + se_other * se_other);
   // Questions for the gap to reach two standard errors of the difference: gap = 2·√(2·a(1−a)/n).
   const double variance = 0.5 * (accuracy * (1 - accuracy) + other * (1 - other));
-  return {{"questions", questions},
+  Json result = {{"questions", questions},
           {"accuracy", accuracy},
           {"standardError", se},
           {"interval95", {interval.low, interval.high}},
@@ -110,6 +143,14 @@ Json eval_error(Params& params, const Progress&) {
           {"differenceStandardError", se_difference},
           {"z", se_difference > 0 ? (other - accuracy) / se_difference : 0.0},
           {"questionsForGap", gap > 0 ? std::ceil(8.0 * variance / (gap * gap)) : 0.0}};
+  const std::int64_t evals = params.integer("evals");
+  if (evals > 0) {
+    if (double(evals) * double(questions) > kMaxSimulatedAnswers) {
+      return reject(params, {"evals", "evals × questions must be at most 1e7 answers"});
+    }
+    result["simulated"] = simulated_evals(questions, accuracy, other, evals, params.seed("seed"));
+  }
+  return result;
 }
 
 }  // namespace
@@ -128,7 +169,9 @@ std::vector<Experiment> monte_carlo_experiments() {
         "Standard error and Wilson 95% interval of an accuracy measured on a finite eval set",
         {{"questions", integer(200, closed(1, 1e9)), "Questions in the eval set", {50, 5000, 50}},
          {"accuracy", probability(0.7), "Measured accuracy", {0.5, 0.99, 0.01}},
-         {"gap", number(0.02, closed(0, 0.5)), "How much better a second model scores", {0, 0.1, 0.005}}}},
+         {"gap", number(0.02, closed(0, 0.5)), "How much better a second model scores", {0, 0.1, 0.005}},
+         {"evals", integer(0, closed(0, 10000)), "Simulated evals of both models (each of `questions` questions); evals × questions at most 1e7"},
+         {"seed", seed(), "Philox seed; eval e uses stream e"}}},
        eval_error},
   };
 }

@@ -14,6 +14,8 @@ namespace {
 // Node expansions allowed per run: at most about a second in WebAssembly.
 constexpr double kMaxExpansions = 1e7;
 constexpr double kMaxListedLeaves = 4096;
+// Models beam-steps searches for one where greedy misses (fewer where they are large).
+constexpr std::uint64_t kModelsSearched = 200;
 
 Json path_json(const Path& path) {
   return {{"path", path.tokens}, {"prob", std::exp(path.log_prob)}};
@@ -159,6 +161,61 @@ Json sequence(Params& params, const Progress& progress) {
                   : random_models(params, progress, vocabulary, depth, widths);
 }
 
+// One random model of the random mode (model `model`, as that mode numbers them) searched by beam
+// search of one width, step by step: each step's candidates best first, kept or pruned, beside
+// greedy's path with its log-probability after each step, and the most probable sequence.
+Json beam_steps(Params& params, const Progress&) {
+  const auto vocabulary = std::size_t(params.integer("vocab"));
+  const auto depth = std::size_t(params.integer("depth"));
+  const auto width = std::size_t(params.integer("width"));
+  if (integer_power(double(vocabulary), depth) > 1e5) return reject(params, {"depth", "vocab^depth must be at most 100000"});
+  const double sharpness = params.number("sharpness");
+  const std::uint64_t seed = params.seed("seed");
+  const auto model_numbered = [&](std::uint64_t m) {
+    Philox rng{seed, m};
+    return SequenceModel::random(vocabulary, depth, sharpness, rng);
+  };
+  // Unnamed, the first model where greedy misses the most probable sequence: the case to watch.
+  std::uint64_t number = 0;
+  if (params.given("model")) {
+    number = std::uint64_t(params.integer("model"));
+  } else {
+    // Each model tried costs its generation and an exhaustive search: within the expansion budget.
+    const double per_model = double(tree_nodes(vocabulary, depth) * vocabulary) +
+                             integer_power(double(vocabulary), depth) * double(depth);
+    const auto searched = std::min(kModelsSearched, std::uint64_t(std::max(1.0, kMaxExpansions / per_model)));
+    for (std::uint64_t m = 0; m < searched; ++m) {
+      const auto candidate = model_numbered(m);
+      if (misses(greedy(candidate), exhaustive_best(candidate))) {
+        number = m;
+        break;
+      }
+    }
+  }
+  const auto model = model_numbered(number);
+  std::vector<BeamFrontier> frontiers;
+  const auto found = beam_search(model, width, &frontiers).front();
+  Json steps = Json::array();
+  for (const auto& frontier : frontiers) {
+    Json candidates = Json::array();
+    for (const auto& candidate : frontier) {
+      // A continuation of probability 0 (underflowed at a large sharpness) has log P −∞: null.
+      const Json log_prob = std::isfinite(candidate.log_prob) ? Json(candidate.log_prob) : Json(nullptr);
+      candidates.push_back({{"path", candidate.tokens}, {"logProb", log_prob}, {"kept", candidate.kept}});
+    }
+    steps.push_back({{"candidates", std::move(candidates)}});
+  }
+  const auto greedy_path = greedy(model);
+  std::vector<double> greedy_log_probs;
+  for (std::size_t t = 1; t <= depth; ++t) {
+    greedy_log_probs.push_back(log_probability(model, std::span(greedy_path.tokens).first(t)));
+  }
+  Json greedy_json = path_json(greedy_path);
+  greedy_json["logProbs"] = greedy_log_probs;
+  return {{"vocab", vocabulary}, {"depth", depth}, {"width", width}, {"model", number}, {"steps", steps}, {"beam", path_json(found)},
+          {"greedy", greedy_json}, {"best", path_json(exhaustive_best(model))}};
+}
+
 // Why sequence probabilities live in log space: `length` tokens of probability tokenProb each,
 // multiplied in float32 and in float64 (both reach 0 through the subnormals) against the sum of
 // their logs, which stays an ordinary number.
@@ -206,6 +263,16 @@ std::vector<Experiment> sequence_experiments() {
          {"models", integer(200, closed(1, 10000)), "Random mode: models to average over"},
          {"seed", seed(), "Philox seed"}}},
        sequence},
+      {{"beam-steps",
+        "Beam search of one width on one random model, step by step: each step's candidates, kept or "
+        "pruned, beside greedy and the most probable sequence",
+        {{"vocab", integer(3, closed(2, 8)), "Tokens per step", {2, 5, 1}},
+         {"depth", integer(4, closed(1, 8)), "Sequence length; vocab^depth at most 100000", {2, 5, 1}},
+         {"width", integer(2, closed(1, 16)), "Beam width", {1, 4, 1}},
+         {"sharpness", number(1, open_closed(0, 100)), "Logits are sharpness · N(0, 1)", {0.5, 4, 0.5}},
+         {"model", optional(integer(0, closed(0, 1e9))), "Which random model: the random mode's model of that number; null = the first of up to 200 (fewer when vocab^depth is large) where greedy misses the most probable sequence (else 0)"},
+         {"seed", seed(), "Philox seed"}}},
+       beam_steps},
       {{"log-space",
         "A sequence's probability as a product of per-token probabilities in float32 and float64, "
         "which underflow to 0, against the sum of their logs",

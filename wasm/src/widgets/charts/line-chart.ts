@@ -24,8 +24,8 @@ export interface LineChartSpec {
   yRange?: (min: number, max: number) => [number, number];
   series: SeriesSpec[];
   height?: number;
-  /** Vertical dashed lines at these x values (e.g. a true value), in a CSS variable's colour. */
-  markers?: { x: number; color: string }[];
+  /** Vertical dashed lines at these x values (e.g. a true value), in a CSS variable's colour, each labelled at the top (or the bottom) if given. */
+  markers?: { x: number; color: string; label?: string; below?: boolean }[];
 }
 
 /** The x values, then one array of y values (null: no value) per series. */
@@ -71,7 +71,8 @@ function ticks(axis: Axis, count: number): number[] {
   }
   const raw = (high - low) / Math.max(1, count);
   const magnitude = 10 ** Math.floor(Math.log10(raw || 1));
-  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? 10 * magnitude;
+  // A step a rounding error above a round one (0.2000001) takes the round one.
+  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw * (1 - 1e-9)) ?? 10 * magnitude;
   const values: number[] = [];
   for (let v = Math.ceil(low / step - 1e-9) * step; v <= high + step * 1e-9; v += step) values.push(+v.toPrecision(12));
   return values.filter((v) => !axis.log || v > 0);
@@ -136,6 +137,14 @@ export class LineChart extends SvgChart {
     for (const marker of spec.markers ?? []) {
       if (marker.x < xLow || marker.x > xHigh) continue;
       nodes.push(svg('line', { x1: px(marker.x), x2: px(marker.x), y1: plot.top, y2: plot.bottom, class: 'marker', style: `stroke: var(${marker.color})` }));
+      if (marker.label) {
+        // Right of the line, or left of it when it would run past the plot's right edge.
+        const after = px(marker.x) + 4 + 7 * marker.label.length < plot.right;
+        nodes.push(svg('text', {
+          x: px(marker.x) + (after ? 4 : -4), y: marker.below ? plot.bottom - 6 : plot.top + 12, class: 'marker-label',
+          'text-anchor': after ? 'start' : 'end', style: `fill: var(${marker.color})`,
+        }, marker.label));
+      }
     }
     spec.series.forEach((series, s) => {
       const ys = data[s + 1];

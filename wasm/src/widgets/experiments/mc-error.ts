@@ -4,7 +4,7 @@
 import type { EvalErrorResult, McErrorResult } from '../../lab/experiments.js';
 import { IntervalChart } from '../charts/interval-chart.js';
 import { LineChart } from '../charts/line-chart.js';
-import { element, fillTable } from '../dom.js';
+import { element, fillTable, setText } from '../dom.js';
 import { strings } from '../i18n.js';
 import { experimentWidget } from '../kit.js';
 import { prediction } from '../predict.js';
@@ -120,7 +120,12 @@ export function mcErrorWidget(context: WidgetContext): Widget {
   });
 }
 
-/** The standard error of an accuracy measured on a finite eval set. */
+// Evals a reader can simulate: each click adds one (or ten) to the run, which the core repeats
+// with the same streams, so the dots accumulate and follow the sliders.
+const MAX_EVALS = 500;
+const EVAL_SEED = 1;
+
+/** The standard error of an accuracy measured on a finite eval set, and evals simulated one by one. */
 export function evalErrorWidget(context: WidgetContext): Widget {
   return experimentWidget<EvalErrorResult>(context, {
     experiment: 'eval-error',
@@ -137,10 +142,21 @@ export function evalErrorWidget(context: WidgetContext): Widget {
       const chartBox = element('div', 'sl-chart');
       const chart = kit.chart(new IntervalChart(chartBox));
       const verdict = element('p', 'sl-verdict');
-      kit.body.append(chartBox, numbers.root, verdict);
+      let evals = 0;
+      const simulate = (more: number) => { evals = Math.min(MAX_EVALS, evals + more); kit.update(); };
+      const simulateOne = kit.button('sl-simulate-eval', (s) => s.simulateEval(questions.value()), () => simulate(1));
+      const simulateTen = kit.button('sl-simulate-evals', (s) => s.simulateEvals(10), () => simulate(10));
+      const clear = kit.button('sl-clear-evals', (s) => s.clearEvals, () => { evals = 0; kit.update(); });
+      const buttons = element('div', 'sl-mechanism-controls');
+      buttons.append(simulateOne, simulateTen, clear);
+      const tally = element('p', 'sl-draw-readout');
+      tally.setAttribute('aria-live', 'polite');
+      const simulatedBox = element('div', 'sl-chart');
+      const simulated = kit.chart(new LineChart(simulatedBox));
+      kit.body.append(chartBox, numbers.root, verdict, buttons, tally, simulatedBox);
       const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
       return {
-        params: () => ({ questions: questions.value(), accuracy: accuracy.value(), gap: gap.value() }),
+        params: () => ({ questions: questions.value(), accuracy: accuracy.value(), gap: gap.value(), evals, seed: EVAL_SEED }),
         render(result) {
           const s = strings();
           chart.draw({
@@ -157,6 +173,25 @@ export function evalErrorWidget(context: WidgetContext): Widget {
           numbers.set('z', s.gapInSe, result.z.toFixed(2));
           numbers.set('needed', s.questionsForGap, result.questionsForGap.toLocaleString('en'));
           verdict.textContent = s.gapVerdict(result.z >= 2, result.questions, result.other.accuracy - result.accuracy, result.questionsForGap);
+          setText(simulateOne, s.simulateEval(result.questions));
+          simulateOne.disabled = simulateTen.disabled = evals >= MAX_EVALS;
+          const run = result.simulated;
+          simulatedBox.hidden = !run;
+          setText(tally, run ? s.evalTally(run.first.length, run.secondAhead, run.tied, run.secondBehind, result.questions) : s.evalTallyEmpty(result.questions));
+          if (!run) return;
+          const index = Array.from(run.first, (_, i) => i + 1);
+          const last = Math.max(10, run.first.length + 1);
+          simulated.draw({
+            xLabel: s.evalNumber, yLabel: s.measuredAccuracy, height: 200, xRange: [0, last],
+            series: [
+              { label: s.modelA, color: '--sl-series-1', points: true },
+              { label: s.modelB, color: '--sl-series-2', points: true },
+              { label: s.trueAccuracy(s.modelA), color: '--sl-series-1', dash: [6, 4] },
+              { label: s.trueAccuracy(s.modelB), color: '--sl-series-2', dash: [6, 4] },
+            ],
+          }, [[...index, 0, last], [...run.first, null, null], [...run.second, null, null],
+            [...index.map(() => null), result.accuracy, result.accuracy], [...index.map(() => null), result.other.accuracy, result.other.accuracy]],
+          s.simulatedSummary(run.first.length, result.questions));
         },
       };
     },

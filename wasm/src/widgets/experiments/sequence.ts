@@ -4,7 +4,7 @@
 // On the two trees the reader first guesses (the most probable sequence; whether width 2 finds
 // it); leaf probabilities and paths appear after. Below, why it is all done in log space: a
 // product of per-token probabilities underflowing to 0 against the sum of their logs.
-import type { LogSpaceResult, SequenceHandbookResult, SequenceRandomResult } from '../../lab/experiments.js';
+import type { BeamStepsResult, LogSpaceResult, SequenceHandbookResult, SequenceRandomResult } from '../../lab/experiments.js';
 import { SequenceTree } from '../charts/sequence-tree.js';
 import { element, fillTable } from '../dom.js';
 import { strings } from '../i18n.js';
@@ -12,6 +12,7 @@ import { experimentWidget, type Kit } from '../kit.js';
 import { prediction } from '../predict.js';
 import type { Widget, WidgetContext } from './types.js';
 import { fromLog10, small } from '../numbers.js';
+import { player } from '../player.js';
 
 type Mode = 'handbook' | 'beam' | 'random';
 type Result = SequenceHandbookResult | SequenceRandomResult;
@@ -67,7 +68,8 @@ export function sequenceWidget(context: WidgetContext): Widget {
       const table = element('table', 'sl-table');
       const note = element('p', 'sl-note');
       const logSpace = logSpacePanel(kit);
-      kit.body.append(bestGuess.root, beamGuess.root, treeBox, treeNumbers.root, randomNumbers.root, table, note, logSpace.root);
+      const beamSteps = beamStepsPanel(kit, () => ({ vocab: vocab.value(), depth: depth.value(), sharpness: sharpness.value() }));
+      kit.body.append(bestGuess.root, beamGuess.root, treeBox, treeNumbers.root, randomNumbers.root, table, note, beamSteps.root, logSpace.root);
 
       function layout(): void {
         const chosen = mode.value();
@@ -76,7 +78,8 @@ export function sequenceWidget(context: WidgetContext): Widget {
         bestGuess.root.hidden = chosen !== 'handbook';
         beamGuess.root.hidden = chosen !== 'beam';
         treeBox.hidden = chosen === 'random';
-        for (const part of [randomNumbers.root, table]) part.hidden = chosen !== 'random';
+        for (const part of [randomNumbers.root, table, beamSteps.root]) part.hidden = chosen !== 'random';
+        if (chosen !== 'random') beamSteps.pause();
       }
       layout();
 
@@ -134,6 +137,7 @@ export function sequenceWidget(context: WidgetContext): Widget {
           head: [s.beamWidth, s.missRate, s.meanProbRatio],
           rows: r.beams.map((b) => [b.width, `${(100 * b.missRate).toFixed(1)}%`, b.meanProbRatio.toFixed(4)]),
         });
+        beamSteps.follow();
       }
 
       return {
@@ -146,7 +150,8 @@ export function sequenceWidget(context: WidgetContext): Widget {
           return { mode: 'handbook', tree: breadthFirst([a, a1, b1]) };
         },
         render,
-        relabel: logSpace.render,
+        relabel: () => { logSpace.render(); beamSteps.render(); },
+        destroy: () => beamSteps.pause(),
       };
 
       function render(r: Result): void {
@@ -155,6 +160,90 @@ export function sequenceWidget(context: WidgetContext): Widget {
       }
     },
   });
+}
+
+// Steps played per second in the beam stepper.
+const BEAM_STEPS_PER_SECOND = 1;
+// Tokens of a random model, by id.
+const randomTokens = (path: readonly number[]) => path.map((t) => 'abcdefgh'[t]).join(' ');
+
+/**
+ * Beam search on one of the random models, one step at a time: every kept prefix extended by every
+ * token, ranked by log-probability, the best `width` kept and the rest pruned; beside it greedy's
+ * path after the same number of steps. The model is the first where greedy misses the most
+ * probable sequence, until the reader asks for another; the steps come from the core ('beam-steps').
+ */
+function beamStepsPanel(kit: Kit, settings: () => { vocab: number; depth: number; sharpness: number }) {
+  const root = element('section', 'sl-mechanisms sl-beam-steps');
+  const heading = element('h3', 'sl-mechanisms-title');
+  kit.label(heading, (s) => s.beamStepsTitle);
+  const intro = element('p', 'sl-note');
+  kit.label(intro, (s) => s.beamStepsIntro);
+  const width = kit.slider('beam-width', { label: (s) => s.beamWidth, min: 1, max: 4, step: 1, value: 2, onInput: () => { key = ''; follow(); } });
+  const buttons = element('div', 'sl-mechanism-controls');
+  const step = kit.button('sl-step', (s) => s.stepBeam, () => { play.pause(); advance(); });
+  const play = player(kit, () => advance(), () => 1000 / BEAM_STEPS_PER_SECOND);
+  const another = kit.button('sl-another-model', (s) => s.anotherModel, () => { model = (steps?.model ?? 0) + 1; key = ''; follow(); });
+  buttons.append(width.root, step, play.button, another);
+  const readout = element('p', 'sl-draw-readout');
+  readout.setAttribute('aria-live', 'polite');
+  const table = element('table', 'sl-table sl-compact sl-frontier');
+  const verdict = element('p', 'sl-note');
+  root.append(heading, intro, buttons, readout, table, verdict);
+
+  let steps: BeamStepsResult | undefined;
+  let model: number | undefined;
+  let key = '';
+  let shown = 0;
+  // New sliders, width or model: a new search, from its first step.
+  function follow(): void {
+    const chosen = { ...settings(), width: width.value(), model };
+    const next = JSON.stringify(chosen);
+    if (next === key) return;
+    key = next;
+    play.pause();
+    steps = kit.lab.runExperiment('beam-steps', chosen);
+    shown = 0;
+    render();
+  }
+  // Played past the last step, the search starts again.
+  function advance(): void {
+    if (!steps) return play.pause();
+    if (shown >= steps.steps.length) shown = 0;
+    shown++;
+    render();
+    if (shown >= steps.steps.length) play.pause();
+  }
+  function render(): void {
+    if (!steps) return;
+    const s = strings();
+    const current = shown > 0 ? steps.steps[shown - 1] : undefined;
+    const greedyPath = steps.greedy.path.slice(0, shown);
+    const isGreedy = (path: readonly number[]) => path.length === greedyPath.length && path.every((t, i) => t === greedyPath[i]);
+    readout.textContent = current
+      ? s.beamStepReadout(shown, steps.depth, current.candidates.length, steps.width,
+        randomTokens(greedyPath), Math.exp(steps.greedy.logProbs[shown - 1]), current.candidates.some((c) => c.kept && isGreedy(c.path)))
+      : s.beamStepsStart(steps.model + 1, steps.vocab, steps.depth, steps.width);
+    table.hidden = !current;
+    if (current) {
+      fillTable(table, {
+        caption: s.frontierCaption(shown),
+        head: [s.treeSequence, 'log P', s.treeProbability, s.beamStatus],
+        rows: current.candidates.map((c) => [
+          `${randomTokens(c.path)}${isGreedy(c.path) ? ` ← ${s.greedyPath}` : ''}`, c.logProb === null ? '−∞' : c.logProb.toFixed(2),
+          c.logProb === null ? '0' : Math.exp(c.logProb).toFixed(3),
+          c.kept ? s.keptInBeam : s.pruned,
+        ]),
+      });
+      current.candidates.forEach((c, i) => { table.tBodies[0].rows[i].className = c.kept ? 'sl-kept' : 'sl-pruned'; });
+    }
+    const done = shown === steps.steps.length;
+    verdict.hidden = !done;
+    const describe = (p: { path: number[]; prob: number }) => `${randomTokens(p.path)} (${p.prob.toFixed(3)})`;
+    if (done) verdict.textContent = s.beamStepsVerdict(steps.width, describe(steps.beam), describe(steps.greedy), describe(steps.best),
+      steps.beam.prob >= steps.best.prob - 1e-12, steps.greedy.prob >= steps.best.prob - 1e-12);
+  }
+  return { root, follow, render, pause: () => play.pause() };
 }
 
 // Log space: `length` tokens of one probability each, their product in float32 and float64 (both
