@@ -5,7 +5,7 @@ export const RESERVED_HEIGHTS: Record<string, [wide: number, medium: number, nar
   samplers: [1904, 1975, 2093],
   'mc-error': [609, 634, 826],
   'eval-error': [744, 867, 983],
-  sequence: [849, 972, 1377],
+  sequence: [878, 1001, 1406],
   speculative: [1427, 1427, 1964],
   importance: [1774, 2046, 4126],
   'sample-size': [1139, 1182, 1380],

@@ -249,7 +249,7 @@ function beamStepsPanel(kit: Kit, settings: () => { vocab: number; depth: number
 // Log space: `length` tokens of one probability each, their product in float32 and float64 (both
 // reach 0) against the sum of their logs; numbers from the core's log-space experiment.
 function logSpacePanel(kit: Kit): { root: HTMLElement; render(): void } {
-  const root = element('section', 'sl-log-space');
+  const root = element('section', 'sl-mechanisms sl-log-space');
   const heading = element('h3', 'sl-mechanisms-title');
   kit.label(heading, (s) => s.logSpaceTitle);
   const schema = kit.lab.experiments.find((e) => e.name === 'log-space')!.params;

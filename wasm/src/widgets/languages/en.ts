@@ -396,7 +396,7 @@ export const en: Strings = {
   clearEvals: 'Clear',
   evalTallyEmpty: (questions: number) => `Each simulation has both models answer ${questions.toLocaleString('en')} questions (each right with its model's accuracy) and records the two measured accuracies.`,
   evalTally: (count: number, ahead: number, tied: number, behind: number, questions: number) =>
-    `${count} evals of ${questions.toLocaleString('en')} questions: B ahead ${ahead} times, tied ${tied}, behind ${behind} — B is better, yet ${tied + behind} evals did not show it.`,
+    `${count} evals of ${questions.toLocaleString('en')} questions: B ahead ${ahead} times, tied ${tied}, behind ${behind}${tied + behind > 0 ? ` — B is better, yet ${tied + behind} evals did not show it.` : ' — so far every one showed B ahead; simulate a few more.'}`,
   evalNumber: 'eval number',
   measuredAccuracy: 'measured accuracy',
   trueAccuracy: (name: string) => `${name}'s true accuracy`,

@@ -404,7 +404,7 @@ export const zh = {
   clearEvals: '清空',
   evalTallyEmpty: (questions: number) => `每次模拟让两个模型各答 ${questions.toLocaleString('en')} 道题（每道题按各自的正确率答对），记下两个测得的正确率。`,
   evalTally: (count: number, ahead: number, tied: number, behind: number, questions: number) =>
-    `${count} 次 ${questions.toLocaleString('en')} 道题的评测：B 领先 ${ahead} 次，打平 ${tied} 次，落后 ${behind} 次——B 真的更好，但 ${tied + behind} 次评测没看出来。`,
+    `${count} 次 ${questions.toLocaleString('en')} 道题的评测：B 领先 ${ahead} 次，打平 ${tied} 次，落后 ${behind} 次${tied + behind > 0 ? `——B 真的更好，但 ${tied + behind} 次评测没看出来。` : '——到目前为止每次都看出了 B 更好；多模拟几次。'}`,
   evalNumber: '第几次评测',
   measuredAccuracy: '测得的正确率',
   trueAccuracy: (name: string) => `${name} 的真实正确率`,
