@@ -539,8 +539,8 @@ class Engine {
   // Speculative verification: γ + 1 target rows in the current input, γ draft rows in the
   // secondary one, the γ draft tokens in ints(kTokens), the options as one row; draft_stream NaN
   // = the default for the options' stream. Replies tokens, acceptance, accepted, token, fromResidual.
-  val speculative_verify(double draft_stream) {
-    const sampling_lab::SpeculativeInput sizes{*current_, inputs_[kSecondary], int_inputs_[kTokens], 0};
+  val speculative_verify(double draft_stream, bool point_drafts) {
+    const sampling_lab::SpeculativeInput sizes{*current_, inputs_[kSecondary], int_inputs_[kTokens], 0, point_drafts};
     const auto vocabulary = sampling_lab::speculative_vocabulary(sizes);
     if (auto* error = std::get_if<ArgumentError>(&vocabulary)) return failure(*error);
     auto parsed = row_options(0, 1, std::get<std::size_t>(vocabulary));
@@ -556,6 +556,24 @@ class Engine {
     auto& result = speculative_result_ = std::move(std::get<sampling_lab::SpeculativeResult>(verified));
     return val(SpeculativeReply{view(result.tokens), view(result.acceptance), double(result.accepted), double(result.token),
                                 result.from_residual});
+  }
+
+  // Prompt lookup over the context in ints(kTokens); n and the proposal's length in [1, kMaxDraftTokens].
+  val prompt_lookup(double ngram_max, double ngram_min, double max_tokens) {
+    const auto limit = double(sampling_lab::kMaxDraftTokens);
+    if (auto error = sampling_lab::check_scalar(ngram_min, Kind::kInteger, sampling_lab::closed(1, limit), "ngramMin")) return failure(*error);
+    if (auto error = sampling_lab::check_scalar(ngram_max, Kind::kInteger, sampling_lab::closed(ngram_min, limit), "ngramMax")) return failure(*error);
+    if (auto error = sampling_lab::check_scalar(max_tokens, Kind::kInteger, sampling_lab::closed(1, limit), "gamma")) return failure(*error);
+    if (int_inputs_[kTokens].size() > sampling_lab::kMaxLookupContext) {
+      return failure({"context", "context has " + std::to_string(int_inputs_[kTokens].size()) + " tokens; at most " +
+                                     std::to_string(sampling_lab::kMaxLookupContext) + " are searched"});
+    }
+    sampling_lab::prompt_lookup(int_inputs_[kTokens], std::size_t(ngram_max), std::size_t(ngram_min), std::size_t(max_tokens), lookup_);
+    val reply = val::object();
+    reply.set("tokens", view(lookup_.tokens));
+    reply.set("ngram", double(lookup_.ngram));
+    reply.set("at", double(lookup_.at));
+    return reply;
   }
 
   // Starts `handle`'s search with these options and the end-of-sequence ids in ints(kTokens);
@@ -707,6 +725,7 @@ class Engine {
   sampling_lab::CoverWorkspace cover_workspace_;
   sampling_lab::SpeculativeWorkspace speculative_workspace_;
   sampling_lab::SpeculativeResult speculative_result_;
+  sampling_lab::PromptLookup lookup_;
   std::optional<sampling_lab::SamplingOptions> step_options_;
   ArgumentError last_error_;
 };

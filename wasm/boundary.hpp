@@ -26,6 +26,7 @@
   X(maxBatchRows, sampling_lab::kMaxBatchRows, "Most rows in one sampleBatch call.")                  \
   X(maxHistory, sampling_lab::kMaxHistory, "Most token ids in a history (generatedIds).")             \
   X(maxDraftTokens, sampling_lab::kMaxDraftTokens, "Most draft tokens (gamma) a speculative step verifies.") \
+  X(maxLookupContext, sampling_lab::kMaxLookupContext, "Most tokens of context prompt lookup searches.") \
   X(maxBeams, sampling_lab::kMaxBeams, "Most beams in a beam search.")                                \
   X(maxEosTokens, sampling_lab::kMaxEosTokens, "Most end-of-sequence ids.")                           \
   X(maxNewTokens, sampling_lab::kMaxNewTokens, "Most new tokens of one decoding run.")                \
@@ -124,7 +125,8 @@
   X(sum, sum, "(): number", "Σ of the current input in float SIMD lanes: one read, the benchmarks' floor.") \
   X(ranking, ranking, "(): CoreError | { order: Uint32Array }", "Token ids by value, largest first.")  \
   X(syntheticLogits, synthetic_logits, "(vocabSize: number, seed: number): CoreError | { logits: Float32Array }", "A language-model-like row of logits.") \
-  X(speculativeVerify, speculative_verify, "(draftStream: number): CoreError | CoreSpeculative", "Verifies the drafts in ints(IdSlot.tokens): γ + 1 target rows in the primary input, γ draft rows in the secondary one; draftStream NaN = the default.") \
+  X(speculativeVerify, speculative_verify, "(draftStream: number, pointDrafts: boolean): CoreError | CoreSpeculative", "Verifies the drafts in ints(IdSlot.tokens): γ + 1 target rows in the primary input, γ draft rows in the secondary one (none for point drafts, which prompt lookup proposes); draftStream NaN = the default.") \
+  X(promptLookup, prompt_lookup, "(ngramMax: number, ngramMin: number, maxTokens: number): CoreError | { tokens: Int32Array; ngram: number; at: number }", "Prompt lookup's proposal from the context in ints(IdSlot.tokens): tokens valid until the next lookup.") \
   X(startBeamSearch, start_beam_search, "(search: CoreBeamSearch, params: CoreBeamParams): CoreError | object", "Starts a search with the end-of-sequence ids in ints(IdSlot.tokens).") \
   X(beamStep, beam_step, "(search: CoreBeamSearch, ending: boolean): CoreError | CoreBeamStep", "One step on the rows in the primary input, or (ending) the last step's beams at the places in ints(IdSlot.tokens) ended there, their places refilled.")
 

@@ -27,9 +27,9 @@ namespace sl = sampling_lab;
 
 namespace {
 
-// Bonferroni: 15 first-token and 2 Markov-chain χ² tests, each passing at p > kAlpha, reject an
-// exact rule less than 1 % of the time together.
-constexpr double kAlpha = 0.01 / 17;
+// Bonferroni: 15 first-token and 4 Markov-chain χ² tests (2 with point drafts), each passing at
+// p > kAlpha, reject an exact rule less than 1 % of the time together.
+constexpr double kAlpha = 0.01 / 19;
 constexpr std::uint64_t kSeed = 2026;
 constexpr std::size_t kV = sl::kQwen3Vocabulary;
 
@@ -334,6 +334,144 @@ TEST(MarkovChain, TheRuleWithoutItsResidualFails) {
   const auto fit = sl::chi_square(sl::counts(first_three(chain, 30'000, true), joint.size()), joint);
   RecordProperty("chi_square_p", p_value_text(fit.p_value));
   EXPECT_LT(fit.p_value, 1e-12) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+}
+
+// Point drafts (prompt lookup's): proposals with no distribution, here token (last + 1) mod V
+// and on. Decoding the chain with them, whatever they propose, the first three tokens follow the
+// target chain; the rule that redraws a rejection from p itself (x_i not removed) does not.
+std::vector<std::int32_t> first_three_from_point_drafts(const Chain& chain, std::size_t trials, bool redraw_from_p) {
+  constexpr std::size_t kGamma = 3;
+  const std::size_t v = chain.v;
+  sl::SpeculativeWorkspace workspace;
+  sl::FilterWorkspace plain;
+  std::vector<float> rows;
+  std::vector<std::int32_t> cells;
+  for (std::size_t t = 0; t < trials; ++t) {
+    std::vector<std::int32_t> sequence = {0};
+    while (sequence.size() < 4) {
+      std::vector<std::int32_t> drafts;
+      for (std::size_t i = 0; i < kGamma; ++i) drafts.push_back(std::int32_t((std::size_t((i ? drafts.back() : sequence.back())) + 1) % v));
+      rows.clear();
+      for (std::size_t i = 0; i <= kGamma; ++i) {
+        const auto after = std::size_t(i == 0 ? sequence.back() : drafts[i - 1]);
+        rows.insert(rows.end(), chain.target.begin() + std::ptrdiff_t(after * v), chain.target.begin() + std::ptrdiff_t((after + 1) * v));
+      }
+      sl::SamplingOptions options = chain.options;
+      options.seed = kSeed;
+      options.stream = t;
+      options.step = sequence.size() - 1;
+      options.generated_ids = sequence;
+      const sl::SpeculativeInput input{rows, {}, drafts, 0, true};
+      auto result = verify(input, options, workspace);
+      if (redraw_from_p && result.from_residual) {
+        // The wrong residual: p at the rejected position, the rejected draft still in it.
+        std::vector<std::int32_t> context = sequence;
+        context.insert(context.end(), drafts.begin(), drafts.begin() + std::ptrdiff_t(result.accepted));
+        sl::SamplingOptions position = options;
+        position.step += result.accepted;
+        position.stream ^= std::uint64_t{1} << 40;
+        position.generated_ids = context;
+        result.tokens.back() = sl::sample_token(std::span(rows).subspan(result.accepted * v, v), position, plain);
+      }
+      sequence.insert(sequence.end(), result.tokens.begin(), result.tokens.end());
+    }
+    const auto vv = std::int32_t(v);
+    cells.push_back((sequence[1] * vv + sequence[2]) * vv + sequence[3]);
+  }
+  return cells;
+}
+
+TEST_P(MarkovChain, PointDraftsLeaveTheFirstThreeTokensToTheTargetChain) {
+  const Chain chain = chain_of(GetParam());
+  const auto joint = target_joint(chain);
+  const auto observed = sl::counts(first_three_from_point_drafts(chain, 30'000, false), joint.size());
+  for (std::size_t cell = 0; cell < joint.size(); ++cell) {
+    if (joint[cell] == 0.0f) EXPECT_EQ(observed[cell], 0u) << "impossible sequence " << cell;
+  }
+  const auto fit = sl::chi_square(observed, joint);
+  RecordProperty("chi_square_p", p_value_text(fit.p_value));
+  EXPECT_GT(fit.p_value, kAlpha) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+}
+
+TEST(MarkovChain, PointDraftsRedrawnFromPFail) {
+  const Chain chain = chain_of(0);
+  const auto joint = target_joint(chain);
+  const auto fit = sl::chi_square(sl::counts(first_three_from_point_drafts(chain, 30'000, true), joint.size()), joint);
+  RecordProperty("chi_square_p", p_value_text(fit.p_value));
+  EXPECT_LT(fit.p_value, 1e-12) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+}
+
+TEST(SpeculativeVerify, PointDraftsAreAcceptedWithTheirTargetProbabilityAndGreedyAtTemperatureZero) {
+  const auto row = reference::random_logits(50, 21, 2.0);
+  std::vector<float> rows;
+  for (int i = 0; i < 3; ++i) rows.insert(rows.end(), row.begin(), row.end());
+  const std::vector<std::int32_t> drafts = {7, 3};
+  sl::SpeculativeWorkspace workspace;
+  sl::SamplingOptions options;
+  options.seed = kSeed;
+  const auto result = verify({rows, {}, drafts, 0, true}, options, workspace);
+  const auto p = filtered(row, options);
+  ASSERT_GE(result.acceptance.size(), 1u);
+  EXPECT_NEAR(result.acceptance[0], p[7], 1e-6);
+  // Greedy: accepted while each is the argmax, which is then emitted.
+  options.temperature = 0.0;
+  const auto best = std::int32_t(std::max_element(row.begin(), row.end()) - row.begin());
+  const std::vector<std::int32_t> right = {best, best == 7 ? 3 : 7};
+  const auto greedy = verify({rows, {}, right, 0, true}, options, workspace);
+  EXPECT_EQ(greedy.accepted, 1u);
+  EXPECT_EQ(greedy.tokens, (std::vector<std::int32_t>{best, best}));
+  // Point drafts take no rows.
+  auto refused = sl::speculative_verify({rows, std::span(row).first(50), std::span(drafts).first(1), 0, true}, options, workspace);
+  ASSERT_TRUE(std::holds_alternative<sl::ArgumentError>(refused));
+  EXPECT_EQ(std::get<sl::ArgumentError>(refused).argument, "draftRows");
+}
+
+TEST(PromptLookup, TheEarliestRecurrenceOfTheLongestNgramProposesWhatFollowedIt) {
+  sl::PromptLookup found;
+  const auto lookup = [&](std::vector<std::int32_t> context, std::size_t max_n, std::size_t min_n, std::size_t tokens) {
+    sl::prompt_lookup(context, max_n, min_n, tokens, found);
+    return found.tokens;
+  };
+  EXPECT_EQ(lookup({1, 2, 3, 4, 1, 2}, 2, 1, 3), (std::vector<std::int32_t>{3, 4, 1}));
+  EXPECT_EQ(found.ngram, 2u);
+  EXPECT_EQ(found.at, 0u);
+  // The longest n first, then shorter: [9, 7, 2] and [7, 2] never recur; [2] does, at 2.
+  EXPECT_EQ(lookup({5, 1, 2, 9, 7, 2}, 3, 1, 4), (std::vector<std::int32_t>{9, 7, 2}));
+  EXPECT_EQ(found.ngram, 1u);
+  // The earliest occurrence, as transformers' PromptLookupCandidateGenerator takes it.
+  EXPECT_EQ(lookup({1, 7, 1, 8, 1}, 1, 1, 2), (std::vector<std::int32_t>{7, 1}));
+  // Below ngramMin, or only the suffix itself: nothing.
+  EXPECT_TRUE(lookup({5, 1, 2, 9, 7, 2}, 3, 2, 4).empty());
+  EXPECT_EQ(found.ngram, 0u);
+  EXPECT_TRUE(lookup({4, 5, 6}, 3, 1, 4).empty());
+  EXPECT_TRUE(lookup({}, 3, 1, 4).empty());
+}
+
+TEST(PromptLookup, AgreesWithTheDirectSearchOnRandomContexts) {
+  // The direct search: n from the longest down, occurrences in order.
+  const auto direct = [](const std::vector<std::int32_t>& context, std::size_t max_n, std::size_t min_n, std::size_t tokens) {
+    const std::size_t length = context.size();
+    for (std::size_t n = std::min(max_n, length); n >= min_n && n > 0; --n) {
+      for (std::size_t start = 0; start + n < length; ++start) {
+        if (std::equal(context.end() - std::ptrdiff_t(n), context.end(), context.begin() + std::ptrdiff_t(start))) {
+          const std::size_t from = start + n;
+          return std::vector<std::int32_t>(context.begin() + std::ptrdiff_t(from),
+                                           context.begin() + std::ptrdiff_t(std::min(length, from + tokens)));
+        }
+      }
+    }
+    return std::vector<std::int32_t>{};
+  };
+  sl::Philox rng(kSeed, 0);
+  sl::PromptLookup found;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<std::int32_t> context(1 + rng.next_u32() % 40);
+    const std::uint32_t alphabet = 2 + rng.next_u32() % 3;
+    for (auto& token : context) token = std::int32_t(rng.next_u32() % alphabet);
+    const std::size_t min_n = 1 + rng.next_u32() % 3, max_n = min_n + rng.next_u32() % 4;
+    sl::prompt_lookup(context, max_n, min_n, 5, found);
+    ASSERT_EQ(found.tokens, direct(context, max_n, min_n, 5)) << "trial " << trial;
+  }
 }
 
 // Greedy speculative decoding emits exactly the target's greedy tokens, whatever the draft.

@@ -65,7 +65,59 @@ std::int32_t residual_draw(const detail::Selection& p, const detail::Selection& 
   return std::int32_t(p.ids[chosen]);
 }
 
+// An inverse-CDF draw from p without `removed`, renormalised (the residual of a point draft), on
+// the uniform u; from p when nothing else is left.
+std::int32_t draw_without(const detail::Selection& p, std::int32_t removed, double u) {
+  const auto at = std::lower_bound(p.ids.begin(), p.ids.end(), std::uint32_t(removed));
+  const bool present = at != p.ids.end() && *at == std::uint32_t(removed);
+  const double removed_weight = present ? double(p.weights[std::size_t(at - p.ids.begin())]) : 0.0;
+  const double rest = p.kept_weight - removed_weight;
+  if (!(rest > 0.0)) return std::int32_t(p.ids[kernels::inverse_cdf(p.weights, p.block_sums, u * p.kept_weight)]);
+  const double target = u * rest;
+  double below = 0.0;
+  std::size_t chosen = 0;
+  for (std::size_t j = 0; j < p.ids.size(); ++j) {
+    if (p.ids[j] == std::uint32_t(removed) || !(p.weights[j] > 0.0f)) continue;
+    chosen = j;  // the last token with mass, should rounding leave the target beyond them all
+    below += p.weights[j];
+    if (below > target) break;
+  }
+  return std::int32_t(p.ids[chosen]);
+}
+
 }  // namespace
+
+void prompt_lookup(std::span<const std::int32_t> context, std::size_t ngram_max, std::size_t ngram_min, std::size_t max_tokens,
+                   PromptLookup& out) {
+  out.tokens.clear();
+  out.ngram = 0;
+  out.at = 0;
+  const std::size_t length = context.size();
+  if (length < 2) return;
+  // agree[j]: how many tokens ending j before the end agree with the context's last ones (the
+  // Z-function of the reversed context, Gusfield 1997). The last n tokens recur at s = L − j − n
+  // when agree[j] >= n, with a token after them when j >= 1.
+  const auto back = [&](std::size_t i) { return context[length - 1 - i]; };
+  auto& agree = out.agree;
+  agree.assign(length, 0);
+  std::size_t longest = 0;
+  for (std::size_t j = 1, left = 0, right = 0; j < length; ++j) {
+    std::size_t k = j < right ? std::min(right - j, std::size_t(agree[j - left])) : 0;
+    while (j + k < length && back(k) == back(j + k)) ++k;
+    agree[j] = std::uint32_t(k);
+    if (j + k > right) left = j, right = j + k;
+    longest = std::max(longest, std::min(k, ngram_max));
+  }
+  if (longest < ngram_min || longest == 0) return;
+  // The longest n that recurs, at its earliest occurrence: the largest j.
+  std::size_t j = length - longest;
+  while (agree[j] < longest) --j;
+  const std::size_t from = length - j;
+  const std::size_t count = std::min(max_tokens, length - from);
+  out.tokens.assign(context.begin() + std::ptrdiff_t(from), context.begin() + std::ptrdiff_t(from + count));
+  out.ngram = longest;
+  out.at = from - longest;
+}
 
 std::variant<std::size_t, ArgumentError> speculative_vocabulary(const SpeculativeInput& input) {
   const std::size_t gamma = input.draft_tokens.size();
@@ -82,7 +134,10 @@ std::variant<std::size_t, ArgumentError> speculative_vocabulary(const Speculativ
                                            std::to_string(input.target_rows.size()) + " logits"};
   }
   const std::size_t vocabulary = input.target_rows.size() / rows;
-  if (input.draft_rows.size() != gamma * vocabulary) {
+  if (input.point_drafts && !input.draft_rows.empty()) {
+    return ArgumentError{"draftRows", "point drafts (prompt lookup) have no draft rows"};
+  }
+  if (!input.point_drafts && input.draft_rows.size() != gamma * vocabulary) {
     return ArgumentError{"draftRows", "draftRows must hold γ = " + std::to_string(gamma) + " rows of " +
                                           std::to_string(vocabulary) + " logits (as targetRows), not " +
                                           std::to_string(input.draft_rows.size()) + " logits"};
@@ -162,6 +217,18 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
     }
     const auto p = detail::kept_tokens(target_row, target_options, workspace.target, true);
     if (auto error = bans_leave_none(i, target_options, workspace.target)) return *error;
+    Philox verifier(options.seed, options.stream ^ kVerifierStreamBit);
+    verifier.seek(options.step + i);
+    if (input.point_drafts) {
+      const double ratio = probability(p, drafts[i]);
+      result.acceptance.push_back(ratio);
+      if (verifier.uniform() < ratio) {
+        ++result.accepted;
+        continue;
+      }
+      result.from_residual = true;
+      return finish(draw_without(p, drafts[i], verifier.uniform()));
+    }
     const auto draft = masked_row(input.draft_rows, i, at(i, input.draft_stream), workspace.draft, "draftRows");
     if (const auto* error = std::get_if<ArgumentError>(&draft)) return *error;
     const SamplingOptions& draft_options = std::get<MaskedLogits>(draft).options;
@@ -175,8 +242,6 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
     }
     const double ratio = std::min(1.0, probability(p, drafts[i]) / drafted);
     result.acceptance.push_back(ratio);
-    Philox verifier(options.seed, options.stream ^ kVerifierStreamBit);
-    verifier.seek(options.step + i);
     const double accept_uniform = verifier.uniform();
     if (accept_uniform < ratio) {
       ++result.accepted;

@@ -23,6 +23,26 @@ export interface SpeculativeVerification {
   fromResidual: boolean;
 }
 
+/** Options of `lab.promptLookup`. */
+export interface PromptLookupOptions {
+  /** The longest n-gram matched (default 3; at most lab.maxDraftTokens). */
+  ngramMax?: number;
+  /** The shortest (default 1). */
+  ngramMin?: number;
+  /** Tokens proposed at most (default 4; at most lab.maxDraftTokens). */
+  gamma?: number;
+}
+
+/** What `lab.promptLookup` returns. */
+export interface PromptLookupProposal {
+  /** The proposal: what followed the match (empty when nothing matched). */
+  tokens: number[];
+  /** n of the matched n-gram (the context's last n tokens); 0 when nothing matched. */
+  ngram: number;
+  /** Where the matched occurrence starts in the context. */
+  at: number;
+}
+
 /** Options of `lab.createBeamSearch`. */
 export interface BeamSearchOptions {
   /** Beams kept, 1 … lab.maxBeams. */

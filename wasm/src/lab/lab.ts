@@ -6,7 +6,7 @@ import type { CoreEngine, CoreEnum, CoreModule } from '../sampling-lab-core.js';
 import {
   checkIdle, checkKeys, checkLength, checkNumbers, checkScalars, describe, idList, isError, isObject, unwrap, view, withProgress,
 } from './checks.js';
-import { LabBeamSearch, type BeamSearch, type BeamSearchOptions, type SpeculativeOptions, type SpeculativeVerification } from './decoding.js';
+import { LabBeamSearch, type BeamSearch, type BeamSearchOptions, type PromptLookupOptions, type PromptLookupProposal, type SpeculativeOptions, type SpeculativeVerification } from './decoding.js';
 import { SamplingLabError } from './errors.js';
 import { NO_ITEMS, OptionLayout, type LaidOut } from './option-layout.js';
 import { StatefulSampler, type SamplerPort, type StartState } from './sampler.js';
@@ -20,7 +20,7 @@ import type {
 export type { FilterOptions, RandomKeyOptions } from '../generated/types.js';
 export type { StageName } from '../generated/tables.js';
 export type { FilterStage } from '../sampling-lab-core.js';
-export type { BeamHypothesis, BeamSearch, BeamSearchOptions, BeamStep, SpeculativeOptions, SpeculativeVerification } from './decoding.js';
+export type { BeamHypothesis, BeamSearch, BeamSearchOptions, BeamStep, PromptLookupOptions, PromptLookupProposal, SpeculativeOptions, SpeculativeVerification } from './decoding.js';
 export type * from './types.js';
 export { checkKeys, describe, isObject, unwrap, withProgress } from './checks.js';
 
@@ -47,6 +47,8 @@ export class Lab {
   readonly maxHistory: number;
   /** Draft tokens speculativeVerify verifies at once at most. */
   readonly maxDraftTokens: number;
+  /** Tokens of context lab.promptLookup searches at most. */
+  readonly maxLookupContext: number;
   /** A beam search's numBeams at most. */
   readonly maxBeams: number;
   /** A beam search's end-of-sequence ids at most. */
@@ -84,6 +86,7 @@ export class Lab {
     this.maxBatchRows = core.maxBatchRows;
     this.maxHistory = core.maxHistory;
     this.maxDraftTokens = core.maxDraftTokens;
+    this.maxLookupContext = core.maxLookupContext;
     this.maxBeams = core.maxBeams;
     this.maxEosTokens = core.maxEosTokens;
     this.maxNewTokens = core.maxNewTokens;
@@ -334,9 +337,11 @@ export class Lab {
    * bonus token is drawn from the last target row as sampleToken would at step + γ. p_i and q_i
    * are the distributions sampleToken draws from with these options; `step` is the first draft's
    * position and `generatedIds` the history before it. Rows: an array of rows or one flat array.
+   * `draftRows` null: point drafts, proposed with no distribution (lab.promptLookup's): draft i is
+   * accepted with probability p_i(x_i) and a rejection is redrawn from p_i without x_i.
    */
   speculativeVerify(targetRows: readonly NumericArray[] | Float32Array | Float64Array,
-                    draftRows: readonly NumericArray[] | Float32Array | Float64Array,
+                    draftRows: readonly NumericArray[] | Float32Array | Float64Array | null,
                     draftTokens: IntegerArray, options: SpeculativeOptions = {}): SpeculativeVerification {
     if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
     const { draftStream, ...rest } = options;
@@ -349,11 +354,29 @@ export class Lab {
     const { InputSlot, IdSlot } = this.#core;
     const gamma = tokens.length;
     this.#writeRows(InputSlot.primary, targetRows, 'targetRows', { rows: gamma + 1, why: `γ = ${gamma} draft tokens` });
-    this.#writeRows(InputSlot.secondary, draftRows, 'draftRows', { rows: gamma, why: `γ = ${gamma} draft tokens` });
+    const pointDrafts = draftRows === null;
+    this.#writeRows(InputSlot.secondary, pointDrafts ? new Float32Array(0) : draftRows, 'draftRows', { rows: pointDrafts ? 0 : gamma, why: `γ = ${gamma} draft tokens` });
     view(this.#engine.ints(IdSlot.tokens, tokens.length, 'draftTokens')).set(tokens);
     this.#writeOptions(laid);
-    const result = unwrap(this.#engine.speculativeVerify(draftStream ?? NaN));
+    const result = unwrap(this.#engine.speculativeVerify(draftStream ?? NaN, pointDrafts));
     return { ...result, tokens: result.tokens.slice(), acceptance: result.acceptance.slice() };
+  }
+
+  /**
+   * Prompt lookup decoding's proposal (Saxena 2023; transformers' prompt_lookup_num_tokens): for n
+   * from ngramMax down to ngramMin, the earliest earlier occurrence in `context` (the prompt and
+   * the output so far) of its last n tokens proposes up to `gamma` of the tokens that followed it.
+   * Verify them with speculativeVerify(targetRows, null, tokens, options).
+   */
+  promptLookup(context: IntegerArray, options: PromptLookupOptions = {}): PromptLookupProposal {
+    if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
+    checkKeys(options, ['ngramMax', 'ngramMin', 'gamma']);
+    const { ngramMax = 3, ngramMin = 1, gamma = 4 } = options;
+    checkScalars({ ngramMax, ngramMin, gamma });
+    const ids = idList(context, 'context', this.maxLookupContext);
+    view(this.#engine.ints(this.#core.IdSlot.tokens, ids.length, 'context')).set(ids);
+    const found = unwrap(this.#engine.promptLookup(ngramMax as number, ngramMin as number, gamma as number));
+    return { tokens: Array.from(found.tokens), ngram: found.ngram, at: found.at };
   }
 
   /** The stream the draft samples on for a request's `stream`: stream XOR 2^52. */

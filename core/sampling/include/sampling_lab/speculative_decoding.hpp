@@ -29,9 +29,12 @@ constexpr std::uint64_t draft_stream(std::uint64_t stream) { return stream ^ kDr
 
 struct SpeculativeInput {
   std::span<const float> target_rows;          // γ + 1 rows of V target logits, back to back
-  std::span<const float> draft_rows;           // γ rows of V draft logits
+  std::span<const float> draft_rows;           // γ rows of V draft logits (none for point drafts)
   std::span<const std::int32_t> draft_tokens;  // γ proposals; token i drawn from draft row i
   std::uint64_t draft_stream;                  // the stream the draft sampled on
+  // Proposals made without a distribution (prompt lookup): q_i is all on x_i, so x_i is accepted
+  // with probability p_i(x_i) and a rejection redraws from p_i without x_i, renormalised.
+  bool point_drafts = false;
 };
 
 struct SpeculativeResult {
@@ -41,6 +44,23 @@ struct SpeculativeResult {
   std::vector<double> acceptance;    // min(1, p_i(x_i) / q_i(x_i)) of each position checked
   bool from_residual;                // token replaced a rejected draft
 };
+
+// Prompt lookup decoding's proposal (Saxena 2023; transformers' PromptLookupCandidateGenerator):
+// for n from ngram_max down to ngram_min, the earliest earlier occurrence of the last n tokens whose
+// continuation is not empty proposes up to max_tokens tokens of that continuation. None (n = 0)
+// when no n-gram recurs.
+struct PromptLookup {
+  std::vector<std::int32_t> tokens;  // the proposal, at most max_tokens
+  std::size_t ngram = 0;             // n of the matched n-gram; 0 when nothing matched
+  std::size_t at = 0;                // where the matched occurrence starts in `context`
+  std::vector<std::uint32_t> agree;  // scratch, kept between calls
+};
+// Most tokens of context prompt_lookup searches (Qwen3's longest context, 131,072).
+inline constexpr std::size_t kMaxLookupContext = std::size_t{1} << 17;
+// Linear in the context (one Z-function pass): ngram_min >= 1, ngram_max >= ngram_min, both and
+// max_tokens at most kMaxDraftTokens, context at most kMaxLookupContext (checked by the caller).
+void prompt_lookup(std::span<const std::int32_t> context, std::size_t ngram_max, std::size_t ngram_min, std::size_t max_tokens,
+                   PromptLookup& out);
 
 // Two workspaces, so that p_i and q_i can be held at once.
 struct SpeculativeWorkspace {
@@ -60,7 +80,9 @@ std::variant<std::size_t, ArgumentError> speculative_vocabulary(const Speculativ
 // drafts[0, i) (generated_counts is not read). The acceptance uniform of position i is words 0–1,
 // the residual's words 2–3, of Philox block step + i of (seed, stream XOR 2^51); the bonus token
 // is sample_token(target row γ) at step + γ with every draft in the history. Temperature 0 is
-// greedy: a draft is accepted while it is the target's token, which is then emitted. Checks the
+// greedy: a draft is accepted while it is the target's token, which is then emitted. Point
+// drafts (input.point_drafts) have no rows: x_i is accepted on u < p_i(x_i) and a rejection draws
+// from p_i with x_i removed, on the same uniforms (Leviathan et al.'s rule with q_i one-hot). Checks the
 // rows (finite), the tokens (in [0, V) and possible under q_i) and refuses mirostat, whose μ
 // follows every emitted token.
 std::variant<SpeculativeResult, ArgumentError> speculative_verify(const SpeculativeInput& input,
