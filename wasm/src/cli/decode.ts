@@ -1,5 +1,6 @@
 // sampling-lab decode: a prompt decoded by a local transformers.js model, plainly, speculatively
-// with a draft (--draft, --gamma) or by beam search (--beams), with its statistics.
+// with a draft (--draft, --gamma) or with prompt lookup (--prompt-lookup), or by beam search
+// (--beams), with its statistics.
 import { SamplingLabError } from '../lab/errors.js';
 import type { ExperimentLab } from '../lab/experiment-lab.js';
 import type { SampleTokenOptions } from '../lab/lab.js';
@@ -14,7 +15,12 @@ const SOURCES = ['model', 'draft', 'prompt', 'dtype'] as const;
 // The command's own parameters; the limits are the module's.
 const decodeParams = (lab: ExperimentLab): ParamSpec[] => [
   { name: 'maxNewTokens', kind: 'integer', min: 0, max: 1_000_000, default: 64, doc: 'tokens generated at most' },
-  { name: 'gamma', kind: 'integer', min: 1, max: lab.maxDraftTokens, default: 4, doc: 'with --draft: tokens the draft proposes per step' },
+  { name: 'gamma', kind: 'integer', min: 1, max: lab.maxDraftTokens, default: 4, doc: 'with --draft or --prompt-lookup: tokens proposed per step' },
+  {
+    name: 'promptLookup', kind: 'integer', min: 1, max: lab.maxDraftTokens, default: null,
+    doc: 'speculative decoding with no draft model: proposals copied from where the last N tokens (down to --ngram-min) occurred before',
+  },
+  { name: 'ngramMin', kind: 'integer', min: 1, max: lab.maxDraftTokens, default: 1, doc: 'with --prompt-lookup: the shortest n-gram matched' },
   { name: 'beams', kind: 'integer', min: 1, max: lab.maxBeams, default: null, doc: 'beam search with this many beams; prints every beam\'s sequence' },
   { name: 'lengthPenalty', kind: 'number', default: 1, doc: 'with --beams: a finished sequence scores logProb / length^lengthPenalty' },
 ];
@@ -22,7 +28,7 @@ const decodeParams = (lab: ExperimentLab): ParamSpec[] => [
 // The random key's step and the history come from the sequence being decoded.
 const FROM_SEQUENCE = ['step', 'generatedIds'];
 
-const USAGE = `usage: sampling-lab decode --model DIR --prompt TEXT [--draft DIR [--gamma N] | --beams N] [--max-new-tokens N]
+const USAGE = `usage: sampling-lab decode --model DIR --prompt TEXT [--draft DIR [--gamma N] | --prompt-lookup N [--ngram-min N] [--gamma N] | --beams N] [--max-new-tokens N]
                            [--dtype ${MODEL_DTYPES.join('|')}] [sampling flags] [--json]`;
 
 function decodeInfo(lab: ExperimentLab): ExperimentInfo {
@@ -35,8 +41,9 @@ function help(info: ExperimentInfo): string {
   return [
     USAGE,
     '  Decodes the prompt with the model folder\'s weights (--dtype, default fp32): token by token, speculatively with --draft (a model',
-    '  with the same tokenizer; prints acceptance, tokens per target pass and calls) or by beam search with --beams (prints each',
-    '  sequence with its logProb and score). Needs the optional peer @huggingface/transformers.',
+    '  with the same tokenizer; prints acceptance, tokens per target pass and calls) or with --prompt-lookup (proposals copied from the',
+    '  prompt and the output, no second model), or by beam search with --beams (prints each sequence with its logProb and score).',
+    '  Needs the optional peer @huggingface/transformers.',
     '    --model DIR, --draft DIR: model folders (config.json, tokenizer.json, onnx/model*.onnx); --prompt TEXT: the text to continue',
     ...info.params.map(describe),
   ].join('\n');
@@ -98,11 +105,16 @@ export async function decode(argv: string[], lab: ExperimentLab): Promise<void> 
   const values = new Map([...flags.texts].map(([name, text]) => [name, parseValue(text, info.params.find((p) => p.name === name)!, name)]));
   checkOwn(lab, values, flags.texts);
   const own = (name: string) => values.get(name) as number | undefined;
-  const [maxNewTokens = 64, gamma, beams, lengthPenalty] = ['maxNewTokens', 'gamma', 'beams', 'lengthPenalty'].map(own);
+  const [maxNewTokens = 64, gamma, beams, lengthPenalty, promptLookup, ngramMin] =
+    ['maxNewTokens', 'gamma', 'beams', 'lengthPenalty', 'promptLookup', 'ngramMin'].map(own);
   for (const name of decodeParams(lab).map((p) => p.name)) values.delete(name);
-  if (gamma !== undefined && draftPath === undefined) throw new SamplingLabError('gamma', '--gamma needs --draft DIR, the model that proposes');
+  if (gamma !== undefined && draftPath === undefined && promptLookup === undefined) {
+    throw new SamplingLabError('gamma', '--gamma needs --draft DIR (the model that proposes) or --prompt-lookup N');
+  }
+  if (ngramMin !== undefined && promptLookup === undefined) throw new SamplingLabError('ngramMin', '--ngram-min needs --prompt-lookup N');
   if (lengthPenalty !== undefined && beams === undefined) throw new SamplingLabError('lengthPenalty', '--length-penalty needs --beams N');
-  if (beams !== undefined && draftPath !== undefined) throw new SamplingLabError('beams', '--beams and --draft are two ways to decode; give one of them');
+  const ways = [beams !== undefined && '--beams', draftPath !== undefined && '--draft', promptLookup !== undefined && '--prompt-lookup'].filter(Boolean);
+  if (ways.length > 1) throw new SamplingLabError(beams !== undefined ? 'beams' : 'promptLookup', `${ways.join(' and ')} are ways to decode; give one of them`);
   const sampling = samplingOptions(values);
   if (beams !== undefined) {
     const unused = [...values.keys()].find((name) => name !== 'seed' && name !== 'stream');
@@ -128,8 +140,9 @@ export async function decode(argv: string[], lab: ExperimentLab): Promise<void> 
     }
     return;
   }
-  if (draftFolder !== undefined) {
-    const { model: draft } = await adapter.loadLocalModel(draftFolder, { dtype });
+  if (draftFolder !== undefined || promptLookup !== undefined) {
+    const draft = draftFolder !== undefined ? (await adapter.loadLocalModel(draftFolder, { dtype })).model
+      : { promptLookup: { ngramMax: promptLookup, ...(ngramMin !== undefined && { ngramMin }) } };
     const run = adapter.speculativeGenerate(model, draft, tokenizer, prompt, { lab, ...sampling, maxNewTokens, ...(gamma !== undefined && { gamma }) });
     const { text } = await streamed(run, prompt, flags.json);
     const { stats } = run;

@@ -4,6 +4,7 @@
 // the accepted sequence. The output follows the target's distribution exactly.
 import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transformers';
 import { SamplingLabError } from '../../lab/errors.js';
+import { checkKeys } from '../../lab/checks.js';
 import type { CompiledGrammar, GrammarMatcher } from '../grammar/grammar.js';
 import type { Lab, LogprobsOptions, SampleTokenOptions } from '../../lab/lab.js';
 import type { IntegerArray } from '../../lab/schema.js';
@@ -49,6 +50,21 @@ export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'g
   n?: number;
 }
 
+/**
+ * Prompt lookup decoding (Saxena 2023) as the draft: proposals copied from where the sequence's
+ * last n tokens occurred before, in the prompt or the output (lab.promptLookup), so no second
+ * model. Each proposal is verified as a point draft: accepted with its probability under the
+ * target, a rejection redrawn from the target without it, so the tokens still follow the target.
+ */
+export interface PromptLookupDraft {
+  promptLookup: {
+    /** The longest n-gram matched (default 3). */
+    ngramMax?: number;
+    /** The shortest (default 1). */
+    ngramMin?: number;
+  };
+}
+
 /** One step of speculativeGenerate: the draft's proposals, how many the target accepted, and the tokens the step emits. */
 export interface SpeculativeStep {
   /** Which of the `n` sequences the step continues (0 when n = 1). */
@@ -65,6 +81,8 @@ export interface SpeculativeStep {
   text: string;
   /** The text this step adds, safe to join (as generateTokens' textDelta): the deltas joined equal tokenizer.decode(every emitted token, { skip_special_tokens }). */
   textDelta: string;
+  /** With prompt lookup: the n-gram matched (the sequence's last n tokens) and where its earlier occurrence starts in the sequence (prompt, then output); none when nothing matched. */
+  lookup?: { ngram: number[]; at: number };
   /** With a grammar: how many tokens its mask allowed at each position checked (proposals, then the target's own; 0 for forced tokens). */
   grammarAllowed?: number[];
   /** With a grammar: the tokens are its jump-forward string, proposed and verified by no model. */
@@ -106,6 +124,9 @@ export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep, v
 
 const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens', 'stop', 'stopTokenIds', 'minNewTokens', 'n', 'logprobs', 'logprobsMode'];
 
+// Whether bit `token` of a grammar's allowedMask is set.
+const allows = (mask: Int32Array, token: number) => ((mask[token >>> 5] >>> (token & 31)) & 1) === 1;
+
 /** One model's side of the decoding: its cache holds the first `cache` positions of the sequence. */
 interface Side {
   model: PreTrainedModel;
@@ -117,13 +138,15 @@ interface Side {
  * Generates from `prompt` with `draft` proposing `gamma` tokens a step and `target` verifying
  * them in one forward pass (lab.speculativeVerify: accepted with min(1, p/q), a rejection redrawn
  * from the residual), so that the tokens follow the target's distribution with these options.
- * Both models take the same tokenizer and vocabulary. The arguments are checked at once; breaking
- * out of the loop or aborting `signal` stops it, and `.stats` keeps the totals.
+ * Both models take the same tokenizer and vocabulary; or `draft` is `{ promptLookup }`, and the
+ * proposals come from the sequence itself (one model). The arguments are checked at once;
+ * breaking out of the loop or aborting `signal` stops it, and `.stats` keeps the totals.
  */
-export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedModel, tokenizer: PreTrainedTokenizer,
+export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedModel | PromptLookupDraft, tokenizer: PreTrainedTokenizer,
                                     prompt: Prompt, options: SpeculativeOptions): SpeculativeGeneration {
   checkModel(target, 'target');
-  checkModel(draft, 'draft');
+  const lookup = isPromptLookup(draft) ? draft.promptLookup : undefined;
+  if (!lookup) checkModel(draft, 'draft');
   checkTokenizer(tokenizer);
   if (options === undefined) throw new SamplingLabError('lab', 'speculativeGenerate needs options with lab: { lab, gamma, ...sampling options }');
   checkObject(options, 'options');
@@ -148,8 +171,12 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   }
   const stops = checkStops(stop);
   const vocab = vocabularyOf(target);
-  if (vocabularyOf(draft) !== vocab) {
-    throw new SamplingLabError('draft', `the draft's vocab_size ${vocabularyOf(draft)} is not the target's ${vocab}: they must share the tokenizer`);
+  if (lookup) {
+    checkObject(lookup, 'promptLookup');
+    checkKeys(lookup, ['ngramMax', 'ngramMin'], 'promptLookup');
+    lab.promptLookup([], { ...lookup, gamma });
+  } else if (vocabularyOf(draft as PreTrainedModel) !== vocab) {
+    throw new SamplingLabError('draft', `the draft's vocab_size ${vocabularyOf(draft as PreTrainedModel)} is not the target's ${vocab}: they must share the tokenizer`);
   }
   checkSamplingOptions(lab, sampling, OWN_OPTIONS, vocab);
   checkGrammar(grammar, vocab, sampling);
@@ -158,7 +185,8 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   if (n > 1) lab.checkOptions({ stream: stream + n - 1 });
   const seed = sampling.seed ?? lab.freshSeed();
   // Both models see the prompt: the shorter context bounds it.
-  const ids = promptIds(tokenizer, prompt, vocab, Math.min(promptLimit(target, maxPromptTokens), promptLimit(draft, undefined))).map(Number);
+  const limit = promptLimit(target, maxPromptTokens);
+  const ids = promptIds(tokenizer, prompt, vocab, lookup ? limit : Math.min(limit, promptLimit(draft as PreTrainedModel, undefined))).map(Number);
   const stats: SpeculativeStats = { tokens: 0, proposed: 0, accepted: 0, acceptance: 0, tokensPerTargetPass: 0, targetCalls: 0, draftCalls: 0, wallMs: 0 };
   const usage: Usage = { promptTokens: ids.length, cachedPromptTokens: 0, completionTokens: 0, prefillMs: 0, decodeMs: 0, tokensPerSecond: 0 };
   const endings = Array.from({ length: n }, (): { reason?: FinishReason } => ({}));
@@ -170,7 +198,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
       yield* decode({
         lab, tokenizer, ids: [...ids], sequence, gamma, maxNewTokens, minNewTokens, signal, stats, usage, ended, timing, onForward, options: keys,
         grammar, skipSpecialTokens, stops, eos, logprobs: logprobs === undefined ? undefined : { logprobs, logprobsMode },
-        target: { model: target, role: 'target' }, draft: { model: draft, role: 'draft' },
+        target: { model: target, role: 'target' }, draft: lookup ? { lookup } : { model: draft as PreTrainedModel, role: 'draft' },
       });
     }
   }
@@ -200,7 +228,7 @@ interface Decoding {
   options: Omit<SampleTokenOptions, 'step' | 'generatedIds'> & { stream: number; draftStream: number };
   eos: Set<number>;
   target: Side;
-  draft: Side;
+  draft: Side | { lookup: PromptLookupDraft['promptLookup'] };
   grammar?: CompiledGrammar;
   skipSpecialTokens: boolean;
   stops: readonly string[];
@@ -282,7 +310,26 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       // The grammar's mask at each position: the draft proposes and the target verifies under it.
       const masks: (Int32Array | undefined)[] = [];
       const allowed: number[] = [];
-      for (let i = 0; i < proposing; i++) {
+      let matched: SpeculativeStep['lookup'];
+      if ('lookup' in draft) {
+        // Proposals copied from the sequence: as many as the grammar allows in a row.
+        const found = lab.promptLookup(ids, { ...draft.lookup, gamma: proposing });
+        if (found.ngram > 0) matched = { ngram: ids.slice(ids.length - found.ngram), at: found.at };
+        for (const proposal of found.tokens) {
+          masks.push(await maskOf(matcher, allowed));
+          if (matcher && !allows(masks[masks.length - 1]!, proposal)) {
+            masks.pop();
+            allowed.pop();
+            break;
+          }
+          proposed.push(proposal);
+          if (matcher && !matcher.accept(proposal)) throw new SamplingLabError('grammar', `the grammar refused token ${proposal}, which its mask allowed`);
+          await matcher?.settled();
+          if (matcher?.isTerminated()) break;
+        }
+        proposing = proposed.length;
+      }
+      for (let i = 0; i < proposing && !('lookup' in draft); i++) {
         const rows = await pass(draft, [...ids, ...proposed], 1, decoding);
         holdEnds(rows, 0, rows.length, ids.length - promptLength + i);
         // One buffer for every step's draft rows.
@@ -304,16 +351,18 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       const targetRows = await pass(target, [...ids, ...proposed], proposing + 1, decoding);
       const vocab = targetRows.length / (proposing + 1);
       for (let i = 0; i <= proposing; i++) holdEnds(targetRows, i, vocab, ids.length - promptLength + i);
+      // Point drafts (prompt lookup's) have no rows.
+      const proposalRows = 'lookup' in draft ? null : draftRows.subarray(0, proposing * vocab);
       const verdict = matcher
-        ? verifyEach(lab, targetRows, draftRows, proposed, masks, vocab, ended, { ...options, step: ids.length }, history ? ids : undefined)
-        : lab.speculativeVerify(targetRows, draftRows.subarray(0, proposing * vocab), proposed, {
+        ? verifyEach(lab, targetRows, proposalRows, proposed, masks, vocab, ended, { ...options, step: ids.length }, history ? ids : undefined)
+        : lab.speculativeVerify(targetRows, proposalRows, proposed, {
           ...options, step: ids.length, ...(history && { generatedIds: ids }),
         });
       // Both caches back to the accepted sequence: the target holds it minus the emitted token, the
       // draft at most that (its last proposal never went through it).
       const kept = ids.length + verdict.accepted;
       target.cache = await truncateCache(target.cache!, kept);
-      draft.cache = await truncateCache(draft.cache!, Math.min(kept, cachedLength(draft.cache)));
+      if (!('lookup' in draft)) draft.cache = await truncateCache(draft.cache!, Math.min(kept, cachedLength(draft.cache)));
       let tokens = Array.from(verdict.tokens);
       if (matcher) {
         // The rejected proposals leave the grammar; the target's own token enters it.
@@ -341,7 +390,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       const last = lengthOr(reason !== undefined ? 'stop' : !cut && end !== -1 ? 'grammar' : undefined);
       yield {
         sequence, tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
-        textDelta: delta(tokens, last !== undefined),
+        textDelta: delta(tokens, last !== undefined), ...(matched && { lookup: matched }),
         ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
         ...(decoding.logprobs && { logprobs: scored(decoding, targetRows, vocab, masks, tokens, history) }),
         ...handOver(last), ...(reason !== undefined && { stopReason: reason }),
@@ -368,6 +417,10 @@ function scored(decoding: Decoding, targetRows: Float32Array, vocab: number, mas
   })));
 }
 
+function isPromptLookup(draft: unknown): draft is PromptLookupDraft {
+  return typeof draft === 'object' && draft !== null && 'promptLookup' in draft;
+}
+
 async function maskOf(matcher: GrammarMatcher | undefined, allowed: number[]): Promise<Int32Array | undefined> {
   if (!matcher) return undefined;
   await matcher.settled();
@@ -381,11 +434,11 @@ async function maskOf(matcher: GrammarMatcher | undefined, allowed: number[]): P
  * draws are the same; the bonus after γ accepted proposals is drawn under the last mask (none
  * when the grammar ended with the proposals).
  */
-function verifyEach(lab: Lab, targetRows: Float32Array, draftRows: Float32Array, proposed: number[], masks: (Int32Array | undefined)[],
+function verifyEach(lab: Lab, targetRows: Float32Array, draftRows: Float32Array | null, proposed: number[], masks: (Int32Array | undefined)[],
                     vocab: number, ended: boolean, options: SampleTokenOptions & { step: number; draftStream: number },
                     history: number[] | undefined): { accepted: number; tokens: number[]; fromResidual: boolean } {
   for (let i = 0; i < proposed.length; i++) {
-    const verdict = lab.speculativeVerify(targetRows.subarray(i * vocab, (i + 2) * vocab), draftRows.subarray(i * vocab, (i + 1) * vocab), [proposed[i]], {
+    const verdict = lab.speculativeVerify(targetRows.subarray(i * vocab, (i + 2) * vocab), draftRows && draftRows.subarray(i * vocab, (i + 1) * vocab), [proposed[i]], {
       ...options, step: options.step + i, allowedMask: masks[i], ...(history && { generatedIds: [...history, ...proposed.slice(0, i)] }),
     });
     if (verdict.accepted === 0) return { accepted: i, tokens: [...proposed.slice(0, i), verdict.token], fromResidual: true };
