@@ -3,6 +3,7 @@
 // in range, the accepted drafts first, acceptances in [0, 1]; drafts drawn as the draft would
 // draw them are always verifiable; beam steps extend existing rows with tokens that do not end a
 // sequence, and finish() returns at most numReturnSequences hypotheses, best first.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -38,7 +39,8 @@ void speculative(FuzzInput& input) {
   std::vector<std::int32_t> history(input.read<std::uint8_t>() % 16);
   for (auto& id : history) id = input.read<std::int32_t>() % std::int32_t(vocabulary + 2);
   sl::SamplingOptions options;
-  if (input.read<std::uint8_t>() % 2) {
+  const bool raw = input.read<std::uint8_t>() % 2;
+  if (raw) {
     auto parsed = sl::options_from_raw(fuzzed.raw());
     if (std::holds_alternative<sl::ArgumentError>(parsed)) return;
     options = std::get<sl::SamplingOptions>(parsed);
@@ -56,9 +58,10 @@ void speculative(FuzzInput& input) {
   }
   if (sl::check_options(options, vocabulary)) return;
   // Read before the rows, which may run past the input's end (reading zeros).
-  const bool drawn = input.read<std::uint8_t>() % 2;
+  const bool point = input.read<std::uint8_t>() % 4 == 0;  // prompt lookup's drafts: no draft rows
+  const bool drawn = !point && input.read<std::uint8_t>() % 2;
   const std::uint64_t draft_stream = input.read<std::uint64_t>() % (std::uint64_t{1} << 53);
-  std::vector<float> target((gamma + 1) * vocabulary), draft(gamma * vocabulary);
+  std::vector<float> target((gamma + 1) * vocabulary), draft(point ? 0 : gamma * vocabulary);
   Logits logits(input);
   logits.fill(target);
   logits.fill(draft);
@@ -80,7 +83,12 @@ void speculative(FuzzInput& input) {
   } else {
     for (auto& token : tokens) token = input.read<std::int32_t>() % std::int32_t(vocabulary + 2);
   }
-  const auto verified = sl::speculative_verify({target, draft, tokens, draft_stream}, options, workspace);
+  const auto verified = sl::speculative_verify({target, draft, tokens, draft_stream, point}, options, workspace);
+  // Point drafts in range on finite rows, with the common options (no bans), are always verifiable.
+  const bool in_range = std::all_of(tokens.begin(), tokens.end(), [&](std::int32_t t) { return t >= 0 && std::size_t(t) < vocabulary; });
+  if (point && !raw && rows_fine && in_range) {
+    FUZZ_EXPECT(std::holds_alternative<sl::SpeculativeResult>(verified));
+  }
   if (drawn && rows_fine && options.mirostat_version == 0) FUZZ_EXPECT(std::holds_alternative<sl::SpeculativeResult>(verified));
   if (!std::holds_alternative<sl::SpeculativeResult>(verified)) return;
   const auto& result = std::get<sl::SpeculativeResult>(verified);
@@ -140,14 +148,35 @@ void beam_search(FuzzInput& input) {
   }
 }
 
+// Prompt lookup on outside token ids: the proposal is what followed an earlier occurrence of the
+// context's last `ngram` tokens, within the sizes asked for.
+void prompt_lookup(FuzzInput& input) {
+  const std::size_t ngram_min = 1 + input.read<std::uint8_t>() % 8, ngram_max = ngram_min + input.read<std::uint8_t>() % 8;
+  const std::size_t max_tokens = 1 + input.read<std::uint8_t>() % 8;
+  std::vector<std::int32_t> context(input.read<std::uint16_t>() % 2048);
+  const auto alphabet = std::int32_t(1 + input.read<std::uint8_t>() % 6);
+  for (auto& id : context) id = input.read<std::int32_t>() % alphabet;
+  sl::PromptLookup found;
+  sl::prompt_lookup(context, ngram_max, ngram_min, max_tokens, found);
+  if (found.ngram == 0) {
+    FUZZ_EXPECT(found.tokens.empty());
+    return;
+  }
+  FUZZ_EXPECT(found.ngram >= ngram_min && found.ngram <= ngram_max && !found.tokens.empty() && found.tokens.size() <= max_tokens);
+  const std::size_t from = found.at + found.ngram;
+  FUZZ_EXPECT(from < context.size());
+  FUZZ_EXPECT(std::equal(context.end() - std::ptrdiff_t(found.ngram), context.end(), context.begin() + std::ptrdiff_t(found.at)));
+  FUZZ_EXPECT(std::equal(found.tokens.begin(), found.tokens.end(), context.begin() + std::ptrdiff_t(from)));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzInput input(data, size);
-  if (input.read<std::uint8_t>() % 2) {
-    speculative(input);
-  } else {
-    beam_search(input);
+  switch (input.read<std::uint8_t>() % 3) {
+    case 0: speculative(input); break;
+    case 1: beam_search(input); break;
+    default: prompt_lookup(input);
   }
   return 0;
 }

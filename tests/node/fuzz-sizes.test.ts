@@ -624,6 +624,22 @@ it('randomWords, logitsBuffer, syntheticLogits and ranking at and past 2^24', ()
   }
 }));
 
+it('promptLookup: a context of lab.maxLookupContext tokens, the slowest for a direct search, and past it', () => runGroup('promptLookup', function* () {
+  const L = lab.maxLookupContext;
+  // Zeros with a 1 just before the end: the last 64 tokens (a 1, then zeros) agree with every run
+  // of zeros for 63 tokens before failing, which a direct search pays L · 64² / 2 for.
+  const adversarial = new Int32Array(L);
+  adversarial[L - 64] = 1;
+  const check = (r: { tokens: number[]; ngram: number }) => { if (r.tokens.length > 64 || r.ngram > 64) throw new Error('proposal too long'); };
+  yield { label: 'promptLookup(maxLookupContext, ngramMax 64)', call: () => lab.promptLookup(adversarial, { ngramMax: 64, ngramMin: 1, gamma: 64 }), expect: 'accept', check };
+  yield { label: 'promptLookup(all equal, maxLookupContext)', call: () => lab.promptLookup(new Int32Array(L), { ngramMax: 64, gamma: 64 }), expect: 'accept', check };
+  yield { label: 'promptLookup(maxLookupContext + 1)', call: () => lab.promptLookup(new Int32Array(L + 1)), expect: 'reject' };
+  for (const [name, value] of [['ngramMax', 65], ['ngramMin', 0], ['gamma', 0], ['gamma', 65], ['ngramMax', 2 ** 53]] as const) {
+    yield { label: `promptLookup({ ${name}: ${value} })`, call: () => lab.promptLookup([1, 2, 1], { [name]: value }), expect: 'reject' };
+  }
+  for (const { label, value } of farBeyond()) yield { label: `promptLookup(${label})`, call: () => lab.promptLookup(value as never), expect: 'reject' };
+}));
+
 /** Inputs no function may take: past 2^24, twice it, empty, and the far-beyond ones. */
 function oversizedArrays(): { label: string; values: Float32Array }[] {
   const V = lab.maxVocabulary;
