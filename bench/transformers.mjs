@@ -165,6 +165,47 @@ const specLines = [
 ];
 console.log(specLines.join('\n'));
 
+// Prompt lookup (one model) against plain decoding, interleaved per seed: on a prompt whose
+// continuation the tiny target repeats (its greedy output cycles through pairs of tokens) and on
+// the speculative prompt, whose continuation it does not; greedy and at T 1.
+const LOOKUP_PROMPTS = { 'repeating (a b a b …)': 'a b a b a b a b a b', 'not repeating (the speculative prompt)': SPEC_PROMPT };
+const LOOKUP_ROUNDS = 5;
+async function timedPlain(prompt, options) {
+  let tokens = 0;
+  const start = performance.now();
+  for await (const _ of generateTokens(target.model, target.tokenizer, prompt, { lab, ...options, maxNewTokens: SPEC_TOKENS, stopAtEos: false })) tokens++;
+  return tokens / ((performance.now() - start) / 1000);
+}
+async function timedLookup(prompt, options) {
+  const run = speculativeGenerate(target.model, { promptLookup: { ngramMax: 3 } }, target.tokenizer, prompt, { lab, ...options, gamma: 4, maxNewTokens: SPEC_TOKENS, stopAtEos: false });
+  for await (const _ of run);
+  return run.stats;
+}
+const lookupRows = [];
+for (const [name, prompt] of Object.entries(LOOKUP_PROMPTS)) {
+  for (const [sampling, options] of [['greedy', { temperature: 0 }], ['T 1', { temperature: 1 }]]) {
+    const plain = [], lookup = [];
+    let accepted = 0, proposed = 0, tokens = 0, targetCalls = 0;
+    await timedLookup(prompt, { ...options, seed: 99 });
+    for (let seed = 0; seed < LOOKUP_ROUNDS; seed++) {
+      plain.push(await timedPlain(prompt, { ...options, seed }));
+      const stats = await timedLookup(prompt, { ...options, seed });
+      lookup.push(stats.tokens / (stats.wallMs / 1000));
+      accepted += stats.accepted; proposed += stats.proposed; tokens += stats.tokens; targetCalls += stats.targetCalls;
+    }
+    lookupRows.push(`| ${name} | ${sampling} | ${median(plain).toFixed(1)} | ${median(lookup).toFixed(1)} | ${(median(lookup) / median(plain)).toFixed(2)} | ${proposed ? (accepted / proposed).toFixed(3) : '—'} (${accepted} of ${proposed}) | ${(tokens / targetCalls).toFixed(2)} |`);
+  }
+}
+const lookupLines = [
+  `Prompt lookup on the tiny target (\`speculativeGenerate(target, { promptLookup: { ngramMax: 3 } }, …)\`, γ 4, ${SPEC_TOKENS} tokens, median tokens/s of ${LOOKUP_ROUNDS} seeds, plain decoding interleaved, ${process.version}, one onnxruntime thread):`,
+  '',
+  '| prompt | sampling | plain tokens/s | prompt lookup tokens/s | speed-up | acceptance | tokens per target pass |',
+  '|---|---|---|---|---|---|---|',
+  ...lookupRows,
+];
+console.log(lookupLines.join('\n'));
+
 const doc = new URL('../docs/transformers.md', import.meta.url);
 writeReadmeSection('transformers-bench', lines, doc);
 writeReadmeSection('speculative-bench', specLines, doc);
+writeReadmeSection('lookup-bench', lookupLines, doc);

@@ -170,6 +170,37 @@ it('stops on request, between steps, without timing plain decoding', async () =>
   await section.locator('#rm-spec-tokens').fill(String(TOKENS));
 });
 
+it('prompt lookup with the one model: each step\'s matched n-gram and proposals as speculativeGenerate({ promptLookup }) gives them, and the speed-up', async () => {
+  const section = decode();
+  await section.getByLabel('提示查找（只用已加载的模型）').check();
+  await expect(section.locator('.rm-draft-which').textContent()).resolves.toMatch(/^目标：已加载的 fp32 模型；提议从提示词和已生成的文本里复制/);
+  await section.locator('#rm-spec-ngram').fill('2');
+  // Greedy: the tiny model's repeating output is copied and accepted (at T 1 its flat rows accept little).
+  await section.locator('#rm-spec-temperature').fill('0');
+  const prompt = 'a b a b a b a b a b';
+  const original = await section.locator('textarea').inputValue();
+  await section.locator('textarea').fill(prompt);
+  await section.locator('button.rm-spec-go').click();
+  await expect.poll(() => section.locator('.rm-spec-stats tbody tr').count(), { timeout: 60_000 }).toBe(3);
+  await expect.poll(() => section.locator('button.rm-spec-go').isDisabled()).toBe(false);
+  const run = speculativeGenerate(target.model, { promptLookup: { ngramMax: 2 } }, target.tokenizer, prompt, { lab, ...SAMPLING, temperature: 0, gamma: GAMMA, maxNewTokens: TOKENS });
+  const steps: SpeculativeStep[] = [];
+  for await (const step of run) steps.push(step);
+  expect(run.stats.accepted).toBeGreaterThan(0);
+  // Each step: the n-gram matched, then the proposals and the target's token as for a draft model.
+  const expected = steps.map((step, i) => [...(step.lookup?.ngram ?? []).map((token) => ({ token, kind: 'ngram' })), ...expectedSteps(steps, true)[i]]);
+  expect(await shownSteps(section)).toEqual(expected);
+  expect(await section.locator('.rm-spec-nomatch').count()).toBe(steps.filter((step) => !step.lookup).length);
+  const cells = await section.locator('.rm-spec-stats tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
+  expect(cells[1][1]).toBe(`${run.stats.tokens} / ${run.stats.targetCalls} = ${(run.stats.tokens / run.stats.targetCalls).toFixed(2)}`);
+  expect(cells[2][2]).toMatch(/^E\/\(γ·0 \+ 1\) = [\d.]+$/);
+  await expect(section.locator('.rm-spec-stats .rm-note').textContent()).resolves.toMatch(new RegExp(`^目标前向传播 ${run.stats.targetCalls} 次，共产出 ${run.stats.tokens} 个 token；没有草稿模型`));
+  await expect(section.locator('.rm-legend').textContent()).resolves.toMatch(/匹配到的 n 元组.*目标的 argmax/);
+  await section.locator('textarea').fill(original);
+  await section.getByLabel('草稿模型（需要第二个模型文件）').check();
+  expect(await section.locator('#rm-spec-ngram').isVisible()).toBe(false);
+});
+
 it('decodes one prompt greedily, by beam search at widths 2 and 4 and sampled, with log-probabilities and the verdict on greedy', async () => {
   const section = beam();
   await section.locator('#rm-beam-tokens').fill(String(BEAM_TOKENS));
@@ -224,7 +255,7 @@ it('fits 360 and 390 px in dark mode with no axe violation, and switches to Engl
   await expect.poll(() => decode().locator('h3').textContent()).toBe('Speculative decoding, step by step');
   const words = await decode().locator('.rm-spec-step .rm-chip .rm-visually-hidden').allTextContents();
   expect(words.length).toBeGreaterThan(0);
-  expect(words.filter((w) => !['accepted: ', 'rejected: ', 'not checked: ', 'redrawn from the residual: ', 'the target\'s argmax: ', 'bonus token: '].includes(w))).toEqual([]);
+  expect(words.filter((w) => !['accepted: ', 'rejected: ', 'not checked: ', 'redrawn from the residual: ', 'the target\'s argmax: ', 'bonus token: ', 'matched n-gram: '].includes(w))).toEqual([]);
   await expect(decode().getByLabel('γ (tokens proposed per step)').inputValue()).resolves.toBe(String(GAMMA));
   await expect(beam().locator('tbody tr:first-child td:first-child').textContent()).resolves.toBe('greedy');
   await expect(beam().locator('.rm-verdict').textContent()).resolves.toMatch(/^Greedy /);

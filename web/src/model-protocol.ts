@@ -43,6 +43,8 @@ export interface GeneratedStep {
 /** One speculative step as the page shows it: each proposal with its text. */
 export interface SpeculativeStepView {
   proposed: Token[];
+  /** With prompt lookup: the n-gram matched (the sequence's last n tokens), none when nothing matched. */
+  ngram?: Token[];
   /** Proposals the target accepted, from the first. */
   accepted: number;
   /** The target's own token, when the step emitted it: redrawn from the residual after a rejection, else the bonus. */
@@ -116,6 +118,12 @@ export interface Jobs {
   speculative: {
     request: { target: ModelRef; draft: ModelRef; prompt: string; filters: Filters; gamma: number; maxNewTokens: number };
     /** Each step, then the number of tokens plain decoding is timed on. */
+    event: { step: SpeculativeStepView } | { timing: number };
+    result: { totals: SpeculativeTotals; plain?: PlainTiming };
+  };
+  /** Prompt lookup with the one model: proposals copied from the prompt and the output, then (unless stopped) plain decoding of as many tokens timed. */
+  lookup: {
+    request: { model: ModelRef; prompt: string; filters: Filters; gamma: number; ngramMax: number; maxNewTokens: number };
     event: { step: SpeculativeStepView } | { timing: number };
     result: { totals: SpeculativeTotals; plain?: PlainTiming };
   };

@@ -6,10 +6,10 @@ import { env } from '@huggingface/transformers';
 import { loadSamplingLab, SamplingLabError, type ExperimentLab } from 'sampling-lab/experiments';
 import { compileGrammar, type CompiledGrammar, type GrammarTokenizer } from 'sampling-lab/grammar';
 import {
-  beamSearch, generateTokens, logitsRows, passageIds, positionLogits, speculativeGenerate, type LoadedModel,
+  beamSearch, generateTokens, logitsRows, passageIds, positionLogits, speculativeGenerate, type LoadedModel, type SpeculativeGeneration,
 } from 'sampling-lab/transformers';
 import { nextTask, serveEngine, type JobContext, type JobHandler } from 'sampling-lab/worker';
-import type { Filters, JobKind, JobRequest, Jobs } from './model-protocol';
+import type { Filters, JobKind, JobRequest, Jobs, SpeculativeStepView, SpeculativeTotals } from './model-protocol';
 import { partialTokenText, passageUnits } from './passage-display';
 
 // onnxruntime's WebAssembly comes from this site (the bundler emits it beside the Worker), not
@@ -80,6 +80,25 @@ async function timedPlain(sampling: ExperimentLab, loaded: LoadedModel, prompt: 
   }
   const end = performance.now();
   return { totalMs: end - start, stepMs: count > 1 ? (end - first) / (count - 1) : NaN };
+}
+
+// A speculative run's steps as the page shows them, each proposal and token with its text; the totals at the end.
+async function streamSteps(run: SpeculativeGeneration, target: LoadedModel, emit: (event: { step: SpeculativeStepView }) => void): Promise<SpeculativeTotals> {
+  const named = (token: number) => ({ token, text: tokenText(target, token) });
+  let checked = 0;
+  for await (const step of run) {
+    checked += step.accepted + (step.fromResidual ? 1 : 0);
+    const emitted = step.tokens[step.accepted];
+    emit({
+      step: {
+        proposed: step.proposed.map(named), accepted: step.accepted, fromResidual: step.fromResidual, textDelta: step.textDelta,
+        ...(step.lookup && { ngram: step.lookup.ngram.map(named) }), ...(emitted !== undefined && { emitted: named(emitted) }),
+        totals: { ...run.stats, checked },
+      },
+    });
+    await nextTask();
+  }
+  return { ...run.stats, checked };
 }
 
 // Jobs report progress at most this often.
@@ -153,30 +172,30 @@ const handlers: { [K in Exclude<JobKind, 'load'>]: Handler<K> } = {
   async speculative(request, { lab: sampling, model, emit, signal }) {
     const [target, draft] = await Promise.all([model(request.target), model(request.draft)]);
     checkSameTokenizer(target, draft, request.prompt);
-    const { tokenizer } = target;
-    const run = speculativeGenerate(target.model, draft.model, tokenizer, request.prompt, {
+    const run = speculativeGenerate(target.model, draft.model, target.tokenizer, request.prompt, {
       lab: sampling, ...request.filters, gamma: request.gamma, maxNewTokens: request.maxNewTokens, signal,
     });
-    const named = (token: number) => ({ token, text: tokenText(target, token) });
-    let checked = 0;
-    const totals = () => ({ ...run.stats, checked });
-    for await (const step of run) {
-      checked += step.accepted + (step.fromResidual ? 1 : 0);
-      const emitted = step.tokens[step.accepted];
-      emit({
-        step: {
-          proposed: step.proposed.map(named), accepted: step.accepted, fromResidual: step.fromResidual, textDelta: step.textDelta,
-          ...(emitted !== undefined && { emitted: named(emitted) }), totals: totals(),
-        },
-      });
-      await nextTask();
-    }
-    if (signal.aborted || run.stats.tokens === 0) return { totals: totals() };
+    const totals = await streamSteps(run, target, emit);
+    if (signal.aborted || run.stats.tokens === 0) return { totals };
     emit({ timing: run.stats.tokens });
     const plainTarget = await timedPlain(sampling, target, request.prompt, request.filters, run.stats.tokens, signal);
     const plainDraft = await timedPlain(sampling, draft, request.prompt, request.filters, run.stats.tokens, signal);
-    if (signal.aborted) return { totals: totals() };
-    return { totals: totals(), plain: { targetMs: plainTarget.totalMs, targetStepMs: plainTarget.stepMs, draftStepMs: plainDraft.stepMs } };
+    if (signal.aborted) return { totals };
+    return { totals, plain: { targetMs: plainTarget.totalMs, targetStepMs: plainTarget.stepMs, draftStepMs: plainDraft.stepMs } };
+  },
+
+  // The one model loaded, its proposals copied from the sequence: no draft's passes to time.
+  async lookup(request, { lab: sampling, model, emit, signal }) {
+    const target = await model(request.model);
+    const run = speculativeGenerate(target.model, { promptLookup: { ngramMax: request.ngramMax } }, target.tokenizer, request.prompt, {
+      lab: sampling, ...request.filters, gamma: request.gamma, maxNewTokens: request.maxNewTokens, signal,
+    });
+    const totals = await streamSteps(run, target, emit);
+    if (signal.aborted || run.stats.tokens === 0) return { totals };
+    emit({ timing: run.stats.tokens });
+    const plainTarget = await timedPlain(sampling, target, request.prompt, request.filters, run.stats.tokens, signal);
+    if (signal.aborted) return { totals };
+    return { totals, plain: { targetMs: plainTarget.totalMs, targetStepMs: plainTarget.stepMs, draftStepMs: 0 } };
   },
 
   // Sequences of exactly maxNewTokens tokens (no end-of-sequence stop), so their log-probabilities compare.

@@ -2,6 +2,7 @@
 // it: speculative decoding step by step beside the chapter's formula, and beam search against
 // greedy decoding and sampling. The models run in the Worker; this file shows what it reports.
 import type { OptionSpec } from 'sampling-lab';
+import type { JobListeners } from './model-client';
 import type { BeamRow, PlainTiming, SpeculativeStepView, SpeculativeTotals, Token } from './model-protocol';
 import {
   button, failureText, filterSliders, node, pairNames, promptField, runAndStop, seedField, slider, table, type Plan, type Runner, type Section,
@@ -15,14 +16,15 @@ export function expectedTokens(alpha: number, gamma: number): number {
 
 const shownText = (text: string): string => (text === '' ? '∅' : text.replace(/\n/g, '↵'));
 
-type ChipKind = 'accepted' | 'rejected' | 'unchecked' | 'residual' | 'greedy' | 'bonus';
-const MARKS: Record<ChipKind, string> = { accepted: '✓', rejected: '✗', unchecked: '', residual: '↻', greedy: '↻', bonus: '+' };
+type ChipKind = 'accepted' | 'rejected' | 'unchecked' | 'residual' | 'greedy' | 'bonus' | 'ngram';
+const MARKS: Record<ChipKind, string> = { accepted: '✓', rejected: '✗', unchecked: '', residual: '↻', greedy: '↻', bonus: '+', ngram: '' };
 
 // A token with its role in the step, said in words for screen readers beside the mark.
 function chip(token: Token, kind: ChipKind): HTMLElement {
   const t = realModelText();
   const words: Record<ChipKind, string> = {
     accepted: t.chipAccepted, rejected: t.chipRejected, unchecked: t.chipUnchecked, residual: t.chipResidual, greedy: t.chipGreedy, bonus: t.chipBonus,
+    ngram: t.chipNgram,
   };
   const box = node('span', `rm-chip rm-chip-${kind}`);
   box.dataset.token = String(token.token);
@@ -32,9 +34,16 @@ function chip(token: Token, kind: ChipKind): HTMLElement {
   return box;
 }
 
-function stepItem(step: SpeculativeStepView, index: number, greedy: boolean): HTMLLIElement {
+function stepItem(step: SpeculativeStepView, index: number, run: Run): HTMLLIElement {
+  const { greedy, lookup } = run;
+  const t = realModelText();
   const item = node('li', 'rm-spec-step');
-  item.append(node('span', 'rm-spec-index', realModelText().stepLabel(index + 1)));
+  item.append(node('span', 'rm-spec-index', t.stepLabel(index + 1)));
+  // Prompt lookup: the n-gram it matched, then what followed it before.
+  if (lookup) {
+    if (step.ngram) item.append(...step.ngram.map((token) => chip(token, 'ngram')), node('span', 'rm-spec-arrow', '⇒'));
+    else item.append(node('span', 'rm-spec-nomatch', t.noMatch));
+  }
   step.proposed.forEach((token, i) => {
     item.append(chip(token, i < step.accepted ? 'accepted' : i === step.accepted ? 'rejected' : 'unchecked'));
   });
@@ -47,6 +56,8 @@ function stepItem(step: SpeculativeStepView, index: number, greedy: boolean): HT
 interface Run {
   gamma: number;
   greedy: boolean;
+  /** Proposals by prompt lookup (no draft model). */
+  lookup: boolean;
   steps: SpeculativeStepView[];
   totals?: SpeculativeTotals;
   plain?: PlainTiming;
@@ -68,15 +79,19 @@ function statsTable(run: Run): HTMLElement {
       // At α = 1 the quotient is 0/0; its limit is γ + 1.
       `E = (1 − α^(γ+1))/(1 − α) = ${alpha >= 1 ? 'γ + 1' : `(1 − ${a}^${gamma + 1})/(1 − ${a})`} = ${expected.toFixed(2)}`],
   ];
-  if (plain) {
+  const measured = plain && `${plain.targetMs.toFixed(0)} ms / ${totals.wallMs.toFixed(0)} ms = ${(plain.targetMs / totals.wallMs).toFixed(2)}`;
+  if (plain && run.lookup) {
+    // No draft passes: c = 0, and the formula's speed-up is E itself.
+    rows.push([t.speedupName, measured!, `E/(γ·0 + 1) = ${expected.toFixed(2)}`]);
+  } else if (plain) {
     const c = plain.draftStepMs / plain.targetStepMs;
     rows.push(
       [t.costName, `${plain.draftStepMs.toFixed(1)} ms / ${plain.targetStepMs.toFixed(1)} ms = ${c.toFixed(3)}`, '—'],
-      [t.speedupName, `${plain.targetMs.toFixed(0)} ms / ${totals.wallMs.toFixed(0)} ms = ${(plain.targetMs / totals.wallMs).toFixed(2)}`,
-        `E/(γc + 1) = ${expected.toFixed(2)}/(${gamma}·${c.toFixed(3)} + 1) = ${(expected / (gamma * c + 1)).toFixed(2)}`],
+      [t.speedupName, measured!, `E/(γc + 1) = ${expected.toFixed(2)}/(${gamma}·${c.toFixed(3)} + 1) = ${(expected / (gamma * c + 1)).toFixed(2)}`],
     );
   }
-  box.append(table(t.statsCaption, t.statsColumns, rows), node('p', 'rm-note', t.passes(totals.targetCalls, totals.draftCalls, totals.tokens)));
+  const passes = run.lookup ? t.lookupPasses(totals.targetCalls, totals.tokens) : t.passes(totals.targetCalls, totals.draftCalls, totals.tokens);
+  box.append(table(t.statsCaption, t.statsColumns, rows), node('p', 'rm-note', passes));
   return box;
 }
 
@@ -86,13 +101,28 @@ export function speculativeDecodingSection(options: readonly OptionSpec[], run: 
   const title = node('h3');
   const text = node('p');
   const which = node('p', 'rm-note rm-draft-which');
+  // Where the proposals come from: the draft model (a second file), or prompt lookup on the model already loaded.
+  const source = node('fieldset', 'rm-source');
+  const sourceLegend = node('legend');
+  const choices = (['draft', 'lookup'] as const).map((value) => {
+    const label = node('label', 'rm-source-choice');
+    const input = node('input');
+    Object.assign(input, { type: 'radio', name: 'rm-spec-source', value, checked: value === 'draft' });
+    const words = node('span');
+    label.append(input, words);
+    input.addEventListener('change', () => relabel());
+    return { value, label, input, words };
+  });
+  source.append(sourceLegend, ...choices.map((choice) => choice.label));
+  const lookingUp = () => choices[1].input.checked;
   const prompt = promptField('rm-spec-prompt');
   const gamma = slider('rm-spec-gamma', { min: 1, max: 8, step: 1, value: 4 });
+  const ngram = slider('rm-spec-ngram', { min: 1, max: 4, step: 1, value: 3 });
   const length = slider('rm-spec-tokens', { min: 8, max: 64, step: 8, value: 32 });
   const filters = filterSliders(options, 'rm-spec-');
   const seed = seedField('rm-spec-seed');
   const controls = node('div', 'rm-controls');
-  controls.append(gamma.box, length.box, ...filters.boxes, seed.box);
+  controls.append(gamma.box, ngram.box, length.box, ...filters.boxes, seed.box);
   const { go, stop } = runAndStop('rm-spec-go', decode);
   const legend = node('p', 'rm-legend');
   const output = node('p', 'rm-output');
@@ -102,21 +132,19 @@ export function speculativeDecodingSection(options: readonly OptionSpec[], run: 
   const status = node('p', 'rm-status');
   const stats = node('div', 'rm-spec-stats');
   stats.setAttribute('aria-live', 'polite');
-  root.append(title, text, which, prompt.label, prompt.input, controls, go, stop, legend, output, steps, status, stats);
+  root.append(title, text, source, which, prompt.label, prompt.input, controls, go, stop, legend, output, steps, status, stats);
   let current: Run | undefined;
 
   async function decode(signal: AbortSignal): Promise<void> {
     const chosen = filters.values();
-    const shown: Run = { gamma: Number(gamma.input.value), greedy: chosen.temperature === 0, steps: [], state: 'decoding' };
+    const shown: Run = { gamma: Number(gamma.input.value), greedy: chosen.temperature === 0, lookup: lookingUp(), steps: [], state: 'decoding' };
     current = shown;
     output.replaceChildren(node('span', 'rm-prompt-echo', prompt.input.value));
     steps.replaceChildren();
     relabel();
     try {
-      const result = await run({
-        kind: 'speculative', target: plan.target, draft: plan.draft, prompt: prompt.input.value,
-        filters: { ...chosen, seed: Number(seed.input.value) }, gamma: shown.gamma, maxNewTokens: Number(length.input.value),
-      }, {
+      const common = { prompt: prompt.input.value, filters: { ...chosen, seed: Number(seed.input.value) }, gamma: shown.gamma, maxNewTokens: Number(length.input.value) };
+      const listeners: JobListeners<'speculative'> = {
         signal,
         // A model file not loaded yet downloads first: say so here, where the reader is.
         onLoading: (progress) => {
@@ -130,13 +158,18 @@ export function speculativeDecodingSection(options: readonly OptionSpec[], run: 
             const { step } = event;
             shown.steps.push(step);
             shown.totals = step.totals;
-            steps.append(stepItem(step, shown.steps.length - 1, shown.greedy));
+            steps.append(stepItem(step, shown.steps.length - 1, shown));
             // The step's text, joined whole (the chips above show each token's own bytes).
             if (step.textDelta) output.append(node('span', 'rm-generated', step.textDelta));
           }
           showTotals();
         },
-      });
+      };
+      // Prompt lookup runs on the model the page loaded first: no second download. Its events and
+      // result are the speculative job's.
+      const result = shown.lookup
+        ? await run({ kind: 'lookup', model: plan.primary, ngramMax: Number(ngram.input.value), ...common }, listeners as unknown as JobListeners<'lookup'>)
+        : await run({ kind: 'speculative', target: plan.target, draft: plan.draft, ...common }, listeners);
       shown.totals = result.totals;
       shown.plain = result.plain;
       shown.state = result.plain ? 'done' : 'stopped';
@@ -150,9 +183,16 @@ export function speculativeDecodingSection(options: readonly OptionSpec[], run: 
   function relabel(): void {
     const t = realModelText();
     const pair = pairNames(plan);
+    const lookup = lookingUp();
     title.textContent = t.decodeTitle;
-    text.textContent = t.decodeText;
-    which.textContent = pair.kind === 'other' ? t.draftFrom(pair.draft, pair.target) : t.draftIsLowerPrecision(pair.draft, pair.target);
+    text.textContent = lookup ? t.lookupText : t.decodeText;
+    sourceLegend.textContent = t.proposalSource;
+    choices[0].words.textContent = t.sourceDraft;
+    choices[1].words.textContent = t.sourceLookup;
+    which.textContent = lookup ? t.lookupWhich(plan.primary.dtype)
+      : pair.kind === 'other' ? t.draftFrom(pair.draft, pair.target) : t.draftIsLowerPrecision(pair.draft, pair.target);
+    ngram.box.hidden = !lookup;
+    ngram.setLabel(t.ngramMax);
     prompt.relabel(t.defaultPrompt);
     gamma.setLabel(t.gamma);
     length.setLabel(t.newTokens);
@@ -163,19 +203,21 @@ export function speculativeDecodingSection(options: readonly OptionSpec[], run: 
     stop.textContent = t.stop;
     const greedy = current?.greedy ?? false;
     legend.replaceChildren(node('span', '', t.legend), ...([
+      ...(current?.lookup ? [['ngram', t.legendNgram]] as const : []),
       ['accepted', t.legendAccepted], ['rejected', t.legendRejected], ['unchecked', t.legendUnchecked],
-      greedy ? ['greedy', t.legendGreedy] : ['residual', t.legendResidual], ['bonus', t.legendBonus],
+      greedy ? ['greedy', t.legendGreedy] : ['residual', current?.lookup ? t.legendLookupResidual : t.legendResidual], ['bonus', t.legendBonus],
     ] as const).map(([kind, words]) => node('span', `rm-chip rm-chip-${kind}`, words)));
     legend.hidden = !current;
     if (!current) return;
-    steps.replaceChildren(...current.steps.map((step, i) => stepItem(step, i, current!.greedy)));
+    steps.replaceChildren(...current.steps.map((step, i) => stepItem(step, i, current!)));
     showTotals();
   }
 
   function showTotals(): void {
     if (!current) return;
     const t = realModelText();
-    status.textContent = current.state === 'timing' ? t.timing(current.totals!.tokens) : current.state === 'stopped' && current.totals ? t.stopped : '';
+    status.textContent = current.state === 'timing' ? (current.lookup ? t.timingTarget : t.timing)(current.totals!.tokens)
+      : current.state === 'stopped' && current.totals ? t.stopped : '';
     stats.replaceChildren(statsTable(current));
   }
   return { root, relabel };
