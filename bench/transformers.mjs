@@ -116,13 +116,13 @@ const loadBefore = loadavg()[0];
 // Interleaved, one run of each per seed; a rate is the median of the runs' tokens/s, which a burst
 // of another process on the machine moves less than a total would.
 const plainRates = [];
-const runs = new Map(GAMMAS.map((gamma) => [gamma, { rates: [], tokens: 0, targetCalls: 0 }]));
+const runs = new Map([...GAMMAS, 'auto'].map((gamma) => [gamma, { rates: [], tokens: 0, targetCalls: 0 }]));
 const overlaps = [];
 for (let seed = 0; seed < SPEC_ROUNDS; seed++) {
   const run = await plainRun(seed);
   plainRates.push(run.tokens.length / (run.ms / 1000));
   overlaps.push(...await overlapAlong(run.tokens, seed));
-  for (const gamma of GAMMAS) {
+  for (const gamma of [...GAMMAS, 'auto']) {
     const stats = await speculativeRun(gamma, seed);
     const total = runs.get(gamma);
     total.rates.push(stats.tokens / (stats.wallMs / 1000));
@@ -149,6 +149,8 @@ const specRows = GAMMAS.map((gamma) => {
   };
 });
 const slower = specRows.filter((r) => r.predicted > 1 && r.measured <= 1).map((r) => r.gamma);
+const auto = runs.get('auto');
+const bestFixed = specRows.reduce((a, b) => (b.rate > a.rate ? b : a));
 const specLines = [
   `Speculative decoding on the tiny pair (\`speculativeGenerate\`, T 1, ${SPEC_TOKENS} tokens, median tokens/s of ${SPEC_ROUNDS} seeds per γ, ${process.version}, Node's onnxruntime on one thread, load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${availableParallelism()} cores): ` +
     `target tiny-qwen3-target (${shape(target.model)}, FFN weights stored as INT8), draft tiny-qwen3-draft (${shape(draft.model)}, the target's first layer pruned). ` +
@@ -162,6 +164,10 @@ const specLines = [
   slower.length === 0
     ? `Faster than plain decoding at every γ where the formula predicts a speed-up (${specRows.filter((r) => r.predicted > 1).length} of ${GAMMAS.length}).`
     : `Not faster than plain decoding at γ = ${slower.join(', ')}, where the formula predicts a speed-up.`,
+  '',
+  `\`gamma: 'auto'\` (γ chosen before each step by \`lab.bestGamma\` from the run's acceptance and its timed passes), in the same rounds: ` +
+    `${median(auto.rates).toFixed(1)} tokens/s (speed-up ${(median(auto.rates) / plainRate).toFixed(2)}), ${(auto.tokens / auto.targetCalls).toFixed(2)} tokens per target pass; ` +
+    `the best fixed γ, ${bestFixed.gamma}: ${bestFixed.rate.toFixed(1)} tokens/s.`,
 ];
 console.log(specLines.join('\n'));
 
@@ -177,30 +183,32 @@ async function timedPlain(prompt, options) {
   return tokens / ((performance.now() - start) / 1000);
 }
 async function timedLookup(prompt, options) {
-  const run = speculativeGenerate(target.model, { promptLookup: { ngramMax: 3 } }, target.tokenizer, prompt, { lab, ...options, gamma: 4, maxNewTokens: SPEC_TOKENS, stopAtEos: false });
+  const run = speculativeGenerate(target.model, { promptLookup: { ngramMax: 3 } }, target.tokenizer, prompt, { lab, gamma: 4, ...options, maxNewTokens: SPEC_TOKENS, stopAtEos: false });
   for await (const _ of run);
   return run.stats;
 }
 const lookupRows = [];
 for (const [name, prompt] of Object.entries(LOOKUP_PROMPTS)) {
   for (const [sampling, options] of [['greedy', { temperature: 0 }], ['T 1', { temperature: 1 }]]) {
-    const plain = [], lookup = [];
+    const plain = [], lookup = [], auto = [];
     let accepted = 0, proposed = 0, tokens = 0, targetCalls = 0;
     await timedLookup(prompt, { ...options, seed: 99 });
     for (let seed = 0; seed < LOOKUP_ROUNDS; seed++) {
       plain.push(await timedPlain(prompt, { ...options, seed }));
       const stats = await timedLookup(prompt, { ...options, seed });
       lookup.push(stats.tokens / (stats.wallMs / 1000));
+      const adaptive = await timedLookup(prompt, { ...options, seed, gamma: 'auto' });
+      auto.push(adaptive.tokens / (adaptive.wallMs / 1000));
       accepted += stats.accepted; proposed += stats.proposed; tokens += stats.tokens; targetCalls += stats.targetCalls;
     }
-    lookupRows.push(`| ${name} | ${sampling} | ${median(plain).toFixed(1)} | ${median(lookup).toFixed(1)} | ${(median(lookup) / median(plain)).toFixed(2)} | ${proposed ? (accepted / proposed).toFixed(3) : '—'} (${accepted} of ${proposed}) | ${(tokens / targetCalls).toFixed(2)} |`);
+    lookupRows.push(`| ${name} | ${sampling} | ${median(plain).toFixed(1)} | ${median(lookup).toFixed(1)} | ${(median(lookup) / median(plain)).toFixed(2)} | ${proposed ? (accepted / proposed).toFixed(3) : '—'} (${accepted} of ${proposed}) | ${(tokens / targetCalls).toFixed(2)} | ${median(auto).toFixed(1)} |`);
   }
 }
 const lookupLines = [
   `Prompt lookup on the tiny target (\`speculativeGenerate(target, { promptLookup: { ngramMax: 3 } }, …)\`, γ 4, ${SPEC_TOKENS} tokens, median tokens/s of ${LOOKUP_ROUNDS} seeds, plain decoding interleaved, ${process.version}, one onnxruntime thread):`,
   '',
-  '| prompt | sampling | plain tokens/s | prompt lookup tokens/s | speed-up | acceptance | tokens per target pass |',
-  '|---|---|---|---|---|---|---|',
+  '| prompt | sampling | plain tokens/s | prompt lookup tokens/s | speed-up | acceptance | tokens per target pass | with gamma \'auto\', tokens/s |',
+  '|---|---|---|---|---|---|---|---|',
   ...lookupRows,
 ];
 console.log(lookupLines.join('\n'));

@@ -738,6 +738,31 @@ val draft_stream(double stream) {
   return named("value", val(double(sampling_lab::draft_stream(std::uint64_t(stream)))));
 }
 
+// Most target passes best_gamma fits its cost line to.
+constexpr std::size_t kMaxTimedPasses = 1024;
+
+val best_gamma(double acceptance, double draft_cost, const val& passes, double max_gamma) {
+  if (auto error = sampling_lab::check_scalar(acceptance, Kind::kProbability, sampling_lab::closed(0, 1), "acceptance")) return failure(*error);
+  if (auto error = sampling_lab::check_scalar(draft_cost, Kind::kNumber, sampling_lab::closed(0, 1e12), "draftCost")) return failure(*error);
+  if (auto error = sampling_lab::check_scalar(max_gamma, Kind::kInteger, sampling_lab::closed(1, double(sampling_lab::kMaxDraftTokens)), "maxGamma")) {
+    return failure(*error);
+  }
+  if (!passes.instanceof(val::global("Float64Array")) || passes["length"].as<double>() > double(2 * kMaxTimedPasses) ||
+      std::size_t(passes["length"].as<double>()) % 2 != 0) {
+    return failure({"passes", "passes must be a Float64Array of at most 1024 (positions, cost) pairs"});
+  }
+  const auto flat = emscripten::convertJSArrayToNumberVector<double>(passes);
+  std::vector<double> positions, costs;
+  for (std::size_t i = 0; i < flat.size(); i += 2) {
+    if (!(flat[i] >= 1 && flat[i] <= 1e9 && flat[i + 1] >= 0 && flat[i + 1] <= 1e12)) {
+      return failure({"passes", "each pass is (positions ≥ 1, a finite cost ≥ 0)"});
+    }
+    positions.push_back(flat[i]);
+    costs.push_back(flat[i + 1]);
+  }
+  return named("value", val(double(sampling_lab::best_gamma(acceptance, draft_cost, positions, costs, std::size_t(max_gamma)))));
+}
+
 bool reporting() { return sampling_lab::boundary::reporting(); }
 
 }  // namespace

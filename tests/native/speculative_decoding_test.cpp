@@ -426,6 +426,24 @@ TEST(SpeculativeVerify, PointDraftsAreAcceptedWithTheirTargetProbabilityAndGreed
   EXPECT_EQ(std::get<sl::ArgumentError>(refused).argument, "draftRows");
 }
 
+TEST(BestGamma, MaximisesExpectedTokensPerUnitOfTime) {
+  // A free draft and a verification as cheap as one step: as many drafts as allowed.
+  const std::vector<double> one = {1.0}, cost = {10.0};
+  EXPECT_EQ(sl::best_gamma(0.8, 0.0, one, cost, 8), 8u);
+  // The chapter's pair (α 0.87, c = 0.072) with a flat verification: the γ maximising E/(γc + 1).
+  std::size_t expected = 1;
+  for (std::size_t g = 1; g <= 8; ++g) {
+    if (sl::expected_tokens(0.87, g) / (double(g) * 0.072 + 1.0) > sl::expected_tokens(0.87, expected) / (double(expected) * 0.072 + 1.0)) expected = g;
+  }
+  EXPECT_EQ(sl::best_gamma(0.87, 0.072, one, std::vector<double>{1.0}, 8), expected);
+  // A verification growing 0.5 per position favours fewer drafts; a draft as dear as the target, one.
+  const std::vector<double> positions = {2, 4, 6}, growing = {2, 3, 4};
+  EXPECT_LT(sl::best_gamma(0.87, 0.072, positions, growing, 8), expected);
+  EXPECT_EQ(sl::best_gamma(0.5, 1.0, one, std::vector<double>{1.0}, 8), 1u);
+  // Nothing observed: the largest allowed.
+  EXPECT_EQ(sl::best_gamma(0.5, 0.1, {}, {}, 6), 6u);
+}
+
 TEST(PromptLookup, TheEarliestRecurrenceOfTheLongestNgramProposesWhatFollowedIt) {
   sl::PromptLookup found;
   const auto lookup = [&](std::vector<std::int32_t> context, std::size_t max_n, std::size_t min_n, std::size_t tokens) {

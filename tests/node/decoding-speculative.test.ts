@@ -50,6 +50,19 @@ it('greedy speculative decoding returns exactly the target\'s greedy tokens, for
   }
 });
 
+it('gamma \'auto\' picks γ in [1, 8] before each step from the run\'s acceptance and timed passes, and stays exact (greedy = the target\'s greedy)', async () => {
+  const greedy = await targetTokens({ temperature: 0 }, 24);
+  const { tokens, steps } = await speculate({ temperature: 0, gamma: 'auto', maxNewTokens: 24 });
+  expect(tokens).toEqual(greedy);
+  expect(steps[0].gamma).toBe(4);
+  for (const step of steps) {
+    expect(step.gamma).toBeGreaterThanOrEqual(1);
+    expect(step.gamma).toBeLessThanOrEqual(8);
+    expect(step.proposed.length).toBeLessThanOrEqual(step.gamma!);
+  }
+  expect(() => speculativeGenerate(target.model, draft.model, target.tokenizer, PROMPT, { lab, gamma: 'fast' as never })).toThrow(expect.objectContaining({ argument: 'gamma' }));
+});
+
 it('with a draft identical to the target every proposal is accepted, sampled or greedy', async () => {
   // The target's folder loaded again: the same weights.
   const identical = await loadLocalModel(pair.target, ONE_THREAD);

@@ -6,7 +6,6 @@
 
 #include "sampling_lab/distribution.hpp"
 #include "sampling_lab/kernels.hpp"
-#include "integer_power.hpp"
 
 namespace sampling_lab {
 
@@ -41,11 +40,6 @@ ChainResult verify_chain(std::span<const float> p, std::span<const float> q,
 
 double acceptance_probability(std::span<const float> p, std::span<const float> q) {
   return distances(p, q).overlap;
-}
-
-double expected_tokens(double alpha, std::size_t gamma) {
-  if (alpha >= 1.0) return double(gamma + 1);
-  return (1.0 - detail::integer_power(alpha, gamma + 1)) / (1.0 - alpha);
 }
 
 void truncate_top_k(std::span<const float> p, std::size_t k, std::span<float> out) {

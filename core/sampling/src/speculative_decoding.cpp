@@ -1,6 +1,7 @@
 #include "sampling_lab/speculative_decoding.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "sampling_lab/filters.hpp"
@@ -117,6 +118,34 @@ void prompt_lookup(std::span<const std::int32_t> context, std::size_t ngram_max,
   out.tokens.assign(context.begin() + std::ptrdiff_t(from), context.begin() + std::ptrdiff_t(from + count));
   out.ngram = longest;
   out.at = from - longest;
+}
+
+double expected_tokens(double alpha, std::size_t gamma) {
+  if (alpha >= 1.0) return double(gamma + 1);
+  return (1.0 - std::pow(alpha, double(gamma + 1))) / (1.0 - alpha);
+}
+
+std::size_t best_gamma(double acceptance, double draft_cost, std::span<const double> target_positions,
+                       std::span<const double> target_costs, std::size_t max_gamma) {
+  const std::size_t n = std::min(target_positions.size(), target_costs.size());
+  if (n == 0) return max_gamma;
+  double mean_x = 0.0, mean_y = 0.0;
+  for (std::size_t i = 0; i < n; ++i) mean_x += target_positions[i] / double(n), mean_y += target_costs[i] / double(n);
+  double covariance = 0.0, variance = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    covariance += (target_positions[i] - mean_x) * (target_costs[i] - mean_y);
+    variance += (target_positions[i] - mean_x) * (target_positions[i] - mean_x);
+  }
+  // A pass never gets cheaper with more positions.
+  const double per_position = variance > 0.0 ? std::max(0.0, covariance / variance) : 0.0;
+  const auto target_cost = [&](double positions) { return std::max(mean_y + per_position * (positions - mean_x), 1e-9); };
+  std::size_t best = 1;
+  double best_rate = -1.0;
+  for (std::size_t gamma = 1; gamma <= max_gamma; ++gamma) {
+    const double rate = expected_tokens(acceptance, gamma) / (double(gamma) * draft_cost + target_cost(double(gamma + 1)));
+    if (rate > best_rate) best = gamma, best_rate = rate;
+  }
+  return best;
 }
 
 std::variant<std::size_t, ArgumentError> speculative_vocabulary(const SpeculativeInput& input) {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <span>
 
+#include "sampling_lab/speculative_decoding.hpp"  // expected_tokens
+
 #include "sampling_lab/rng.hpp"
 
 namespace sampling_lab {
@@ -34,10 +36,6 @@ ChainResult verify_chain(std::span<const float> p, std::span<const float> q,
 
 // Expected acceptance Σ min(p, q) = 1 − TV(p, q).
 double acceptance_probability(std::span<const float> p, std::span<const float> q);
-
-// Tokens per verification with γ drafts accepted i.i.d. with probability α:
-// (1 − α^(γ+1)) / (1 − α), and γ + 1 when α = 1.
-double expected_tokens(double alpha, std::size_t gamma);
 
 // Keeps the k most probable entries (ties to lower ids) and renormalises; k = 0 keeps all.
 // Sorts: for the small teaching distributions, not the per-token path.

@@ -22,8 +22,8 @@ import { TextDeltas } from './text-deltas.js';
 export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'>, Partial<LogprobsOptions> {
   /** The Sampling Lab instance that draws and verifies the tokens. */
   lab: Lab;
-  /** Tokens the draft proposes per step (default 4). */
-  gamma?: number;
+  /** Tokens the draft proposes per step (default 4); 'auto': chosen before each step, in [1, 8], for the most expected tokens per unit of time from the run's acceptance and its measured pass costs (lab.bestGamma). */
+  gamma?: number | 'auto';
   /** Tokens generated at most (default 64). */
   maxNewTokens?: number;
   /** The longest prompt taken, in tokens (default and most: the target's max_position_embeddings). */
@@ -81,6 +81,8 @@ export interface SpeculativeStep {
   text: string;
   /** The text this step adds, safe to join (as generateTokens' textDelta): the deltas joined equal tokenizer.decode(every emitted token, { skip_special_tokens }). */
   textDelta: string;
+  /** With gamma 'auto': the γ chosen for this step. */
+  gamma?: number;
   /** With prompt lookup: the n-gram matched (the sequence's last n tokens) and where its earlier occurrence starts in the sequence (prompt, then output); none when nothing matched. */
   lookup?: { ngram: number[]; at: number };
   /** With a grammar: how many tokens its mask allowed at each position checked (proposals, then the target's own; 0 for forced tokens). */
@@ -124,6 +126,12 @@ export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep, v
 
 const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens', 'stop', 'stopTokenIds', 'minNewTokens', 'n', 'logprobs', 'logprobsMode'];
 
+// gamma 'auto' chooses in [1, AUTO_GAMMA_MAX], starting at AUTO_GAMMA_FIRST before any pass is timed.
+const AUTO_GAMMA_MAX = 8;
+const AUTO_GAMMA_FIRST = 4;
+// The target passes gamma 'auto' fits its cost line to: the latest.
+const TIMED_PASSES = 32;
+
 // Whether bit `token` of a grammar's allowedMask is set.
 const allows = (mask: Int32Array, token: number) => ((mask[token >>> 5] >>> (token & 31)) & 1) === 1;
 
@@ -156,7 +164,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   } = options;
   checkLab(lab);
   checkBoolean(skipSpecialTokens, 'skipSpecialTokens');
-  checkInteger(gamma, 'gamma', 1, lab.maxDraftTokens);
+  if (gamma !== 'auto') checkInteger(gamma, 'gamma', 1, lab.maxDraftTokens);
   checkInteger(maxNewTokens, 'maxNewTokens', 0, 1_000_000);
   checkInteger(minNewTokens, 'minNewTokens', 0, maxNewTokens);
   checkBoolean(stopAtEos, 'stopAtEos');
@@ -174,7 +182,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   if (lookup) {
     checkObject(lookup, 'promptLookup');
     checkKeys(lookup, ['ngramMax', 'ngramMin'], 'promptLookup');
-    lab.promptLookup([], { ...lookup, gamma });
+    lab.promptLookup([], { ...lookup, gamma: gamma === 'auto' ? AUTO_GAMMA_MAX : gamma });
   } else if (vocabularyOf(draft as PreTrainedModel) !== vocab) {
     throw new SamplingLabError('draft', `the draft's vocab_size ${vocabularyOf(draft as PreTrainedModel)} is not the target's ${vocab}: they must share the tokenizer`);
   }
@@ -214,7 +222,7 @@ interface Decoding {
   /** The prompt, then every emitted token. */
   ids: number[];
   sequence: number;
-  gamma: number;
+  gamma: number | 'auto';
   maxNewTokens: number;
   minNewTokens: number;
   signal?: AbortSignal;
@@ -225,6 +233,8 @@ interface Decoding {
   timing: { clock?: BusyClock };
   logprobs?: LogprobsOptions;
   onForward?: (pass: ForwardPass) => void;
+  /** Hears each pass after a prefill: its side, the positions it ran and its milliseconds. */
+  timed?: (role: Side['role'], positions: number, ms: number) => void;
   options: Omit<SampleTokenOptions, 'step' | 'generatedIds'> & { stream: number; draftStream: number };
   eos: Set<number>;
   target: Side;
@@ -238,7 +248,10 @@ interface Decoding {
 // the cache then holds all of `sequence`.
 async function pass(side: Side, sequence: number[], keep: number, decoding: Decoding): Promise<Float32Array> {
   const past = cachedLength(side.cache);
+  const started = performance.now();
   const result = await forward(side.model, [sequence.slice(past).map(BigInt)], side.cache, past, keep);
+  // A pass after the side's prefill, timed for gamma 'auto'.
+  if (past > 0) decoding.timed?.(side.role, sequence.length - past, performance.now() - started);
   side.cache = result.cache;
   decoding.stats[side.role === 'target' ? 'targetCalls' : 'draftCalls']++;
   decoding.onForward?.({ role: side.role, sequences: [sequence], rows: result.rows, keep, vocab: result.vocab });
@@ -285,6 +298,23 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
   const lengthOr = (reason: FinishReason | undefined) =>
     reason ?? (ids.length - promptLength >= maxNewTokens ? 'length' : signal?.aborted ? 'abort' : undefined);
   if (maxNewTokens === 0) ended.reason = 'length';
+  // gamma 'auto': the sequence's acceptance so far and its passes' measured costs.
+  const auto = gamma === 'auto';
+  const largest = auto ? AUTO_GAMMA_MAX : gamma;
+  const targetPasses: number[] = [];
+  let draftMs = 0, draftPasses = 0, checked = 0, acceptedSoFar = 0;
+  if (auto) {
+    decoding.timed = (role, positions, ms) => {
+      if (role === 'draft') draftMs += (ms - draftMs) / ++draftPasses;
+      else targetPasses.push(positions, ms), targetPasses.splice(0, Math.max(0, targetPasses.length - 2 * TIMED_PASSES));
+    };
+  }
+  const stepGamma = () => {
+    if (!auto) return gamma;
+    if (targetPasses.length === 0) return AUTO_GAMMA_FIRST;
+    // α with a uniform prior: (accepted + 1) / (checked + 2); prompt lookup's proposals cost no pass.
+    return lab.bestGamma((acceptedSoFar + 1) / (checked + 2), 'lookup' in draft ? 0 : draftMs, Float64Array.from(targetPasses), AUTO_GAMMA_MAX);
+  };
   try {
     let draftRows = new Float32Array(0);
     while (ids.length - promptLength < maxNewTokens && !signal?.aborted) {
@@ -305,7 +335,8 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
         continue;
       }
       // γ, or fewer when fewer tokens remain (a step emits up to γ + 1).
-      let proposing = Math.min(gamma, Math.max(1, maxNewTokens - (ids.length - promptLength) - 1));
+      const chosen = stepGamma();
+      let proposing = Math.min(chosen, Math.max(1, maxNewTokens - (ids.length - promptLength) - 1));
       const proposed: number[] = [];
       // The grammar's mask at each position: the draft proposes and the target verifies under it.
       const masks: (Int32Array | undefined)[] = [];
@@ -333,7 +364,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
         const rows = await pass(draft, [...ids, ...proposed], 1, decoding);
         holdEnds(rows, 0, rows.length, ids.length - promptLength + i);
         // One buffer for every step's draft rows.
-        if (draftRows.length < gamma * rows.length) draftRows = new Float32Array(gamma * rows.length);
+        if (draftRows.length < largest * rows.length) draftRows = new Float32Array(largest * rows.length);
         draftRows.set(rows, i * rows.length);
         masks.push(await maskOf(matcher, allowed));
         const proposal = lab.sampleToken(rows, {
@@ -384,13 +415,15 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       stats.tokens += tokens.length;
       stats.proposed += proposing;
       stats.accepted += verdict.accepted;
+      acceptedSoFar += verdict.accepted;
+      checked += verdict.accepted + (verdict.fromResidual ? 1 : 0);
       stats.acceptance = stats.accepted / stats.proposed;
       stats.tokensPerTargetPass = stats.tokens / stats.targetCalls;
       const reason = cut ? undefined : stopped.reason;
       const last = lengthOr(reason !== undefined ? 'stop' : !cut && end !== -1 ? 'grammar' : undefined);
       yield {
         sequence, tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
-        textDelta: delta(tokens, last !== undefined), ...(matched && { lookup: matched }),
+        textDelta: delta(tokens, last !== undefined), ...(matched && { lookup: matched }), ...(auto && { gamma: chosen }),
         ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
         ...(decoding.logprobs && { logprobs: scored(decoding, targetRows, vocab, masks, tokens, history) }),
         ...handOver(last), ...(reason !== undefined && { stopReason: reason }),
