@@ -179,9 +179,11 @@ async function* steps(model: PreTrainedModel, tokenizer: PreTrainedTokenizer, pr
     if (grammar) matchers = [await grammar.matcher()];
     for (let step = 0; step < maxNewTokens && !signal?.aborted && !done; step++) {
       const batch = step === 0 ? [prompted] : sequences.map((ids) => [ids[ids.length - 1]]);
+      const started = performance.now();
       const pass = await forward(model, batch.map((ids) => ids.map(BigInt)), cache, prompted.length + step - batch[0].length, 1);
+      const ms = performance.now() - started;
       if (step === 0) usage.prefillMs = clock.pause();
-      onForward?.({ role: 'beams', sequences, rows: pass.rows, keep: 1, vocab: pass.vocab });
+      onForward?.({ role: 'beams', sequences, rows: pass.rows, keep: 1, vocab: pass.vocab, ms });
       // Each row as the options see it: before minNewTokens the end ids masked, the beam's own ids as the history.
       const optionsOf = (row: number) => ({
         ...sampling, ...(history && { generatedIds: sequences[row] }), ...(grammar && { allowedMask: matchers[row].allowedMask }),

@@ -25,6 +25,8 @@ export interface ForwardPass {
   rows: Float32Array;
   keep: number;
   vocab: number;
+  /** The pass's time in ms: the model's call and reading the kept logits out. */
+  ms: number;
 }
 
 /** The model's declared vocabulary (config.json's vocab_size), if it has one. */

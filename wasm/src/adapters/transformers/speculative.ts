@@ -250,11 +250,12 @@ async function pass(side: Side, sequence: number[], keep: number, decoding: Deco
   const past = cachedLength(side.cache);
   const started = performance.now();
   const result = await forward(side.model, [sequence.slice(past).map(BigInt)], side.cache, past, keep);
+  const ms = performance.now() - started;
   // A pass after the side's prefill, timed for gamma 'auto'.
-  if (past > 0) decoding.timed?.(side.role, sequence.length - past, performance.now() - started);
+  if (past > 0) decoding.timed?.(side.role, sequence.length - past, ms);
   side.cache = result.cache;
   decoding.stats[side.role === 'target' ? 'targetCalls' : 'draftCalls']++;
-  decoding.onForward?.({ role: side.role, sequences: [sequence], rows: result.rows, keep, vocab: result.vocab });
+  decoding.onForward?.({ role: side.role, sequences: [sequence], rows: result.rows, keep, vocab: result.vocab, ms });
   return result.rows;
 }
 
