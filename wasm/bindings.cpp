@@ -71,6 +71,21 @@ using sampling_lab::boundary::view;
 using sampling_lab::ArgumentError;
 using sampling_lab::Kind;
 
+struct ScalarCheck {
+  double value;
+  Kind kind;
+  sampling_lab::Range range;
+  const char* name;
+};
+
+// The first of `checks` to fail; none when all pass.
+sampling_lab::Check check_scalars(std::initializer_list<ScalarCheck> checks) {
+  for (const auto& [value, kind, range, name] : checks) {
+    if (auto error = sampling_lab::check_scalar(value, kind, range, name)) return error;
+  }
+  return std::nullopt;
+}
+
 sampling_lab::Check check_count(double value, const char* name, double max) {
   return sampling_lab::check_scalar(value, Kind::kInteger, sampling_lab::closed(1, max), name);
 }
@@ -561,16 +576,15 @@ class Engine {
   // Prompt lookup over the context in ints(kTokens); n and the proposal's length in [1, kMaxDraftTokens].
   val prompt_lookup(double ngram_max, double ngram_min, double max_tokens) {
     const auto limit = double(sampling_lab::kMaxDraftTokens);
-    if (auto error = sampling_lab::check_scalar(ngram_min, Kind::kInteger, sampling_lab::closed(1, limit), "ngramMin")) return failure(*error);
-    if (auto error = sampling_lab::check_scalar(ngram_max, Kind::kInteger, sampling_lab::closed(ngram_min, limit), "ngramMax")) return failure(*error);
-    if (auto error = sampling_lab::check_scalar(max_tokens, Kind::kInteger, sampling_lab::closed(1, limit), "gamma")) return failure(*error);
-    if (int_inputs_[kTokens].size() > sampling_lab::kMaxLookupContext) {
-      return failure({"context", "context has " + std::to_string(int_inputs_[kTokens].size()) + " tokens; at most " +
-                                     std::to_string(sampling_lab::kMaxLookupContext) + " are searched"});
+    if (auto error = check_scalars({{ngram_min, Kind::kInteger, sampling_lab::closed(1, limit), "ngramMin"},
+                                    {ngram_max, Kind::kInteger, sampling_lab::closed(ngram_min, limit), "ngramMax"},
+                                    {max_tokens, Kind::kInteger, sampling_lab::closed(1, limit), "gamma"}})) {
+      return failure(*error);
     }
-    sampling_lab::prompt_lookup(int_inputs_[kTokens], std::size_t(ngram_max), std::size_t(ngram_min), std::size_t(max_tokens), lookup_);
-    val reply = val::object();
-    reply.set("tokens", view(lookup_.tokens));
+    const std::span<const std::int32_t> context = int_inputs_[kTokens];
+    if (context.size() > sampling_lab::kMaxLookupContext) return failure({"context", "context must hold at most 131072 tokens"});
+    sampling_lab::prompt_lookup(context, std::size_t(ngram_max), std::size_t(ngram_min), std::size_t(max_tokens), lookup_);
+    val reply = named("tokens", view(context.subspan(lookup_.from, lookup_.count)));
     reply.set("ngram", double(lookup_.ngram));
     reply.set("at", double(lookup_.at));
     return reply;
@@ -736,31 +750,6 @@ MemoryStats memory_stats() { return {double(mallinfo().uordblks), double(emscrip
 val draft_stream(double stream) {
   if (auto error = sampling_lab::check_scalar(stream, Kind::kSeed, {}, "stream")) return failure(*error);
   return named("value", val(double(sampling_lab::draft_stream(std::uint64_t(stream)))));
-}
-
-// Most target passes best_gamma fits its cost line to.
-constexpr std::size_t kMaxTimedPasses = 1024;
-
-val best_gamma(double acceptance, double draft_cost, const val& passes, double max_gamma) {
-  if (auto error = sampling_lab::check_scalar(acceptance, Kind::kProbability, sampling_lab::closed(0, 1), "acceptance")) return failure(*error);
-  if (auto error = sampling_lab::check_scalar(draft_cost, Kind::kNumber, sampling_lab::closed(0, 1e12), "draftCost")) return failure(*error);
-  if (auto error = sampling_lab::check_scalar(max_gamma, Kind::kInteger, sampling_lab::closed(1, double(sampling_lab::kMaxDraftTokens)), "maxGamma")) {
-    return failure(*error);
-  }
-  if (!passes.instanceof(val::global("Float64Array")) || passes["length"].as<double>() > double(2 * kMaxTimedPasses) ||
-      std::size_t(passes["length"].as<double>()) % 2 != 0) {
-    return failure({"passes", "passes must be a Float64Array of at most 1024 (positions, cost) pairs"});
-  }
-  const auto flat = emscripten::convertJSArrayToNumberVector<double>(passes);
-  std::vector<double> positions, costs;
-  for (std::size_t i = 0; i < flat.size(); i += 2) {
-    if (!(flat[i] >= 1 && flat[i] <= 1e9 && flat[i + 1] >= 0 && flat[i + 1] <= 1e12)) {
-      return failure({"passes", "each pass is (positions ≥ 1, a finite cost ≥ 0)"});
-    }
-    positions.push_back(flat[i]);
-    costs.push_back(flat[i + 1]);
-  }
-  return named("value", val(double(sampling_lab::best_gamma(acceptance, draft_cost, positions, costs, std::size_t(max_gamma)))));
 }
 
 bool reporting() { return sampling_lab::boundary::reporting(); }

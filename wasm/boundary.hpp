@@ -83,7 +83,6 @@
 
 #define SAMPLING_LAB_MODULE_FUNCTIONS(X)                                                                 \
   X(draftStream, draft_stream, "(stream: number): CoreError | { value: number }", "stream XOR 2^52: the stream a draft samples on.") \
-  X(bestGamma, best_gamma, "(acceptance: number, draftCost: number, passes: Float64Array, maxGamma: number): CoreError | { value: number }", "The γ with the most expected tokens per unit of time, from target passes as (positions, cost) pairs.") \
   X(memoryStats, memory_stats, "(): CoreMemoryStats", "What the allocator holds and the memory's size.") \
   X(reporting, reporting, "(): boolean", "Whether a run is inside its onProgress callback (the module takes one call at a time).")
 

@@ -426,29 +426,11 @@ TEST(SpeculativeVerify, PointDraftsAreAcceptedWithTheirTargetProbabilityAndGreed
   EXPECT_EQ(std::get<sl::ArgumentError>(refused).argument, "draftRows");
 }
 
-TEST(BestGamma, MaximisesExpectedTokensPerUnitOfTime) {
-  // A free draft and a verification as cheap as one step: as many drafts as allowed.
-  const std::vector<double> one = {1.0}, cost = {10.0};
-  EXPECT_EQ(sl::best_gamma(0.8, 0.0, one, cost, 8), 8u);
-  // The chapter's pair (α 0.87, c = 0.072) with a flat verification: the γ maximising E/(γc + 1).
-  std::size_t expected = 1;
-  for (std::size_t g = 1; g <= 8; ++g) {
-    if (sl::expected_tokens(0.87, g) / (double(g) * 0.072 + 1.0) > sl::expected_tokens(0.87, expected) / (double(expected) * 0.072 + 1.0)) expected = g;
-  }
-  EXPECT_EQ(sl::best_gamma(0.87, 0.072, one, std::vector<double>{1.0}, 8), expected);
-  // A verification growing 0.5 per position favours fewer drafts; a draft as dear as the target, one.
-  const std::vector<double> positions = {2, 4, 6}, growing = {2, 3, 4};
-  EXPECT_LT(sl::best_gamma(0.87, 0.072, positions, growing, 8), expected);
-  EXPECT_EQ(sl::best_gamma(0.5, 1.0, one, std::vector<double>{1.0}, 8), 1u);
-  // Nothing observed: the largest allowed.
-  EXPECT_EQ(sl::best_gamma(0.5, 0.1, {}, {}, 6), 6u);
-}
-
 TEST(PromptLookup, TheEarliestRecurrenceOfTheLongestNgramProposesWhatFollowedIt) {
   sl::PromptLookup found;
   const auto lookup = [&](std::vector<std::int32_t> context, std::size_t max_n, std::size_t min_n, std::size_t tokens) {
     sl::prompt_lookup(context, max_n, min_n, tokens, found);
-    return found.tokens;
+    return std::vector<std::int32_t>(context.begin() + std::ptrdiff_t(found.from), context.begin() + std::ptrdiff_t(found.from + found.count));
   };
   EXPECT_EQ(lookup({1, 2, 3, 4, 1, 2}, 2, 1, 3), (std::vector<std::int32_t>{3, 4, 1}));
   EXPECT_EQ(found.ngram, 2u);
@@ -488,7 +470,8 @@ TEST(PromptLookup, AgreesWithTheDirectSearchOnRandomContexts) {
     for (auto& token : context) token = std::int32_t(rng.next_u32() % alphabet);
     const std::size_t min_n = 1 + rng.next_u32() % 3, max_n = min_n + rng.next_u32() % 4;
     sl::prompt_lookup(context, max_n, min_n, 5, found);
-    ASSERT_EQ(found.tokens, direct(context, max_n, min_n, 5)) << "trial " << trial;
+    const std::vector<std::int32_t> proposal(context.begin() + std::ptrdiff_t(found.from), context.begin() + std::ptrdiff_t(found.from + found.count));
+    ASSERT_EQ(proposal, direct(context, max_n, min_n, 5)) << "trial " << trial;
   }
 }
 

@@ -624,7 +624,7 @@ it('randomWords, logitsBuffer, syntheticLogits and ranking at and past 2^24', ()
   }
 }));
 
-it('promptLookup at lab.maxLookupContext tokens (the slowest for a direct search) and past it; bestGamma at 1,024 passes and past it', () => runGroup('promptLookup, bestGamma', function* () {
+it('promptLookup at lab.maxLookupContext tokens (the slowest for a direct search) and past it', () => runGroup('promptLookup', function* () {
   const L = lab.maxLookupContext;
   // Zeros with a 1 just before the end: the last 64 tokens (a 1, then zeros) agree with every run
   // of zeros for 63 tokens before failing, which a direct search pays L · 64² / 2 for.
@@ -638,15 +638,6 @@ it('promptLookup at lab.maxLookupContext tokens (the slowest for a direct search
     yield { label: `promptLookup({ ${name}: ${value} })`, call: () => lab.promptLookup([1, 2, 1], { [name]: value }), expect: 'reject' };
   }
   for (const { label, value } of farBeyond()) yield { label: `promptLookup(${label})`, call: () => lab.promptLookup(value as never), expect: 'reject' };
-  // bestGamma: at most 1,024 timed passes as (positions, cost) pairs.
-  const passes = (n: number) => Float64Array.from({ length: 2 * n }, (_, i) => (i % 2 ? 20 + i % 7 : 1 + (i >> 1) % 9));
-  const gammaCheck = (g: number) => { if (!(Number.isInteger(g) && g >= 1 && g <= 64)) throw new Error(`γ ${g}`); };
-  yield { label: 'bestGamma(1,024 passes, maxGamma 64)', call: () => lab.bestGamma(0.9, 1.5, passes(1024), 64), expect: 'accept', check: gammaCheck };
-  yield { label: 'bestGamma(1,025 passes)', call: () => lab.bestGamma(0.9, 1.5, passes(1025), 8), expect: 'reject' };
-  for (const [label, args] of [['acceptance 1.5', [1.5, 1, passes(2), 8]], ['draftCost −1', [0.5, -1, passes(2), 8]], ['maxGamma 65', [0.5, 1, passes(2), 65]],
-    ['an odd number of values', [0.5, 1, new Float64Array(3), 8]], ['a cost of NaN', [0.5, 1, Float64Array.of(2, NaN), 8]], ['number[] passes', [0.5, 1, [2, 3], 8]]] as const) {
-    yield { label: `bestGamma(${label})`, call: () => lab.bestGamma(...(args as unknown as [number, number, Float64Array, number])), expect: 'reject' };
-  }
 }));
 
 /** Inputs no function may take: past 2^24, twice it, empty, and the far-beyond ones. */

@@ -66,33 +66,11 @@ std::int32_t residual_draw(const detail::Selection& p, const detail::Selection& 
   return std::int32_t(p.ids[chosen]);
 }
 
-// An inverse-CDF draw from p without `removed`, renormalised (the residual of a point draft), on
-// the uniform u; from p when nothing else is left.
-std::int32_t draw_without(const detail::Selection& p, std::int32_t removed, double u) {
-  const auto at = std::lower_bound(p.ids.begin(), p.ids.end(), std::uint32_t(removed));
-  const bool present = at != p.ids.end() && *at == std::uint32_t(removed);
-  const double removed_weight = present ? double(p.weights[std::size_t(at - p.ids.begin())]) : 0.0;
-  const double rest = p.kept_weight - removed_weight;
-  if (!(rest > 0.0)) return std::int32_t(p.ids[kernels::inverse_cdf(p.weights, p.block_sums, u * p.kept_weight)]);
-  const double target = u * rest;
-  double below = 0.0;
-  std::size_t chosen = 0;
-  for (std::size_t j = 0; j < p.ids.size(); ++j) {
-    if (p.ids[j] == std::uint32_t(removed) || !(p.weights[j] > 0.0f)) continue;
-    chosen = j;  // the last token with mass, should rounding leave the target beyond them all
-    below += p.weights[j];
-    if (below > target) break;
-  }
-  return std::int32_t(p.ids[chosen]);
-}
-
 }  // namespace
 
 void prompt_lookup(std::span<const std::int32_t> context, std::size_t ngram_max, std::size_t ngram_min, std::size_t max_tokens,
                    PromptLookup& out) {
-  out.tokens.clear();
-  out.ngram = 0;
-  out.at = 0;
+  out.from = out.count = out.ngram = out.at = 0;
   const std::size_t length = context.size();
   if (length < 2) return;
   // agree[j]: how many tokens ending j before the end agree with the context's last ones (the
@@ -113,39 +91,18 @@ void prompt_lookup(std::span<const std::int32_t> context, std::size_t ngram_max,
   // The longest n that recurs, at its earliest occurrence: the largest j.
   std::size_t j = length - longest;
   while (agree[j] < longest) --j;
-  const std::size_t from = length - j;
-  const std::size_t count = std::min(max_tokens, length - from);
-  out.tokens.assign(context.begin() + std::ptrdiff_t(from), context.begin() + std::ptrdiff_t(from + count));
+  out.from = length - j;
+  out.count = std::min(max_tokens, j);
   out.ngram = longest;
-  out.at = from - longest;
+  out.at = out.from - longest;
 }
 
 double expected_tokens(double alpha, std::size_t gamma) {
   if (alpha >= 1.0) return double(gamma + 1);
-  return (1.0 - std::pow(alpha, double(gamma + 1))) / (1.0 - alpha);
-}
-
-std::size_t best_gamma(double acceptance, double draft_cost, std::span<const double> target_positions,
-                       std::span<const double> target_costs, std::size_t max_gamma) {
-  const std::size_t n = std::min(target_positions.size(), target_costs.size());
-  if (n == 0) return max_gamma;
-  double mean_x = 0.0, mean_y = 0.0;
-  for (std::size_t i = 0; i < n; ++i) mean_x += target_positions[i] / double(n), mean_y += target_costs[i] / double(n);
-  double covariance = 0.0, variance = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    covariance += (target_positions[i] - mean_x) * (target_costs[i] - mean_y);
-    variance += (target_positions[i] - mean_x) * (target_positions[i] - mean_x);
-  }
-  // A pass never gets cheaper with more positions.
-  const double per_position = variance > 0.0 ? std::max(0.0, covariance / variance) : 0.0;
-  const auto target_cost = [&](double positions) { return std::max(mean_y + per_position * (positions - mean_x), 1e-9); };
-  std::size_t best = 1;
-  double best_rate = -1.0;
-  for (std::size_t gamma = 1; gamma <= max_gamma; ++gamma) {
-    const double rate = expected_tokens(acceptance, gamma) / (double(gamma) * draft_cost + target_cost(double(gamma + 1)));
-    if (rate > best_rate) best = gamma, best_rate = rate;
-  }
-  return best;
+  // α^(γ+1) by repeated products: std::pow would link libm's pow into the sampler module.
+  double power = 1.0;
+  for (std::size_t i = 0; i <= gamma; ++i) power *= alpha;
+  return (1.0 - power) / (1.0 - alpha);
 }
 
 std::variant<std::size_t, ArgumentError> speculative_vocabulary(const SpeculativeInput& input) {
@@ -255,8 +212,13 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
         ++result.accepted;
         continue;
       }
+      // q all on x: norm(max(0, p − q)) is p without x, renormalised.
+      const auto point = std::uint32_t(drafts[i]);
+      const float all = 1.0f;
+      const double sum = 1.0;
+      const detail::Selection one_hot{std::span(&point, 1), {}, std::span(&all, 1), std::span(&sum, 1), 1.0, std::nullopt, 0.0f, 1.0f};
       result.from_residual = true;
-      return finish(draw_without(p, drafts[i], verifier.uniform()));
+      return finish(residual_draw(p, one_hot, verifier.uniform()));
     }
     const auto draft = masked_row(input.draft_rows, i, at(i, input.draft_stream), workspace.draft, "draftRows");
     if (const auto* error = std::get_if<ArgumentError>(&draft)) return *error;

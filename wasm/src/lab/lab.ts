@@ -379,17 +379,6 @@ export class Lab {
     return { tokens: Array.from(found.tokens), ngram: found.ngram, at: found.at };
   }
 
-  /**
-   * The γ in [1, maxGamma] with the most expected tokens per unit of time (Leviathan et al. 2023,
-   * §3.4): E(α, γ) = (1 − α^(γ+1))/(1 − α) tokens for γ draft passes of `draftCost` and one target
-   * pass over γ + 1 positions, its cost the least-squares line through `passes` (the observed
-   * target passes as (positions, cost) pairs, back to back; at most 1,024).
-   */
-  bestGamma(acceptance: number, draftCost: number, passes: Float64Array, maxGamma: number): number {
-    checkScalars({ acceptance, draftCost, maxGamma });
-    return unwrap(this.#core.bestGamma(acceptance, draftCost, passes, maxGamma)).value;
-  }
-
   /** The stream the draft samples on for a request's `stream`: stream XOR 2^52. */
   draftStream(stream: number): number {
     checkScalars({ stream });

@@ -50,7 +50,8 @@ struct SpeculativeResult {
 // continuation is not empty proposes up to max_tokens tokens of that continuation. None (n = 0)
 // when no n-gram recurs.
 struct PromptLookup {
-  std::vector<std::int32_t> tokens;  // the proposal, at most max_tokens
+  std::size_t from = 0;              // the proposal is context[from, from + count)
+  std::size_t count = 0;             // at most max_tokens; 0 when nothing matched
   std::size_t ngram = 0;             // n of the matched n-gram; 0 when nothing matched
   std::size_t at = 0;                // where the matched occurrence starts in `context`
   std::vector<std::uint32_t> agree;  // scratch, kept between calls
@@ -66,13 +67,6 @@ void prompt_lookup(std::span<const std::int32_t> context, std::size_t ngram_max,
 // 2023, eq. 1): (1 − α^(γ+1)) / (1 − α), and γ + 1 when α = 1.
 double expected_tokens(double alpha, std::size_t gamma);
 
-// The γ in [1, max_gamma] with the most expected tokens per unit of time (Leviathan et al. 2023,
-// §3.4, with the verification's cost measured, not taken as one step's): E(α, γ) tokens for γ
-// draft passes of `draft_cost` and one target pass over γ + 1 positions, whose cost is the least-
-// squares line through the observed (positions, cost) passes (flat with fewer than two distinct
-// position counts). The smallest such γ on ties; max_gamma when nothing was observed.
-std::size_t best_gamma(double acceptance, double draft_cost, std::span<const double> target_positions,
-                       std::span<const double> target_costs, std::size_t max_gamma);
 
 // Two workspaces, so that p_i and q_i can be held at once.
 struct SpeculativeWorkspace {
