@@ -36,34 +36,33 @@ double probability(const detail::Selection& kept, std::int32_t token) {
   return double(kept.weights[std::size_t(at - kept.ids.begin())]) / kept.kept_weight;
 }
 
-// An inverse-CDF draw from norm(max(0, p − q)) over p's kept tokens (the residual is 0 wherever
-// p is), ids ascending, on the uniform u. When rounding leaves no residual mass (p = q up to it),
-// the draw is from p.
-std::int32_t residual_draw(const detail::Selection& p, const detail::Selection& q, double u) {
-  // Calls visit(position in p, residual weight) in id order.
-  const auto each_residual = [&](auto visit) {
-    std::size_t in_q = 0;
-    for (std::size_t j = 0; j < p.ids.size(); ++j) {
-      while (in_q < q.ids.size() && q.ids[in_q] < p.ids[j]) ++in_q;
-      const double q_j = in_q < q.ids.size() && q.ids[in_q] == p.ids[j] ? double(q.weights[in_q]) / q.kept_weight : 0.0;
-      if (!visit(j, std::max(0.0, double(p.weights[j]) / p.kept_weight - q_j))) return;
-    }
-  };
-  double total = 0.0;
-  each_residual([&](std::size_t, double r) {
-    total += r;
-    return true;
-  });
-  if (!(total > 0.0)) return std::int32_t(p.ids[kernels::inverse_cdf(p.weights, p.block_sums, u * p.kept_weight)]);
-  const double target = u * total;
-  double below = 0.0;
-  std::size_t chosen = 0;
-  each_residual([&](std::size_t j, double r) {
-    if (r > 0.0) chosen = j;  // the last token with residual mass, should rounding leave the target beyond them all
-    below += r;
-    return below <= target;
-  });
-  return std::int32_t(p.ids[chosen]);
+// A selection's weights over the whole vocabulary: its own when it weighs every token (cut ones at
+// 0), else scattered into `buffer`.
+std::span<const float> vocabulary_weights(const detail::Selection& kept, std::size_t vocabulary, std::vector<float>& buffer) {
+  if (kept.ids.size() == vocabulary) return kept.weights;  // ids ascending and distinct: every token
+  buffer.assign(vocabulary, 0.0f);
+  for (std::size_t j = 0; j < kept.ids.size(); ++j) buffer[kept.ids[j]] = kept.weights[j];
+  return buffer;
+}
+
+// An inverse-CDF draw from norm(max(0, p − q)) on the uniform u, over the vocabulary in id order: q
+// is `q_weights`·q_scale (q's distribution, or all on one point draft). The residual is one
+// branch-free pass, summed per block, then scanned once. When rounding leaves no residual mass (p = q
+// up to it), the draw is from p.
+std::int32_t residual_draw(const detail::Selection& p, std::span<const float> q_weights, double q_scale, double u,
+                           SpeculativeWorkspace& workspace) {
+  const std::size_t vocabulary = q_weights.size();
+  const auto p_weights = vocabulary_weights(p, vocabulary, workspace.p_weights);
+  auto& residual = workspace.residual;
+  auto& blocks = workspace.residual_blocks;
+  residual.resize(vocabulary);
+  blocks.resize(kernels::block_count(vocabulary));
+  const auto p_scale = float(1.0 / p.kept_weight);
+  for (std::size_t i = 0; i < vocabulary; ++i) residual[i] = std::max(0.0f, p_weights[i] * p_scale - q_weights[i] * float(q_scale));
+  double total = kernels::block_sum(residual, blocks);
+  if (total > 0.0) return std::int32_t(kernels::inverse_cdf(residual, blocks, u * total));
+  total = kernels::block_sum(p_weights, blocks);
+  return std::int32_t(kernels::inverse_cdf(p_weights, blocks, u * total));
 }
 
 }  // namespace
@@ -213,12 +212,11 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
         continue;
       }
       // q all on x: norm(max(0, p − q)) is p without x, renormalised.
-      const auto point = std::uint32_t(drafts[i]);
-      const float all = 1.0f;
-      const double sum = 1.0;
-      const detail::Selection one_hot{std::span(&point, 1), {}, std::span(&all, 1), std::span(&sum, 1), 1.0, std::nullopt, 0.0f, 1.0f};
+      auto& one_hot = workspace.q_weights;
+      one_hot.assign(vocabulary, 0.0f);
+      one_hot[std::size_t(drafts[i])] = 1.0f;
       result.from_residual = true;
-      return finish(residual_draw(p, one_hot, verifier.uniform()));
+      return finish(residual_draw(p, one_hot, 1.0, verifier.uniform(), workspace));
     }
     const auto draft = masked_row(input.draft_rows, i, at(i, input.draft_stream), workspace.draft, "draftRows");
     if (const auto* error = std::get_if<ArgumentError>(&draft)) return *error;
@@ -239,7 +237,7 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
       continue;
     }
     result.from_residual = true;
-    return finish(residual_draw(p, q, verifier.uniform()));
+    return finish(residual_draw(p, vocabulary_weights(q, vocabulary, workspace.q_weights), 1.0 / q.kept_weight, verifier.uniform(), workspace));
   }
   const auto last = masked_row(input.target_rows, drafts.size(), at(drafts.size(), options.stream), workspace.target, "targetRows");
   if (const auto* error = std::get_if<ArgumentError>(&last)) return *error;

@@ -73,6 +73,9 @@ struct SpeculativeWorkspace {
   FilterWorkspace target;
   FilterWorkspace draft;
   std::vector<std::int32_t> context;  // generated_ids followed by the drafts
+  // A rejection's p and q over the vocabulary (where a side kept a subset), and max(0, p − q).
+  std::vector<float> p_weights, q_weights, residual;
+  std::vector<double> residual_blocks;
 };
 
 // V, from the rows' sizes and γ: γ <= kMaxDraftTokens, whole rows, each side at most
