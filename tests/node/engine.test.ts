@@ -91,6 +91,15 @@ it('with a draft, n and logprobs answer as without one: greedy choices equal the
   expect(tokens).toBe(plain.usage.completion_tokens);
 });
 
+it('with { promptLookup } as the draft (one model), greedy choices equal the plain engine\'s; its options are checked at creation', async () => {
+  const lookup = createEngine({ lab, model: tiny.model, tokenizer: tiny.tokenizer, draft: { promptLookup: { ngramMax: 2 } } });
+  const body = { messages, temperature: 0, max_tokens: 8 };
+  const [plain, reply] = [await engine.chat.completions.create(body), await lookup.chat.completions.create(body)];
+  expect(reply.choices[0].message).toEqual(plain.choices[0].message);
+  expect(() => createEngine({ lab, model: tiny.model, tokenizer: tiny.tokenizer, draft: { promptLookup: { ngramMin: 0 } } })).toThrow(expect.objectContaining({ argument: 'ngramMin' }));
+  expect(() => createEngine({ lab, model: tiny.model, tokenizer: tiny.tokenizer, draft: { promptLookup: { n: 2 } } as never })).toThrow(expect.objectContaining({ argument: 'n' }));
+});
+
 it('response_format json_schema gives output that parses and validates', async () => {
   const reply = await engine.chat.completions.create({
     messages: [{ role: 'user', content: 'A person as JSON:' }], max_tokens: 200, seed: 1,

@@ -6,11 +6,12 @@ import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transfor
 import { SamplingLabError } from '../../lab/errors.js';
 import type { Lab, SampleTokenOptions } from '../../lab/lab.js';
 import type { CompiledGrammar } from '../grammar/grammar.js';
+import { checkKeys } from '../../lab/checks.js';
 import { checkLab, checkModel, checkObject, checkTokenizer, isObject, promptLimit, shown } from './checks.js';
 import { vocabularyOf } from './forward.js';
 import { generateTokens, type FinishReason, type GeneratedToken, type GenerateOptions, type StepLogprobs } from './generate.js';
 import { promptIds, type ChatMessage } from './prompt.js';
-import { speculativeGenerate, type SpeculativeOptions, type SpeculativeStep } from './speculative.js';
+import { speculativeGenerate, type PromptLookupDraft, type SpeculativeOptions, type SpeculativeStep } from './speculative.js';
 
 /** Each OpenAI field and what it becomes: the table docs/openai.md prints. */
 export const OPENAI_FIELDS = {
@@ -105,8 +106,8 @@ export interface EngineOptions {
   lab: Lab;
   model: PreTrainedModel;
   tokenizer: PreTrainedTokenizer;
-  /** A draft sharing the tokenizer: requests then decode speculatively. */
-  draft?: PreTrainedModel;
+  /** A draft sharing the tokenizer, or `{ promptLookup: { ngramMax?, ngramMin? } }` (no second model): requests then decode speculatively. */
+  draft?: PreTrainedModel | PromptLookupDraft;
   /** The name responses carry (default 'sampling-lab'). */
   name?: string;
 }
@@ -193,7 +194,14 @@ export function createEngine(engine: EngineOptions): Engine {
   checkLab(lab);
   checkModel(model);
   checkTokenizer(tokenizer);
-  if (draft !== undefined) checkModel(draft, 'draft');
+  if (isObject(draft) && 'promptLookup' in draft) {
+    // Checked now, as a draft model is, not at the first request.
+    checkObject(draft.promptLookup, 'promptLookup');
+    checkKeys(draft.promptLookup, ['ngramMax', 'ngramMin'], 'promptLookup');
+    lab.promptLookup([], draft.promptLookup);
+  } else if (draft !== undefined) {
+    checkModel(draft, 'draft');
+  }
   const vocabSize = vocabularyOf(model);
   const grammarOf = async (format: unknown): Promise<CompiledGrammar | undefined> => {
     if (format === undefined || format === null) return undefined;
