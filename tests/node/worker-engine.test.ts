@@ -79,6 +79,10 @@ it('beamSearch and speculativeGenerate across the boundary give the local sequen
   const options = { temperature: 1, seed: 9, gamma: 3, maxNewTokens: 10 };
   const remote = await collect(speculative.speculativeGenerate(PROMPT, options));
   expect(remote).toEqual(await collect(speculativeGenerate(tiny.model, tiny.model, tiny.tokenizer, PROMPT, { lab, ...options })));
+  // Prompt lookup as the draft: no second model to load, the same steps as in this thread.
+  const lookup = client.engine({ model: tinyRef, draft: { promptLookup: { ngramMax: 2 } } });
+  const looked = await collect(lookup.speculativeGenerate(PROMPT, { ...options, temperature: 0 }));
+  expect(looked).toEqual(await collect(speculativeGenerate(tiny.model, { promptLookup: { ngramMax: 2 } }, tiny.tokenizer, PROMPT, { lab, ...options, temperature: 0 })));
 });
 
 it('a grammar crosses as its spec; an abort, before or during a run, ends it with finishReason abort', async () => {

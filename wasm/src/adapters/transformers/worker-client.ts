@@ -7,7 +7,7 @@ import type { BeamSearchRun, BeamSequence, BeamStep } from './beam.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Engine } from './engine.js';
 import type { FinishReason, GeneratedToken, Usage } from './generate.js';
 import type { Prompt } from './prompt.js';
-import type { SpeculativeStats, SpeculativeStep } from './speculative.js';
+import type { PromptLookupDraft, SpeculativeStats, SpeculativeStep } from './speculative.js';
 import type {
   EnginePort, EngineReply, EngineRequest, Loading, ModelRef, RemoteBeamSearchOptions, RemoteGenerateOptions, RemoteSpeculativeOptions,
 } from './worker-protocol.js';
@@ -27,7 +27,8 @@ export interface EngineClient {
   /** Runs a job (the engine's own or one the Worker added with serveEngine's `jobs`); settles with its result. */
   run<Result = unknown>(job: string, request: unknown, listeners?: JobListeners): Promise<Result>;
   /** An engine over `model` (and `draft`: requests then decode speculatively), loaded in the Worker on first use. */
-  engine(models: { model: ModelRef; draft?: ModelRef }): WorkerEngine;
+  /** `draft` may be `{ promptLookup }`: proposals copied from the sequence, no second model. */
+  engine(models: { model: ModelRef; draft?: ModelRef | PromptLookupDraft }): WorkerEngine;
 }
 
 /** A remote run's steps as they arrive; its totals once it ended. */
@@ -189,7 +190,7 @@ export function connectEngineWorker(worker: EnginePort | NodeWorker): EngineClie
     return { usage, done, [Symbol.asyncIterator]: () => steps.iterate(() => cancelling.abort(), cancelling.signal) };
   }
 
-  function engine({ model, draft }: { model: ModelRef; draft?: ModelRef }): WorkerEngine {
+  function engine({ model, draft }: { model: ModelRef; draft?: ModelRef | PromptLookupDraft }): WorkerEngine {
     const create = async (body: ChatCompletionRequest, request: { signal?: AbortSignal } = {}) => {
       const chunks = new Steps<ChatCompletionChunk>();
       let first: (() => void) | undefined;
@@ -210,7 +211,8 @@ export function connectEngineWorker(worker: EnginePort | NodeWorker): EngineClie
     return {
       chat: { completions: { create: create as Engine['chat']['completions']['create'] } },
       load: async ({ onLoading, signal } = {}) => {
-        const [loaded] = await Promise.all([model, ...(draft ? [draft] : [])].map((ref) => run<{ vocabSize: number | undefined }>('load', { model: ref }, { onLoading, signal })));
+        const models = [model, ...(draft && !('promptLookup' in draft) ? [draft] : [])];
+        const [loaded] = await Promise.all(models.map((ref) => run<{ vocabSize: number | undefined }>('load', { model: ref }, { onLoading, signal })));
         return loaded;
       },
       generateTokens: (prompt, options) => remote('generateTokens', { model, prompt }, options),
@@ -232,6 +234,6 @@ export function connectEngineWorker(worker: EnginePort | NodeWorker): EngineClie
 }
 
 /** An engine whose model loop runs in `worker` (which runs serveEngine), as web-llm's CreateWebWorkerMLCEngine. */
-export function createWorkerEngine(worker: EnginePort | NodeWorker, models: { model: ModelRef; draft?: ModelRef }): WorkerEngine {
+export function createWorkerEngine(worker: EnginePort | NodeWorker, models: { model: ModelRef; draft?: ModelRef | PromptLookupDraft }): WorkerEngine {
   return connectEngineWorker(worker).engine(models);
 }

@@ -12,7 +12,7 @@ import { vocabularyOf } from './forward.js';
 import { generateTokens, type GeneratedToken } from './generate.js';
 import { loadHubModel, loadLocalModel, type LoadedModel, type LoadModelOptions } from './load.js';
 import type { Prompt } from './prompt.js';
-import { speculativeGenerate } from './speculative.js';
+import { speculativeGenerate, type PromptLookupDraft } from './speculative.js';
 import {
   isLocalSource, type EnginePort, type EngineReply, type EngineRequest, type Loading, type ModelRef, type RemoteBeamSearchOptions,
   type RemoteGenerateOptions, type RemoteSpeculativeOptions,
@@ -132,6 +132,9 @@ export function serveEngine(options: ServeEngineOptions): void {
     return grammar;
   };
 
+  // A draft model, loaded as the model is, or prompt lookup's options as they came.
+  const draftOf = async (draft: ModelRef | PromptLookupDraft, context: JobContext) =>
+    ('promptLookup' in draft ? draft : (await context.model(draft)).model);
   const jobs: Record<string, (request: never, context: JobContext, id: number) => Promise<unknown>> = {
     async load(request: { model: ModelRef }, { model: load }) {
       const { model: loaded } = await load(request.model);
@@ -139,9 +142,9 @@ export function serveEngine(options: ServeEngineOptions): void {
     },
 
     // OpenAI's chat completion: a stream's chunks as events, or the completion as the result.
-    async chat(request: { model: ModelRef; draft?: ModelRef; body: ChatCompletionRequest }, context) {
-      const [loaded, draft] = await Promise.all([context.model(request.model), request.draft && context.model(request.draft)]);
-      const engine = createEngine({ lab: context.lab, model: loaded.model, tokenizer: loaded.tokenizer, ...(draft && { draft: draft.model }) });
+    async chat(request: { model: ModelRef; draft?: ModelRef | PromptLookupDraft; body: ChatCompletionRequest }, context) {
+      const [loaded, draft] = await Promise.all([context.model(request.model), request.draft && draftOf(request.draft, context)]);
+      const engine = createEngine({ lab: context.lab, model: loaded.model, tokenizer: loaded.tokenizer, ...(draft && { draft }) });
       const reply = await engine.chat.completions.create(request.body, { signal: context.signal });
       if (!(Symbol.asyncIterator in reply)) return reply;
       for await (const chunk of reply) {
@@ -164,10 +167,10 @@ export function serveEngine(options: ServeEngineOptions): void {
       return { usage: run.usage, finishReasons: run.finishReasons };
     },
 
-    async speculativeGenerate(request: { model: ModelRef; draft: ModelRef; prompt: Prompt; options: RemoteSpeculativeOptions }, context) {
-      const [target, draft] = await Promise.all([context.model(request.model), context.model(request.draft)]);
+    async speculativeGenerate(request: { model: ModelRef; draft: ModelRef | PromptLookupDraft; prompt: Prompt; options: RemoteSpeculativeOptions }, context) {
+      const [target, draft] = await Promise.all([context.model(request.model), draftOf(request.draft, context)]);
       const { grammar, ...options } = request.options ?? {};
-      const run = speculativeGenerate(target.model, draft.model, target.tokenizer, request.prompt, {
+      const run = speculativeGenerate(target.model, draft, target.tokenizer, request.prompt, {
         ...options, lab: context.lab, signal: context.signal, grammar: await grammarOf(target, grammar),
       } as never);
       for await (const step of run) {
