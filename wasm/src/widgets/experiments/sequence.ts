@@ -4,7 +4,7 @@
 // On the two trees the reader first guesses (the most probable sequence; whether width 2 finds
 // it); leaf probabilities and paths appear after. Below, why it is all done in log space: a
 // product of per-token probabilities underflowing to 0 against the sum of their logs.
-import type { BeamStepsResult, LogSpaceResult, SequenceHandbookResult, SequenceRandomResult } from '../../lab/experiments.js';
+import type { LogSpaceResult, SequenceHandbookResult, SequenceRandomResult } from '../../lab/experiments.js';
 import { SequenceTree } from '../charts/sequence-tree.js';
 import { element, fillTable } from '../dom.js';
 import { strings } from '../i18n.js';
@@ -12,7 +12,7 @@ import { experimentWidget, type Kit } from '../kit.js';
 import { prediction } from '../predict.js';
 import type { Widget, WidgetContext } from './types.js';
 import { fromLog10, small } from '../numbers.js';
-import { player } from '../player.js';
+import { stepThrough } from '../player.js';
 
 type Mode = 'handbook' | 'beam' | 'random';
 type Result = SequenceHandbookResult | SequenceRandomResult;
@@ -179,42 +179,23 @@ function beamStepsPanel(kit: Kit, settings: () => { vocab: number; depth: number
   kit.label(heading, (s) => s.beamStepsTitle);
   const intro = element('p', 'sl-note');
   kit.label(intro, (s) => s.beamStepsIntro);
-  const width = kit.slider('beam-width', { label: (s) => s.beamWidth, min: 1, max: 4, step: 1, value: 2, onInput: () => { key = ''; follow(); } });
+  const width = kit.slider('beam-width', { label: (s) => s.beamWidth, min: 1, max: 4, step: 1, value: 2, onInput: () => stepper.follow() });
+  let model: number | undefined;
+  const stepper = stepThrough(kit, {
+    settings: () => ({ ...settings(), width: width.value(), model }), run: (chosen) => kit.lab.runExperiment('beam-steps', chosen),
+    render, stepLabel: (s) => s.stepBeam, stepsPerSecond: BEAM_STEPS_PER_SECOND,
+  });
   const buttons = element('div', 'sl-mechanism-controls');
-  const step = kit.button('sl-step', (s) => s.stepBeam, () => { play.pause(); advance(); });
-  const play = player(kit, () => advance(), () => 1000 / BEAM_STEPS_PER_SECOND);
-  const another = kit.button('sl-another-model', (s) => s.anotherModel, () => { model = (steps?.model ?? 0) + 1; key = ''; follow(); });
-  buttons.append(width.root, step, play.button, another);
+  const another = kit.button('sl-another-model', (s) => s.anotherModel, () => { model = (stepper.run?.model ?? 0) + 1; stepper.follow(); });
+  buttons.append(width.root, stepper.step, stepper.play.button, another);
   const readout = element('p', 'sl-draw-readout');
   readout.setAttribute('aria-live', 'polite');
   const table = element('table', 'sl-table sl-compact sl-frontier');
   const verdict = element('p', 'sl-note');
   root.append(heading, intro, buttons, readout, table, verdict);
 
-  let steps: BeamStepsResult | undefined;
-  let model: number | undefined;
-  let key = '';
-  let shown = 0;
-  // New sliders, width or model: a new search, from its first step.
-  function follow(): void {
-    const chosen = { ...settings(), width: width.value(), model };
-    const next = JSON.stringify(chosen);
-    if (next === key) return;
-    key = next;
-    play.pause();
-    steps = kit.lab.runExperiment('beam-steps', chosen);
-    shown = 0;
-    render();
-  }
-  // Played past the last step, the search starts again.
-  function advance(): void {
-    if (!steps) return play.pause();
-    if (shown >= steps.steps.length) shown = 0;
-    shown++;
-    render();
-    if (shown >= steps.steps.length) play.pause();
-  }
   function render(): void {
+    const { run: steps, shown } = stepper;
     if (!steps) return;
     const s = strings();
     const current = shown > 0 ? steps.steps[shown - 1] : undefined;
@@ -243,7 +224,7 @@ function beamStepsPanel(kit: Kit, settings: () => { vocab: number; depth: number
     if (done) verdict.textContent = s.beamStepsVerdict(steps.width, describe(steps.beam), describe(steps.greedy), describe(steps.best),
       steps.beam.prob >= steps.best.prob - 1e-12, steps.greedy.prob >= steps.best.prob - 1e-12);
   }
-  return { root, follow, render, pause: () => play.pause() };
+  return { root, follow: stepper.follow, render, pause: stepper.play.pause };
 }
 
 // Log space: `length` tokens of one probability each, their product in float32 and float64 (both

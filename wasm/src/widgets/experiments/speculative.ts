@@ -4,14 +4,14 @@
 // and tokens per verification against γ. The reader guesses the acceptance rate before its
 // numbers and the sweep show; the pitfall's over-acceptance and exercise 1's answer are put into
 // words, and a low χ² p-value is read for what it is (a new seed tells chance from a bug).
-import type { SpeculativeResult, SpeculativeStepsResult } from '../../lab/experiments.js';
+import type { SpeculativeResult } from '../../lab/experiments.js';
 import { GroupedBars } from '../charts/grouped-bars.js';
 import { LineChart } from '../charts/line-chart.js';
 import { OverlapBars } from '../charts/overlap-bars.js';
 import { element } from '../dom.js';
 import { strings } from '../i18n.js';
 import { experimentWidget, type Kit } from '../kit.js';
-import { player } from '../player.js';
+import { stepThrough } from '../player.js';
 import { prediction } from '../predict.js';
 import type { Widget, WidgetContext } from './types.js';
 
@@ -133,11 +133,12 @@ function stepperPanel(kit: Kit, settings: () => { q: number[]; gamma: number; se
   const intro = element('p', 'sl-note');
   kit.label(intro, (s) => s.stepperIntro);
   const buttons = element('div', 'sl-mechanism-controls');
-  const step = kit.button('sl-step', (s) => s.stepVerify, () => { pause(); advance(); });
-  const play = player(kit, () => advance(), () => 1000 / STEPS_PER_SECOND);
-  const pause = play.pause;
-  const clear = kit.button('sl-clear-draws', (s) => s.clearDraws, () => { pause(); shown = 0; render(); });
-  buttons.append(step, play.button, clear);
+  const stepper = stepThrough(kit, {
+    settings, render, stepLabel: (s) => s.stepVerify, stepsPerSecond: STEPS_PER_SECOND,
+    run: (chosen) => kit.lab.runExperiment('speculative-steps', { q: chosen.q, gamma: Math.min(chosen.gamma, 8), steps: STEPS, seed: chosen.seed }),
+  });
+  const clear = kit.button('sl-clear-draws', (s) => s.clearDraws, () => stepper.restart());
+  buttons.append(stepper.step, stepper.play.button, clear);
   const readout = element('p', 'sl-draw-readout');
   readout.setAttribute('aria-live', 'polite');
   const chartBox = element('div', 'sl-chart');
@@ -145,29 +146,8 @@ function stepperPanel(kit: Kit, settings: () => { q: number[]; gamma: number; se
   const verdict = element('p', 'sl-note');
   root.append(heading, intro, buttons, readout, chartBox, verdict);
 
-  let steps: SpeculativeStepsResult | undefined;
-  let key = '';
-  let shown = 0;
-  // A new draft, γ or seed: a new run, from its first step.
-  function follow(): void {
-    const chosen = settings();
-    const next = JSON.stringify(chosen);
-    if (next === key) return;
-    key = next;
-    pause();
-    steps = kit.lab.runExperiment('speculative-steps', { q: chosen.q, gamma: Math.min(chosen.gamma, 8), steps: STEPS, seed: chosen.seed });
-    shown = 0;
-    render();
-  }
-  // Played past the last step, the run starts again from its first.
-  function advance(): void {
-    if (!steps) return pause();
-    if (shown >= steps.steps.length) shown = 0;
-    shown++;
-    render();
-    if (shown >= steps.steps.length) pause();
-  }
   function render(): void {
+    const { run: steps, shown } = stepper;
     if (!steps) return;
     const s = strings();
     const v = steps.target.length;
@@ -190,6 +170,6 @@ function stepperPanel(kit: Kit, settings: () => { q: number[]; gamma: number; se
     });
     verdict.textContent = shown === steps.steps.length ? s.stepperVerdict(steps.chiSquare.pValue, steps.wrongChiSquare.pValue) : '';
   }
-  return { root, follow, render, pause };
+  return { root, follow: stepper.follow, render, pause: stepper.play.pause };
 }
 
