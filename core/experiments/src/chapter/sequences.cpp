@@ -175,24 +175,24 @@ Json beam_steps(Params& params, const Progress&) {
     Philox rng{seed, m};
     return SequenceModel::random(vocabulary, depth, sharpness, rng);
   };
-  // Unnamed, the first model where greedy misses the most probable sequence: the case to watch.
-  std::uint64_t number = 0;
-  if (params.given("model")) {
-    number = std::uint64_t(params.integer("model"));
-  } else {
+  // Unnamed, the first model where greedy misses the most probable sequence: the case to watch
+  // (model 0 when none of those searched does).
+  std::uint64_t number = params.given("model") ? std::uint64_t(params.integer("model")) : 0;
+  auto model = model_numbered(number);
+  if (!params.given("model")) {
     // Each model tried costs its generation and an exhaustive search: within the expansion budget.
     const double per_model = double(tree_nodes(vocabulary, depth) * vocabulary) +
                              integer_power(double(vocabulary), depth) * double(depth);
     const auto searched = std::min(kModelsSearched, std::uint64_t(std::max(1.0, kMaxExpansions / per_model)));
     for (std::uint64_t m = 0; m < searched; ++m) {
-      const auto candidate = model_numbered(m);
+      auto candidate = m == 0 ? model : model_numbered(m);
       if (misses(greedy(candidate), exhaustive_best(candidate))) {
         number = m;
+        model = std::move(candidate);
         break;
       }
     }
   }
-  const auto model = model_numbered(number);
   std::vector<BeamFrontier> frontiers;
   const auto found = beam_search(model, width, &frontiers).front();
   Json steps = Json::array();
