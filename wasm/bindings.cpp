@@ -128,6 +128,7 @@ struct SpeculativeReply {
   val tokens = val::undefined(), acceptance = val::undefined();
   double accepted, token;
   bool from_residual;
+  double draft;
 };
 struct BeamStepReply {
   val beam_indices = val::undefined(), tokens = val::undefined();
@@ -551,11 +552,15 @@ class Engine {
     return named("order", view(ranking_));
   }
 
-  // Speculative verification: γ + 1 target rows in the current input, γ draft rows in the
-  // secondary one, the γ draft tokens in ints(kTokens), the options as one row; draft_stream NaN
-  // = the default for the options' stream. Replies tokens, acceptance, accepted, token, fromResidual.
-  val speculative_verify(double draft_stream, bool point_drafts) {
-    const sampling_lab::SpeculativeInput sizes{*current_, inputs_[kSecondary], int_inputs_[kTokens], 0, point_drafts};
+  // Speculative verification of k drafts: k·(γ + 1) target rows in the current input, k·γ draft
+  // rows in the secondary one, the k·γ draft tokens in ints(kTokens), the options as one row;
+  // draft_stream NaN = the default for the options' stream. Replies tokens, acceptance, accepted,
+  // token, fromResidual, draft.
+  val speculative_verify(double draft_stream, bool point_drafts, double drafts) {
+    if (auto error = check_scalars({{drafts, Kind::kInteger, sampling_lab::closed(1, double(sampling_lab::kMaxDrafts)), "drafts"}})) {
+      return failure(*error);
+    }
+    const sampling_lab::SpeculativeInput sizes{*current_, inputs_[kSecondary], int_inputs_[kTokens], 0, point_drafts, std::size_t(drafts)};
     const auto vocabulary = sampling_lab::speculative_vocabulary(sizes);
     if (auto* error = std::get_if<ArgumentError>(&vocabulary)) return failure(*error);
     auto parsed = row_options(0, 1, std::get<std::size_t>(vocabulary));
@@ -570,7 +575,7 @@ class Engine {
     if (auto* error = std::get_if<ArgumentError>(&verified)) return failure(*error);
     auto& result = speculative_result_ = std::move(std::get<sampling_lab::SpeculativeResult>(verified));
     return val(SpeculativeReply{view(result.tokens), view(result.acceptance), double(result.accepted), double(result.token),
-                                result.from_residual});
+                                result.from_residual, double(result.draft)});
   }
 
   // Prompt lookup over the context in ints(kTokens); n and the proposal's length in [1, kMaxDraftTokens].
@@ -750,6 +755,14 @@ MemoryStats memory_stats() { return {double(mallinfo().uordblks), double(emscrip
 val draft_stream(double stream) {
   if (auto error = sampling_lab::check_scalar(stream, Kind::kSeed, {}, "stream")) return failure(*error);
   return named("value", val(double(sampling_lab::draft_stream(std::uint64_t(stream)))));
+}
+
+val nth_draft_stream(double draft_stream, double j) {
+  if (auto error = check_scalars({{draft_stream, Kind::kSeed, {}, "draftStream"},
+                                  {j, Kind::kInteger, sampling_lab::closed(0, double(sampling_lab::kMaxDrafts - 1)), "j"}})) {
+    return failure(*error);
+  }
+  return named("value", val(double(sampling_lab::nth_draft_stream(std::uint64_t(draft_stream), std::size_t(j)))));
 }
 
 bool reporting() { return sampling_lab::boundary::reporting(); }

@@ -25,7 +25,8 @@
   X(maxVocabulary, sampling_lab::kMaxVocabulary, "Most entries in a row of logits or probabilities.") \
   X(maxBatchRows, sampling_lab::kMaxBatchRows, "Most rows in one sampleBatch call.")                  \
   X(maxHistory, sampling_lab::kMaxHistory, "Most token ids in a history (generatedIds).")             \
-  X(maxDraftTokens, sampling_lab::kMaxDraftTokens, "Most draft tokens (gamma) a speculative step verifies.") \
+  X(maxDraftTokens, sampling_lab::kMaxDraftTokens, "Most draft tokens (gamma) a speculative step verifies, per draft.") \
+  X(maxDrafts, sampling_lab::kMaxDrafts, "Most drafts a speculative step verifies together.")       \
   X(maxLookupContext, sampling_lab::kMaxLookupContext, "Most tokens of context prompt lookup searches.") \
   X(maxBeams, sampling_lab::kMaxBeams, "Most beams in a beam search.")                                \
   X(maxEosTokens, sampling_lab::kMaxEosTokens, "Most end-of-sequence ids.")                           \
@@ -45,7 +46,7 @@
 #define SAMPLING_LAB_MEMORY_FIELDS(F) F(heapInUse, heap_in_use, "number") F(memoryBytes, memory_bytes, "number")
 #define SAMPLING_LAB_SPECULATIVE_FIELDS(F) \
   F(tokens, tokens, "Int32Array") F(acceptance, acceptance, "Float64Array") F(accepted, accepted, "number") \
-  F(token, token, "number") F(fromResidual, from_residual, "boolean")
+  F(token, token, "number") F(fromResidual, from_residual, "boolean") F(draft, draft, "number")
 #define SAMPLING_LAB_BEAM_STEP_FIELDS(F) \
   F(beamIndices, beam_indices, "Int32Array") F(tokens, tokens, "Int32Array") F(done, done, "boolean")
 #define SAMPLING_LAB_HYPOTHESIS_FIELDS(F) F(tokens, tokens, "Int32Array") F(logProb, log_prob, "number") F(score, score, "number")
@@ -83,6 +84,7 @@
 
 #define SAMPLING_LAB_MODULE_FUNCTIONS(X)                                                                 \
   X(draftStream, draft_stream, "(stream: number): CoreError | { value: number }", "stream XOR 2^52: the stream a draft samples on.") \
+  X(nthDraftStream, nth_draft_stream, "(draftStream: number, j: number): CoreError | { value: number }", "draftStream XOR j·2^44: draft j's stream among several.") \
   X(memoryStats, memory_stats, "(): CoreMemoryStats", "What the allocator holds and the memory's size.") \
   X(reporting, reporting, "(): boolean", "Whether a run is inside its onProgress callback (the module takes one call at a time).")
 
@@ -125,7 +127,7 @@
   X(sum, sum, "(): number", "Σ of the current input in float SIMD lanes: one read, the benchmarks' floor.") \
   X(ranking, ranking, "(): CoreError | { order: Uint32Array }", "Token ids by value, largest first.")  \
   X(syntheticLogits, synthetic_logits, "(vocabSize: number, seed: number): CoreError | { logits: Float32Array }", "A language-model-like row of logits.") \
-  X(speculativeVerify, speculative_verify, "(draftStream: number, pointDrafts: boolean): CoreError | CoreSpeculative", "Verifies the drafts in ints(IdSlot.tokens): γ + 1 target rows in the primary input, γ draft rows in the secondary one (none for point drafts, which prompt lookup proposes); draftStream NaN = the default.") \
+  X(speculativeVerify, speculative_verify, "(draftStream: number, pointDrafts: boolean, drafts: number): CoreError | CoreSpeculative", "Verifies the k drafts of γ tokens in ints(IdSlot.tokens), draft by draft: k·(γ + 1) target rows in the primary input, k·γ draft rows in the secondary one (none for point drafts, which prompt lookup proposes); draftStream NaN = the default.") \
   X(promptLookup, prompt_lookup, "(ngramMax: number, ngramMin: number, maxTokens: number): CoreError | { tokens: Int32Array; ngram: number; at: number }", "Prompt lookup's proposal from the context in ints(IdSlot.tokens): tokens valid until the next lookup.") \
   X(startBeamSearch, start_beam_search, "(search: CoreBeamSearch, params: CoreBeamParams): CoreError | object", "Starts a search with the end-of-sequence ids in ints(IdSlot.tokens).") \
   X(beamStep, beam_step, "(search: CoreBeamSearch, ending: boolean): CoreError | CoreBeamStep", "One step on the rows in the primary input, or (ending) the last step's beams at the places in ints(IdSlot.tokens) ended there, their places refilled.")

@@ -27,9 +27,9 @@ namespace sl = sampling_lab;
 
 namespace {
 
-// Bonferroni: 15 first-token and 4 Markov-chain χ² tests (2 with point drafts), each passing at
-// p > kAlpha, reject an exact rule less than 1 % of the time together.
-constexpr double kAlpha = 0.01 / 19;
+// Bonferroni: 15 first-token and 8 Markov-chain χ² tests (2 with point drafts, 4 with several
+// drafts), each passing at p > kAlpha, reject an exact rule less than 1 % of the time together.
+constexpr double kAlpha = 0.01 / 23;
 constexpr std::uint64_t kSeed = 2026;
 constexpr std::size_t kV = sl::kQwen3Vocabulary;
 
@@ -472,6 +472,153 @@ TEST(PromptLookup, AgreesWithTheDirectSearchOnRandomContexts) {
     sl::prompt_lookup(context, max_n, min_n, 5, found);
     const std::vector<std::int32_t> proposal(context.begin() + std::ptrdiff_t(found.from), context.begin() + std::ptrdiff_t(found.from + found.count));
     ASSERT_EQ(proposal, direct(context, max_n, min_n, 5)) << "trial " << trial;
+  }
+}
+
+// Several drafts verified together (recursive rejection sampling): k sequences of γ = 2 tokens per
+// step. Stochastic drafts come from the draft chain, draft j on its own stream; point drafts propose
+// (last + 1 + j) mod V and on. `best_of`: the wrong rule, which verifies each draft alone against
+// p and keeps whichever got furthest. Returns the first three tokens' cells and counts the target's
+// passes in `passes`.
+enum class Drafts { kSampled, kPoint };
+std::vector<std::int32_t> first_three_from_drafts(const Chain& chain, Drafts kind, std::size_t k, std::size_t trials, bool best_of,
+                                                  std::size_t* passes = nullptr) {
+  constexpr std::size_t kGamma = 2;
+  const std::size_t v = chain.v;
+  const auto row_after = [&](const std::vector<float>& table, std::int32_t token) { return std::span(table).subspan(std::size_t(token) * v, v); };
+  sl::SpeculativeWorkspace workspace;
+  sl::FilterWorkspace drafting;
+  std::vector<float> target_rows, draft_rows;
+  std::vector<std::int32_t> tokens, cells;
+  for (std::size_t t = 0; t < trials; ++t) {
+    std::vector<std::int32_t> sequence = {0};
+    while (sequence.size() < 4) {
+      sl::SamplingOptions options = chain.options;
+      options.seed = kSeed;
+      options.stream = t;
+      options.step = sequence.size() - 1;
+      target_rows.clear();
+      draft_rows.clear();
+      tokens.clear();
+      for (std::size_t j = 0; j < k; ++j) {
+        std::vector<std::int32_t> context = sequence;
+        for (std::size_t i = 0; i < kGamma; ++i) {
+          const auto target_row = row_after(chain.target, context.back());
+          target_rows.insert(target_rows.end(), target_row.begin(), target_row.end());
+          std::int32_t x = std::int32_t((std::size_t(context.back()) + 1 + j) % v);
+          if (kind == Drafts::kSampled) {
+            const auto row = row_after(chain.draft, context.back());
+            draft_rows.insert(draft_rows.end(), row.begin(), row.end());
+            sl::SamplingOptions position = options;
+            position.stream = sl::nth_draft_stream(sl::draft_stream(t), j);
+            position.step = options.step + i;
+            position.generated_ids = context;
+            x = sl::sample_token(row, position, drafting);
+          }
+          context.push_back(x);
+          tokens.push_back(x);
+        }
+        const auto last = row_after(chain.target, context.back());
+        target_rows.insert(target_rows.end(), last.begin(), last.end());
+      }
+      options.generated_ids = sequence;
+      sl::SpeculativeResult result;
+      if (!best_of) {
+        result = verify({target_rows, draft_rows, tokens, sl::draft_stream(t), kind == Drafts::kPoint, k}, options, workspace);
+      } else {
+        for (std::size_t j = 0; j < k; ++j) {
+          const std::span<const float> drafted = kind == Drafts::kPoint ? std::span<const float>() : std::span(draft_rows).subspan(j * kGamma * v, kGamma * v);
+          auto alone = verify({std::span(target_rows).subspan(j * (kGamma + 1) * v, (kGamma + 1) * v), drafted, std::span(tokens).subspan(j * kGamma, kGamma),
+                               sl::nth_draft_stream(sl::draft_stream(t), j), kind == Drafts::kPoint},
+                              options, workspace);
+          if (j == 0 || alone.accepted > result.accepted) result = std::move(alone);
+        }
+      }
+      if (passes) ++*passes;
+      sequence.insert(sequence.end(), result.tokens.begin(), result.tokens.end());
+    }
+    const auto vv = std::int32_t(v);
+    cells.push_back((sequence[1] * vv + sequence[2]) * vv + sequence[3]);
+  }
+  return cells;
+}
+
+class SeveralDrafts : public ::testing::TestWithParam<std::tuple<int, Drafts>> {};
+
+TEST_P(SeveralDrafts, LeaveTheFirstThreeTokensToTheTargetChain) {
+  const auto [which, kind] = GetParam();
+  const Chain chain = chain_of(which);
+  const auto joint = target_joint(chain);
+  const auto observed = sl::counts(first_three_from_drafts(chain, kind, 3, 30'000, false), joint.size());
+  for (std::size_t cell = 0; cell < joint.size(); ++cell) {
+    if (joint[cell] == 0.0f) EXPECT_EQ(observed[cell], 0u) << "impossible sequence " << cell;
+  }
+  const auto fit = sl::chi_square(observed, joint);
+  RecordProperty("chi_square_p", p_value_text(fit.p_value));
+  EXPECT_GT(fit.p_value, kAlpha) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+}
+
+INSTANTIATE_TEST_SUITE_P(Chains, SeveralDrafts, ::testing::Combine(::testing::Range(0, 2), ::testing::Values(Drafts::kSampled, Drafts::kPoint)));
+
+TEST(SeveralDrafts, TheBestOfSeparateVerificationsFails) {
+  const Chain chain = chain_of(0);
+  const auto joint = target_joint(chain);
+  for (const auto kind : {Drafts::kSampled, Drafts::kPoint}) {
+    const auto fit = sl::chi_square(sl::counts(first_three_from_drafts(chain, kind, 3, 30'000, true), joint.size()), joint);
+    RecordProperty(kind == Drafts::kPoint ? "point_chi_square_p" : "chi_square_p", p_value_text(fit.p_value));
+    EXPECT_LT(fit.p_value, 1e-12) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+  }
+}
+
+// More drafts, fewer target passes for the same three tokens: k = 1, 2, 4 on the first chain.
+TEST(SeveralDrafts, MoreDraftsTakeFewerTargetPasses) {
+  const Chain chain = chain_of(0);
+  constexpr std::size_t kTrials = 4'000;
+  double previous = 1e9;
+  for (const std::size_t k : {1u, 2u, 4u}) {
+    std::size_t passes = 0;
+    first_three_from_drafts(chain, Drafts::kSampled, k, kTrials, false, &passes);
+    const double per_sequence = double(passes) / kTrials;
+    RecordProperty("passes_k" + std::to_string(k), p_value_text(per_sequence));
+    EXPECT_LT(per_sequence, previous) << "k = " << k;
+    previous = per_sequence;
+  }
+}
+
+// At temperature 0 the step follows whichever draft agrees longest with the target's greedy path.
+TEST(SeveralDrafts, GreedyFollowsTheDraftOnTheTargetsPath) {
+  const std::size_t v = 50;
+  const auto table = reference::random_logits(v * v, 21, 2.0);
+  const auto row_after = [&](std::int32_t token) { return std::span(table).subspan(std::size_t(token) * v, v); };
+  const auto best_after = [&](std::int32_t token) {
+    const auto row = row_after(token);
+    return std::int32_t(std::max_element(row.begin(), row.end()) - row.begin());
+  };
+  const std::int32_t first = best_after(0), second = best_after(first);
+  const auto other = [&](std::int32_t token) { return std::int32_t((token + 1) % std::int32_t(v)); };
+  const std::vector<std::vector<std::int32_t>> drafts = {{other(first), first}, {first, other(second)}, {first, second}};
+  std::vector<float> rows;
+  std::vector<std::int32_t> tokens;
+  for (const auto& draft : drafts) {
+    for (const std::int32_t after : {0, draft[0], draft[1]}) rows.insert(rows.end(), row_after(after).begin(), row_after(after).end());
+    tokens.insert(tokens.end(), draft.begin(), draft.end());
+  }
+  sl::SamplingOptions options;
+  options.temperature = 0.0;
+  sl::SpeculativeWorkspace workspace;
+  const auto all = verify({rows, {}, tokens, 0, true, 3}, options, workspace);
+  EXPECT_EQ(all.accepted, 2u);
+  EXPECT_EQ(all.draft, 2u);
+  EXPECT_EQ(all.tokens, (std::vector<std::int32_t>{first, second, best_after(second)}));
+  const auto two = verify({std::span(rows).first(6 * v), {}, std::span(tokens).first(4), 0, true, 2}, options, workspace);
+  EXPECT_EQ(two.accepted, 1u);
+  EXPECT_EQ(two.draft, 1u);
+  EXPECT_EQ(two.tokens, (std::vector<std::int32_t>{first, second}));
+  // k must divide the tokens and lie in [1, kMaxDrafts].
+  for (const std::size_t k : {std::size_t{0}, sl::kMaxDrafts + 1, std::size_t{4}}) {
+    const auto refused = sl::speculative_verify({rows, {}, tokens, 0, true, k}, options, workspace);
+    ASSERT_TRUE(std::holds_alternative<sl::ArgumentError>(refused)) << k;
+    EXPECT_EQ(std::get<sl::ArgumentError>(refused).argument, k == 4 ? "draftTokens" : "drafts");
   }
 }
 

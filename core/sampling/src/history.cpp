@@ -5,6 +5,48 @@
 
 namespace sampling_lab {
 
+std::size_t FlatIndex::slot_of(std::uint64_t key) const {
+  const std::size_t mask = keys_.size() - 1;
+  std::size_t slot = std::size_t((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;  // Fibonacci hashing
+  while (keys_[slot] != kEmpty && keys_[slot] != key) slot = (slot + 1) & mask;
+  return slot;
+}
+
+std::int64_t FlatIndex::find(std::uint64_t key) const {
+  if (key == kEmpty) key = kEmpty - 1;
+  if (keys_.empty()) return -1;
+  const std::size_t slot = slot_of(key);
+  return keys_[slot] == key ? std::int64_t(values_[slot]) : -1;
+}
+
+std::int64_t FlatIndex::exchange(std::uint64_t key, std::uint32_t value) {
+  if (key == kEmpty) key = kEmpty - 1;
+  if (2 * (size_ + 1) > keys_.size()) {
+    std::vector<std::uint64_t> keys(std::max<std::size_t>(16, 2 * keys_.size()), kEmpty);
+    std::vector<std::uint32_t> values(keys.size());
+    keys.swap(keys_);
+    values.swap(values_);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == kEmpty) continue;
+      const std::size_t slot = slot_of(keys[i]);
+      keys_[slot] = keys[i];
+      values_[slot] = values[i];
+    }
+  }
+  const std::size_t slot = slot_of(key);
+  const std::int64_t replaced = keys_[slot] == key ? std::int64_t(values_[slot]) : -1;
+  if (replaced < 0) ++size_;
+  keys_[slot] = key;
+  values_[slot] = value;
+  return replaced;
+}
+
+void FlatIndex::clear() {
+  keys_.clear();
+  values_.clear();
+  size_ = 0;
+}
+
 TokenHistory::TokenHistory(std::int64_t penalty_last_n, std::int64_t ngram_size)
     : ngram_size_(std::size_t(ngram_size)), window_(penalty_last_n < 0 ? SIZE_MAX : std::size_t(penalty_last_n)) {}
 
@@ -34,7 +76,7 @@ void TokenHistory::assign(std::span<const std::int32_t> tokens) {
   const std::size_t start = tokens.size() > window_ ? tokens.size() - window_ : 0;
   for (std::size_t i = start; i < tokens.size(); ++i) add(tokens[i]);
   prefixes_.clear();
-  prefixes_by_hash_.clear();
+  newest_by_hash_.clear();
   followed_.clear();
   tail_prefix_ = -1;
   if (ngram_size_ == 0) return;
@@ -54,11 +96,9 @@ std::uint64_t TokenHistory::prefix_hash(std::size_t start) const {
 }
 
 std::int64_t TokenHistory::find_prefix(std::size_t start, std::uint64_t hash) const {
-  const auto bucket = prefixes_by_hash_.find(hash);
-  if (bucket == prefixes_by_hash_.end()) return -1;
   const auto length = std::ptrdiff_t(ngram_size_ - 1);
-  for (const std::uint32_t index : bucket->second) {
-    const auto seen = tokens_.begin() + std::ptrdiff_t(prefixes_[index].start);
+  for (std::int64_t index = newest_by_hash_.find(hash); index >= 0; index = prefixes_[std::size_t(index)].same_hash) {
+    const auto seen = tokens_.begin() + std::ptrdiff_t(prefixes_[std::size_t(index)].start);
     if (std::equal(seen, seen + length, tokens_.begin() + std::ptrdiff_t(start))) return index;
   }
   return -1;
@@ -74,11 +114,10 @@ void TokenHistory::index_ngram() {
     if (tail_prefix_ < 0) {
       const std::size_t start = size - n;
       tail_prefix_ = std::int64_t(prefixes_.size());
-      prefixes_.push_back({start, {}});
-      prefixes_by_hash_[prefix_hash(start)].push_back(std::uint32_t(tail_prefix_));
+      prefixes_.push_back({start, {}, newest_by_hash_.exchange(prefix_hash(start), std::uint32_t(tail_prefix_))});
     }
     const std::int32_t token = tokens_.back();
-    if (followed_.insert(std::uint64_t(tail_prefix_) << 32 | std::uint32_t(token)).second) {
+    if (followed_.exchange(std::uint64_t(tail_prefix_) << 32 | std::uint32_t(token), 0) < 0) {
       prefixes_[std::size_t(tail_prefix_)].followers.push_back(token);
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "sampling_lab/filters.hpp"
@@ -45,25 +46,57 @@ std::span<const float> vocabulary_weights(const detail::Selection& kept, std::si
   return buffer;
 }
 
-// An inverse-CDF draw from norm(max(0, p − q)) on the uniform u, over the vocabulary in id order: q
-// is `q_weights`·q_scale (q's distribution, or all on one point draft). The residual is one
-// branch-free pass, summed per block, then scanned once. When rounding leaves no residual mass (p = q
-// up to it), the draw is from p.
-std::int32_t residual_draw(const detail::Selection& p, std::span<const float> q_weights, double q_scale, double u,
-                           SpeculativeWorkspace& workspace) {
-  const std::size_t vocabulary = q_weights.size();
-  const auto p_weights = vocabulary_weights(p, vocabulary, workspace.p_weights);
-  auto& residual = workspace.residual;
-  auto& blocks = workspace.residual_blocks;
-  residual.resize(vocabulary);
-  blocks.resize(kernels::block_count(vocabulary));
-  const auto p_scale = float(1.0 / p.kept_weight);
-  for (std::size_t i = 0; i < vocabulary; ++i) residual[i] = std::max(0.0f, p_weights[i] * p_scale - q_weights[i] * float(q_scale));
-  double total = kernels::block_sum(residual, blocks);
-  if (total > 0.0) return std::int32_t(kernels::inverse_cdf(residual, blocks, u * total));
-  total = kernels::block_sum(p_weights, blocks);
-  return std::int32_t(kernels::inverse_cdf(p_weights, blocks, u * total));
-}
+// Recursive rejection sampling's residual r over the vocabulary in id order, unnormalised
+// (workspace.residual, summed per block into residual_blocks): start() makes it max(0, p − q) after
+// the first rejection, reject() takes the next rejected q off it. q is `q_weights`·q_scale (a
+// draft's distribution, or all on one point draft). When rounding would leave no mass (r = q up to
+// it), r stays as it was (p for the first).
+class Residual {
+ public:
+  Residual(SpeculativeWorkspace& workspace, std::size_t vocabulary) : workspace_(workspace), vocabulary_(vocabulary) {}
+
+  void start(const detail::Selection& p, std::span<const float> q_weights, double q_scale) {
+    const auto p_weights = vocabulary_weights(p, vocabulary_, workspace_.p_weights);
+    auto& residual = workspace_.residual;
+    residual.resize(vocabulary_);
+    const auto p_scale = float(1.0 / p.kept_weight);
+    for (std::size_t i = 0; i < vocabulary_; ++i) residual[i] = std::max(0.0f, p_weights[i] * p_scale - q_weights[i] * float(q_scale));
+    total_ = sum(residual);
+    if (total_ > 0.0) return;
+    residual.assign(p_weights.begin(), p_weights.end());
+    total_ = sum(residual);
+  }
+
+  double probability(std::int32_t token) const { return double(workspace_.residual[std::size_t(token)]) / total_; }
+
+  void reject(std::span<const float> q_weights, double q_scale) {
+    auto& next = workspace_.next_residual;
+    next.resize(vocabulary_);
+    const auto scale = float(1.0 / total_);
+    const auto& residual = workspace_.residual;
+    for (std::size_t i = 0; i < vocabulary_; ++i) next[i] = std::max(0.0f, residual[i] * scale - q_weights[i] * float(q_scale));
+    const double total = sum(next);
+    if (!(total > 0.0)) {
+      sum(workspace_.residual);  // its block sums again
+      return;
+    }
+    next.swap(workspace_.residual);
+    total_ = total;
+  }
+
+  std::int32_t draw(double u) const {
+    return std::int32_t(kernels::inverse_cdf(workspace_.residual, workspace_.residual_blocks, u * total_));
+  }
+
+ private:
+  double sum(std::span<const float> values) {
+    workspace_.residual_blocks.resize(kernels::block_count(vocabulary_));
+    return kernels::block_sum(values, workspace_.residual_blocks);
+  }
+  SpeculativeWorkspace& workspace_;
+  std::size_t vocabulary_;
+  double total_ = 0.0;
+};
 
 }  // namespace
 
@@ -105,25 +138,33 @@ double expected_tokens(double alpha, std::size_t gamma) {
 }
 
 std::variant<std::size_t, ArgumentError> speculative_vocabulary(const SpeculativeInput& input) {
-  const std::size_t gamma = input.draft_tokens.size();
+  const std::size_t drafts = input.drafts;
+  if (drafts < 1 || drafts > kMaxDrafts) {
+    return ArgumentError{"drafts", "drafts is " + std::to_string(drafts) + "; between 1 and " + std::to_string(kMaxDrafts) + " drafts are verified together"};
+  }
+  if (input.draft_tokens.size() % drafts != 0) {
+    return ArgumentError{"draftTokens", "draftTokens has " + std::to_string(input.draft_tokens.size()) + " tokens, not " + std::to_string(drafts) +
+                                            " drafts of equal length"};
+  }
+  const std::size_t gamma = input.draft_tokens.size() / drafts;
   if (gamma > kMaxDraftTokens) {
-    return ArgumentError{"draftTokens", "draftTokens has " + std::to_string(gamma) + " tokens; at most " +
+    return ArgumentError{"draftTokens", "draftTokens has " + std::to_string(gamma) + " tokens per draft; at most " +
                                             std::to_string(kMaxDraftTokens) + " are verified at once"};
   }
   if (auto error = check_length(double(input.target_rows.size()), "targetRows")) return *error;
   if (auto error = check_length(double(input.draft_rows.size()), "draftRows")) return *error;
-  const std::size_t rows = gamma + 1;
+  const std::size_t rows = drafts * (gamma + 1);
   if (input.target_rows.empty() || input.target_rows.size() % rows != 0) {
-    return ArgumentError{"targetRows", "targetRows must hold γ + 1 = " + std::to_string(rows) +
-                                           " rows of equal length (one more than draftTokens), not " +
+    return ArgumentError{"targetRows", "targetRows must hold k·(γ + 1) = " + std::to_string(rows) +
+                                           " rows of equal length (each draft's γ tokens and one more), not " +
                                            std::to_string(input.target_rows.size()) + " logits"};
   }
   const std::size_t vocabulary = input.target_rows.size() / rows;
   if (input.point_drafts && !input.draft_rows.empty()) {
     return ArgumentError{"draftRows", "point drafts (prompt lookup) have no draft rows"};
   }
-  if (!input.point_drafts && input.draft_rows.size() != gamma * vocabulary) {
-    return ArgumentError{"draftRows", "draftRows must hold γ = " + std::to_string(gamma) + " rows of " +
+  if (!input.point_drafts && input.draft_rows.size() != drafts * gamma * vocabulary) {
+    return ArgumentError{"draftRows", "draftRows must hold k·γ = " + std::to_string(drafts * gamma) + " rows of " +
                                           std::to_string(vocabulary) + " logits (as targetRows), not " +
                                           std::to_string(input.draft_rows.size()) + " logits"};
   }
@@ -144,30 +185,40 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
   }
   if (auto error = check_rows(input.target_rows, vocabulary, "targetRows")) return *error;
   if (auto error = check_rows(input.draft_rows, vocabulary, "draftRows")) return *error;
-  const auto drafts = input.draft_tokens;
-  for (std::size_t i = 0; i < drafts.size(); ++i) {
-    if (drafts[i] < 0 || std::size_t(drafts[i]) >= vocabulary) {
-      return ArgumentError{"draftTokens", "draftTokens[" + std::to_string(i) + "] is " + std::to_string(drafts[i]) +
+  const std::size_t drafts = input.drafts;
+  const std::size_t gamma = input.draft_tokens.size() / drafts;
+  for (std::size_t i = 0; i < input.draft_tokens.size(); ++i) {
+    if (input.draft_tokens[i] < 0 || std::size_t(input.draft_tokens[i]) >= vocabulary) {
+      return ArgumentError{"draftTokens", "draftTokens[" + std::to_string(i) + "] is " + std::to_string(input.draft_tokens[i]) +
                                               ", not a token id in [0, " + std::to_string(vocabulary) + ")"};
     }
   }
+  // Draft j's tokens; the lead is the first draft that agrees with every token accepted so far.
+  const auto tokens_of = [&](std::size_t j) { return input.draft_tokens.subspan(j * gamma, gamma); };
+  std::size_t lead = 0;
+  const auto agrees = [&](std::size_t j, std::size_t through) {
+    return std::equal(tokens_of(j).begin(), tokens_of(j).begin() + std::ptrdiff_t(through + 1), tokens_of(lead).begin());
+  };
   auto& context = workspace.context;
   context.assign(options.generated_ids.begin(), options.generated_ids.end());
-  context.insert(context.end(), drafts.begin(), drafts.end());
+  context.reserve(context.size() + gamma);  // the positions' spans of it stay valid
   const std::size_t history = options.generated_ids.size();
-  // The options of position i on one side.
+  // The options of position i on one side, after the lead's first i tokens.
   const auto at = [&](std::size_t i, std::uint64_t stream) {
+    context.resize(history);
+    context.insert(context.end(), tokens_of(lead).begin(), tokens_of(lead).begin() + std::ptrdiff_t(i));
     SamplingOptions position = options;
     position.stream = stream;
     position.step = options.step + i;
-    position.generated_ids = std::span(context).first(history + i);
+    position.generated_ids = std::span(context);
     position.generated_counts.reset();
     return position;
   };
   SpeculativeResult result{0, 0, {}, {}, false};
   const auto finish = [&](std::int32_t token) {
     result.token = token;
-    result.tokens.assign(drafts.begin(), drafts.begin() + std::ptrdiff_t(result.accepted));
+    result.draft = lead;
+    result.tokens.assign(tokens_of(lead).begin(), tokens_of(lead).begin() + std::ptrdiff_t(result.accepted));
     result.tokens.push_back(token);
     return result;
   };
@@ -177,23 +228,30 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
     if (error) error->message = "position " + std::to_string(i) + " (the history and the drafts before it): " + error->message;
     return error;
   };
-  // Position i's row of one side with its −∞ logits masked (its values were checked).
-  const auto masked_row = [&](std::span<const float> rows, std::size_t i, const SamplingOptions& position, FilterWorkspace& side,
+  // Row `row` of one side with its −∞ logits masked (its values were checked).
+  const auto masked_row = [&](std::span<const float> rows, std::size_t row, const SamplingOptions& position, FilterWorkspace& side,
                               const std::string& argument) -> std::variant<MaskedLogits, ArgumentError> {
-    auto masked = mask_negative_infinity(row_of(rows, i, vocabulary), position, side.masked, argument);
-    if (auto* error = std::get_if<ArgumentError>(&masked)) error->message = "row " + std::to_string(i) + ": " + error->message;
+    auto masked = mask_negative_infinity(row_of(rows, row, vocabulary), position, side.masked, argument);
+    if (auto* error = std::get_if<ArgumentError>(&masked)) error->message = "row " + std::to_string(row) + ": " + error->message;
     return masked;
   };
-  for (std::size_t i = 0; i < drafts.size(); ++i) {
-    const auto target = masked_row(input.target_rows, i, at(i, options.stream), workspace.target, "targetRows");
+  Residual residual(workspace, vocabulary);
+  for (std::size_t i = 0; i < gamma; ++i) {
+    const auto target = masked_row(input.target_rows, lead * (gamma + 1) + i, at(i, options.stream), workspace.target, "targetRows");
     if (const auto* error = std::get_if<ArgumentError>(&target)) return *error;
     const auto target_row = std::get<MaskedLogits>(target).logits;
     const SamplingOptions& target_options = std::get<MaskedLogits>(target).options;
     if (options.temperature == 0.0) {
       const std::int32_t best = sample_token(target_row, target_options, workspace.target);
       if (auto error = bans_leave_none(i, target_options, workspace.target)) return *error;
-      result.acceptance.push_back(drafts[i] == best ? 1.0 : 0.0);
-      if (drafts[i] == best) {
+      bool found = false;
+      for (std::size_t j = lead; j < drafts && !found; ++j) {
+        if (i > 0 && !agrees(j, i - 1)) continue;
+        found = tokens_of(j)[i] == best;
+        result.acceptance.push_back(found ? 1.0 : 0.0);
+        if (found) lead = j;
+      }
+      if (found) {
         ++result.accepted;
         continue;
       }
@@ -202,48 +260,68 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
     }
     const auto p = detail::kept_tokens(target_row, target_options, workspace.target, true);
     if (auto error = bans_leave_none(i, target_options, workspace.target)) return *error;
-    Philox verifier(options.seed, options.stream ^ kVerifierStreamBit);
-    verifier.seek(options.step + i);
-    if (input.point_drafts) {
-      const double ratio = probability(p, drafts[i]);
-      result.acceptance.push_back(ratio);
-      if (verifier.uniform() < ratio) {
-        ++result.accepted;
-        continue;
+    // The trials: each draft that agrees with the accepted prefix, against what the last left.
+    double residual_uniform = 0.0;
+    bool accepted = false;
+    const std::size_t first = lead;
+    for (std::size_t j = first; j < drafts; ++j) {
+      if (i > 0 && j != first && !agrees(j, i - 1)) continue;
+      const std::int32_t x = tokens_of(j)[i];
+      Philox verifier(options.seed, nth_draft_stream(options.stream ^ kVerifierStreamBit, j));
+      verifier.seek(options.step + i);
+      const double accept_uniform = verifier.uniform();
+      if (j == first) residual_uniform = verifier.uniform();
+      // q_j: a draft's kept set (its row, on its own stream), or all on x for a point draft.
+      std::optional<detail::Selection> q;
+      double drafted = 1.0;
+      if (!input.point_drafts) {
+        const std::size_t row = j * gamma + i;
+        const auto draft = masked_row(input.draft_rows, row, at(i, nth_draft_stream(input.draft_stream, j)), workspace.draft, "draftRows");
+        if (const auto* error = std::get_if<ArgumentError>(&draft)) return *error;
+        const SamplingOptions& draft_options = std::get<MaskedLogits>(draft).options;
+        q = detail::kept_tokens(std::get<MaskedLogits>(draft).logits, draft_options, workspace.draft, true);
+        if (auto error = bans_leave_none(i, draft_options, workspace.draft)) return *error;
+        drafted = probability(*q, x);
+        if (!(drafted > 0.0)) {
+          return ArgumentError{"draftTokens", "draftTokens[" + std::to_string(row) + "] = " + std::to_string(x) +
+                                                  " has probability 0 under draftRows[" + std::to_string(row) +
+                                                  "] with these options: draw each draft token with the same options on the draft stream"};
+        }
       }
-      // q all on x: norm(max(0, p − q)) is p without x, renormalised.
-      auto& one_hot = workspace.q_weights;
-      one_hot.assign(vocabulary, 0.0f);
-      one_hot[std::size_t(drafts[i])] = 1.0f;
-      result.from_residual = true;
-      return finish(residual_draw(p, one_hot, 1.0, verifier.uniform(), workspace));
+      const double ratio = std::min(1.0, (j == first ? probability(p, x) : residual.probability(x)) / drafted);
+      result.acceptance.push_back(ratio);
+      accepted = accept_uniform < ratio;
+      if (accepted) {
+        lead = j;
+        break;
+      }
+      std::span<const float> q_weights;
+      if (q) {
+        q_weights = vocabulary_weights(*q, vocabulary, workspace.q_weights);
+      } else {
+        workspace.q_weights.assign(vocabulary, 0.0f);
+        workspace.q_weights[std::size_t(x)] = 1.0f;
+        q_weights = workspace.q_weights;
+      }
+      const double q_scale = q ? 1.0 / q->kept_weight : 1.0;
+      if (j == first) {
+        residual.start(p, q_weights, q_scale);
+      } else {
+        residual.reject(q_weights, q_scale);
+      }
     }
-    const auto draft = masked_row(input.draft_rows, i, at(i, input.draft_stream), workspace.draft, "draftRows");
-    if (const auto* error = std::get_if<ArgumentError>(&draft)) return *error;
-    const SamplingOptions& draft_options = std::get<MaskedLogits>(draft).options;
-    const auto q = detail::kept_tokens(std::get<MaskedLogits>(draft).logits, draft_options, workspace.draft, true);
-    if (auto error = bans_leave_none(i, draft_options, workspace.draft)) return *error;
-    const double drafted = probability(q, drafts[i]);
-    if (!(drafted > 0.0)) {
-      return ArgumentError{"draftTokens", "draftTokens[" + std::to_string(i) + "] = " + std::to_string(drafts[i]) +
-                                              " has probability 0 under draftRows[" + std::to_string(i) +
-                                              "] with these options: draw each draft token with the same options on the draft stream"};
-    }
-    const double ratio = std::min(1.0, probability(p, drafts[i]) / drafted);
-    result.acceptance.push_back(ratio);
-    const double accept_uniform = verifier.uniform();
-    if (accept_uniform < ratio) {
+    if (accepted) {
       ++result.accepted;
       continue;
     }
     result.from_residual = true;
-    return finish(residual_draw(p, vocabulary_weights(q, vocabulary, workspace.q_weights), 1.0 / q.kept_weight, verifier.uniform(), workspace));
+    return finish(residual.draw(residual_uniform));
   }
-  const auto last = masked_row(input.target_rows, drafts.size(), at(drafts.size(), options.stream), workspace.target, "targetRows");
+  const auto last = masked_row(input.target_rows, lead * (gamma + 1) + gamma, at(gamma, options.stream), workspace.target, "targetRows");
   if (const auto* error = std::get_if<ArgumentError>(&last)) return *error;
   const SamplingOptions& bonus_options = std::get<MaskedLogits>(last).options;
   const std::int32_t bonus = sample_token(std::get<MaskedLogits>(last).logits, bonus_options, workspace.target);
-  if (auto error = bans_leave_none(drafts.size(), bonus_options, workspace.target)) return *error;
+  if (auto error = bans_leave_none(gamma, bonus_options, workspace.target)) return *error;
   return finish(bonus);
 }
 

@@ -94,6 +94,20 @@ export function idList(value: unknown, name: string, maxLength: number): Integer
   return value;
 }
 
+/** speculativeVerify's draftTokens as k drafts of equal length γ: one list of ids, or an array of k (at most maxDrafts) such lists. */
+export function draftList(value: unknown, maxLength: number, maxDrafts: number): readonly IntegerArray[] {
+  if (!Array.isArray(value) || value.length === 0 || !value.every((draft) => Array.isArray(draft) || draft instanceof Int32Array)) {
+    return [idList(value, 'draftTokens', maxLength)];
+  }
+  checkLength(value, 'draftTokens', maxDrafts);
+  const drafts = value.map((draft, j) => idList(draft, `draftTokens[${j}]`, maxLength));
+  const gamma = drafts[0].length;
+  const uneven = drafts.findIndex((draft) => draft.length !== gamma);
+  if (uneven !== -1) {
+    throw new SamplingLabError('draftTokens', `draftTokens[${uneven}] has ${drafts[uneven].length} tokens, draftTokens[0] ${gamma}: the drafts verified together are equally long`);
+  }
+  return drafts;
+}
 
 /** Scalar arguments that must be numbers (their ranges are the core's to check). */
 export function checkScalars(values: Record<string, unknown>): void {

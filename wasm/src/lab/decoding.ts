@@ -17,8 +17,10 @@ export interface SpeculativeVerification {
   token: number;
   /** The accepted drafts, then `token` (accepted + 1 entries). */
   tokens: Int32Array;
-  /** min(1, p_i(x_i) / q_i(x_i)) at each position checked: accepted + 1, or γ when all were accepted. */
+  /** min(1, p_i(x_i) / q_i(x_i)) at each position checked: accepted + 1, or γ when all were accepted. With several drafts, min(1, r(x) / q_j(x)) of each draft tried, position by position. */
   acceptance: Float64Array;
+  /** With several drafts: the one whose first `accepted` tokens were emitted (0 with one). */
+  draft: number;
   /** `token` replaced a rejected draft (drawn from norm(max(0, p − q)); the target's token at temperature 0). */
   fromResidual: boolean;
 }

@@ -4,7 +4,7 @@
 import { OPTION_TABLE, STAGE_TABLE, type StageName } from '../generated/tables.js';
 import type { CoreEngine, CoreEnum, CoreModule } from '../sampling-lab-core.js';
 import {
-  checkIdle, checkKeys, checkLength, checkNumbers, checkScalars, describe, idList, isError, isObject, unwrap, view, withProgress,
+  checkIdle, checkKeys, checkLength, checkNumbers, checkScalars, describe, draftList, idList, isError, isObject, unwrap, view, withProgress,
 } from './checks.js';
 import { LabBeamSearch, type BeamSearch, type BeamSearchOptions, type PromptLookupOptions, type PromptLookupProposal, type SpeculativeOptions, type SpeculativeVerification } from './decoding.js';
 import { SamplingLabError } from './errors.js';
@@ -45,8 +45,10 @@ export class Lab {
   readonly maxBatchRows: number;
   /** Tokens a stateful sampler's history holds at most. */
   readonly maxHistory: number;
-  /** Draft tokens speculativeVerify verifies at once at most. */
+  /** Draft tokens speculativeVerify verifies at once at most, per draft. */
   readonly maxDraftTokens: number;
+  /** Drafts speculativeVerify verifies together at most. */
+  readonly maxDrafts: number;
   /** Tokens of context lab.promptLookup searches at most. */
   readonly maxLookupContext: number;
   /** A beam search's numBeams at most. */
@@ -86,6 +88,7 @@ export class Lab {
     this.maxBatchRows = core.maxBatchRows;
     this.maxHistory = core.maxHistory;
     this.maxDraftTokens = core.maxDraftTokens;
+    this.maxDrafts = core.maxDrafts;
     this.maxLookupContext = core.maxLookupContext;
     this.maxBeams = core.maxBeams;
     this.maxEosTokens = core.maxEosTokens;
@@ -339,26 +342,35 @@ export class Lab {
    * position and `generatedIds` the history before it. Rows: an array of rows or one flat array.
    * `draftRows` null: point drafts, proposed with no distribution (lab.promptLookup's): draft i is
    * accepted with probability p_i(x_i) and a rejection is redrawn from p_i without x_i.
+   *
+   * `draftTokens` an array of k arrays of γ tokens: k drafts verified together by recursive
+   * rejection sampling (SpecInfer, Miao et al. 2024), still exact. The rows then come draft by
+   * draft: k·(γ + 1) target rows and k·γ draft rows, draft j drawn on `nthDraftStream(draftStream, j)`.
+   * At each position the drafts that agree with the tokens accepted so far are tried in order,
+   * each against what the previous rejections left of p (norm(max(0, r − q_j))); `draft` says
+   * whose tokens were emitted.
    */
   speculativeVerify(targetRows: readonly NumericArray[] | Float32Array | Float64Array,
                     draftRows: readonly NumericArray[] | Float32Array | Float64Array | null,
-                    draftTokens: IntegerArray, options: SpeculativeOptions = {}): SpeculativeVerification {
+                    draftTokens: IntegerArray | readonly IntegerArray[], options: SpeculativeOptions = {}): SpeculativeVerification {
     if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
     const { draftStream, ...rest } = options;
     // NaN is how "the default" crosses, so a NaN given here is refused rather than defaulted.
     if (draftStream !== undefined && (typeof draftStream !== 'number' || Number.isNaN(draftStream))) {
       throw new SamplingLabError('draftStream', 'draftStream must be a number');
     }
-    const tokens = idList(draftTokens, 'draftTokens', this.maxDraftTokens);
+    const drafts = draftList(draftTokens, this.maxDraftTokens, this.maxDrafts);
     const laid = this.#layout.layOut([rest.seed === undefined ? { ...rest, seed: freshSeed() } : rest]);
     const { InputSlot, IdSlot } = this.#core;
-    const gamma = tokens.length;
-    this.#writeRows(InputSlot.primary, targetRows, 'targetRows', { rows: gamma + 1, why: `γ = ${gamma} draft tokens` });
+    const [k, gamma] = [drafts.length, drafts[0].length];
+    const why = k === 1 ? `γ = ${gamma} draft tokens` : `${k} drafts of γ = ${gamma} tokens`;
+    this.#writeRows(InputSlot.primary, targetRows, 'targetRows', { rows: k * (gamma + 1), why });
     const pointDrafts = draftRows === null;
-    this.#writeRows(InputSlot.secondary, pointDrafts ? new Float32Array(0) : draftRows, 'draftRows', { rows: pointDrafts ? 0 : gamma, why: `γ = ${gamma} draft tokens` });
-    view(this.#engine.ints(IdSlot.tokens, tokens.length, 'draftTokens')).set(tokens);
+    this.#writeRows(InputSlot.secondary, pointDrafts ? new Float32Array(0) : draftRows, 'draftRows', { rows: pointDrafts ? 0 : k * gamma, why });
+    const ints = view(this.#engine.ints(IdSlot.tokens, k * gamma, 'draftTokens'));
+    drafts.forEach((tokens, j) => ints.set(tokens, j * gamma));
     this.#writeOptions(laid);
-    const result = unwrap(this.#engine.speculativeVerify(draftStream ?? NaN, pointDrafts));
+    const result = unwrap(this.#engine.speculativeVerify(draftStream ?? NaN, pointDrafts, k));
     return { ...result, tokens: result.tokens.slice(), acceptance: result.acceptance.slice() };
   }
 
@@ -383,6 +395,12 @@ export class Lab {
   draftStream(stream: number): number {
     checkScalars({ stream });
     return unwrap(this.#core.draftStream(stream)).value;
+  }
+
+  /** Draft j's stream among several verified together: `draftStream` XOR j·2^44 (draft 0's is draftStream itself). */
+  nthDraftStream(draftStream: number, j: number): number {
+    checkScalars({ draftStream, j });
+    return unwrap(this.#core.nthDraftStream(draftStream, j)).value;
   }
 
   /**

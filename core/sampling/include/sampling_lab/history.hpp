@@ -5,8 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "sampling_lab/options.hpp"
@@ -15,6 +13,24 @@ namespace sampling_lab {
 
 // The longest history a sampler keeps (128 MB of ids); its `state` is a plain array of as many.
 inline constexpr std::size_t kMaxHistory = std::size_t{1} << 25;
+
+// A map from 64-bit keys to 32-bit values, open addressing with linear probing: the n-gram index's
+// two lookups, without std::unordered_map's prime-sized buckets (1.6 KB of WebAssembly).
+class FlatIndex {
+ public:
+  // Stores `value` under `key`; returns the value it replaced, or −1 when the key is new.
+  std::int64_t exchange(std::uint64_t key, std::uint32_t value);
+  // The value under `key`, or −1.
+  std::int64_t find(std::uint64_t key) const;
+  void clear();
+
+ private:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  std::size_t slot_of(std::uint64_t key) const;
+  std::vector<std::uint64_t> keys_;  // kEmpty where free; a power of two, at most half full
+  std::vector<std::uint32_t> values_;
+  std::size_t size_ = 0;
+};
 
 class TokenHistory {
  public:
@@ -54,11 +70,12 @@ class TokenHistory {
   struct Prefix {
     std::size_t start;
     std::vector<std::int32_t> followers;
+    std::int64_t same_hash = -1;  // the previous prefix with this prefix's hash, −1 for none
   };
   std::size_t ngram_size_;
   std::vector<Prefix> prefixes_;
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> prefixes_by_hash_;
-  std::unordered_set<std::uint64_t> followed_;  // (prefix index << 32) | token
+  FlatIndex newest_by_hash_;  // prefix hash → the newest prefix with it (older ones via same_hash)
+  FlatIndex followed_;        // (prefix index << 32) | token → 0, for each token that followed a prefix
   std::int64_t tail_prefix_ = -1;               // the history's last n − 1 tokens among prefixes_
 
   std::size_t window_;  // SIZE_MAX = all

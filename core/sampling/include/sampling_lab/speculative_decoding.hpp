@@ -6,6 +6,9 @@
 // norm(max(0, p_i − q_i)); when all γ are accepted a bonus token comes from the last target row.
 // The emitted tokens then follow the target exactly. p_i and q_i are the distributions
 // sample_token draws from with the same options, so filters and penalties act on both sides.
+// Several drafts are verified together by recursive rejection sampling (SpecInfer, Miao et al.
+// 2024; SpecTr, Sun et al. 2023): at each position the drafts that still agree with the accepted
+// prefix are tried one after another, each against the residual the previous rejections left.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -18,31 +21,41 @@
 
 namespace sampling_lab {
 
-// Draft tokens verified at once at most.
+// Draft tokens verified at once at most, per draft.
 inline constexpr std::size_t kMaxDraftTokens = 64;
+// Drafts verified together at most.
+inline constexpr std::size_t kMaxDrafts = 16;
 
 // The draft proposes on (seed, stream XOR 2^52) and the verifier draws its own uniforms from
 // (seed, stream XOR 2^51): neither reuses a word of the target's stream.
 inline constexpr std::uint64_t kDraftStreamBit = std::uint64_t{1} << 52;
 inline constexpr std::uint64_t kVerifierStreamBit = std::uint64_t{1} << 51;
 constexpr std::uint64_t draft_stream(std::uint64_t stream) { return stream ^ kDraftStreamBit; }
+// Draft j of several draws on its stream XOR j·2^44, and its verification trial on the verifier's
+// stream XOR j·2^44: draft 0 is the single draft's.
+inline constexpr unsigned kDraftIndexShift = 44;
+constexpr std::uint64_t nth_draft_stream(std::uint64_t stream, std::size_t draft) { return stream ^ (std::uint64_t(draft) << kDraftIndexShift); }
 
+// With k drafts every part holds k blocks, draft by draft: target rows k·(γ + 1), draft rows k·γ,
+// tokens k·γ; draft j's rows are those its own sequence gave.
 struct SpeculativeInput {
   std::span<const float> target_rows;          // γ + 1 rows of V target logits, back to back
   std::span<const float> draft_rows;           // γ rows of V draft logits (none for point drafts)
   std::span<const std::int32_t> draft_tokens;  // γ proposals; token i drawn from draft row i
-  std::uint64_t draft_stream;                  // the stream the draft sampled on
+  std::uint64_t draft_stream;                  // the stream the draft sampled on (draft j: nth_draft_stream)
   // Proposals made without a distribution (prompt lookup): q_i is all on x_i, so x_i is accepted
   // with probability p_i(x_i) and a rejection redraws from p_i without x_i, renormalised.
   bool point_drafts = false;
+  std::size_t drafts = 1;  // k, at most kMaxDrafts
 };
 
 struct SpeculativeResult {
   std::size_t accepted;              // drafts accepted, 0 … γ
   std::int32_t token;                // the residual draw at the first rejection, else the bonus
   std::vector<std::int32_t> tokens;  // the accepted drafts, then token
-  std::vector<double> acceptance;    // min(1, p_i(x_i) / q_i(x_i)) of each position checked
+  std::vector<double> acceptance;    // min(1, r(x) / q(x)) of each trial, position by position
   bool from_residual;                // token replaced a rejected draft
+  std::size_t draft = 0;             // the draft whose first `accepted` tokens were emitted
 };
 
 // Prompt lookup decoding's proposal (Saxena 2023; transformers' PromptLookupCandidateGenerator):
@@ -74,12 +87,12 @@ struct SpeculativeWorkspace {
   FilterWorkspace draft;
   std::vector<std::int32_t> context;  // generated_ids followed by the drafts
   // A rejection's p and q over the vocabulary (where a side kept a subset), and max(0, p − q).
-  std::vector<float> p_weights, q_weights, residual;
+  std::vector<float> p_weights, q_weights, residual, next_residual;
   std::vector<double> residual_blocks;
 };
 
-// V, from the rows' sizes and γ: γ <= kMaxDraftTokens, whole rows, each side at most
-// kMaxVocabulary entries.
+// V, from the rows' sizes, k and γ: k in [1, kMaxDrafts], γ <= kMaxDraftTokens, whole rows, each
+// side at most kMaxVocabulary entries.
 std::variant<std::size_t, ArgumentError> speculative_vocabulary(const SpeculativeInput& input);
 
 // Verifies γ drafts. `options` (checked by check_options for V) hold the target's key: seed,
@@ -91,7 +104,13 @@ std::variant<std::size_t, ArgumentError> speculative_vocabulary(const Speculativ
 // is sample_token(target row γ) at step + γ with every draft in the history. Temperature 0 is
 // greedy: a draft is accepted while it is the target's token, which is then emitted. Point
 // drafts (input.point_drafts) have no rows: x_i is accepted on u < p_i(x_i) and a rejection draws
-// from p_i with x_i removed, on the same uniforms (Leviathan et al.'s rule with q_i one-hot). Checks the
+// from p_i with x_i removed, on the same uniforms (Leviathan et al.'s rule with q_i one-hot). With
+// k drafts, position i tries each draft whose first i tokens are the accepted ones, in index order:
+// draft j is accepted with min(1, r(x) / q_j(x)), r = p_i for the first trial, and a rejection
+// leaves r = norm(max(0, r − q_j)) (a point draft's: r without x); when every trial rejects, the
+// token is drawn from r. Trial j's uniform is words 0–1 of block step + i of the verifier's stream
+// XOR j·2^44; the residual draw's, words 2–3 of the position's first trial's. Position i's p_i is the target row of
+// the first such draft, and q_j draft j's own row on its stream. One draft is the rule above. Checks the
 // rows (finite), the tokens (in [0, V) and possible under q_i) and refuses mirostat, whose μ
 // follows every emitted token.
 std::variant<SpeculativeResult, ArgumentError> speculative_verify(const SpeculativeInput& input,
