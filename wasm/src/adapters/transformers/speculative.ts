@@ -8,7 +8,7 @@ import { checkKeys } from '../../lab/checks.js';
 import type { CompiledGrammar, GrammarMatcher } from '../grammar/grammar.js';
 import type { Lab, LogprobsOptions, SampleTokenOptions } from '../../lab/lab.js';
 import type { IntegerArray } from '../../lab/schema.js';
-import { cachedLength, truncateCache } from './cache.js';
+import { cachedLength, selectRows, truncateCache } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
   endOfSequenceIds, maskIds, needsHistory, promptLimit,
@@ -47,6 +47,14 @@ export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'g
   stopTokenIds?: IntegerArray;
   /** As generateTokens' (vLLM's min_tokens; default 0): tokens generated before EOS or a stop token can be drawn (masked in both models' rows, so the tokens still follow the target's masked distribution) or a stop string can end the sequence. */
   minNewTokens?: number;
+  /**
+   * Drafts per step (default 1, at most lab.maxDrafts): k streams of the draft model, all k drawn in
+   * one batched pass per position (draft j on lab.nthDraftStream(draftStream, j)), scored by the
+   * target in one batched pass and verified together by recursive rejection sampling
+   * (lab.speculativeVerify with k drafts), so more proposals are accepted per target pass and the
+   * tokens still follow the target. Not with a grammar or prompt lookup.
+   */
+  drafts?: number;
   /** Sequences generated, one after another (a step's accepted length differs between them, so they do not share a batch); sequence i draws on stream `stream + i` and the draft on `draftStream + i` (default 1). */
   n?: number;
 }
@@ -72,8 +80,10 @@ export interface SpeculativeStep {
   sequence: number;
   /** The tokens this step emits: the accepted drafts, then the target's own (cut at EOS or maxNewTokens). */
   tokens: number[];
-  /** The draft's proposals. */
+  /** The draft's proposals (with several drafts, those of the draft whose tokens were emitted). */
   proposed: number[];
+  /** With several drafts: every draft's proposals, and which one's tokens were emitted. */
+  drafts?: { proposals: number[][]; emitted: number };
   /** How many proposals the target accepted. */
   accepted: number;
   /** Whether the target's token was redrawn from norm(max(0, p − q)) after a rejection (else it is the bonus token). */
@@ -102,6 +112,7 @@ export interface SpeculativeStep {
 export interface SpeculativeStats {
   /** Tokens emitted. */
   tokens: number;
+  /** Positions proposed (a position of k drafts counts once). */
   proposed: number;
   accepted: number;
   /** accepted / proposed. */
@@ -125,7 +136,7 @@ export interface SpeculativeGeneration extends AsyncGenerator<SpeculativeStep, v
   readonly finishReasons: readonly (FinishReason | undefined)[];
 }
 
-const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens', 'stop', 'stopTokenIds', 'minNewTokens', 'n', 'logprobs', 'logprobsMode'];
+const OWN_OPTIONS = ['lab', 'gamma', 'maxNewTokens', 'maxPromptTokens', 'stopAtEos', 'signal', 'draftStream', 'onForward', 'grammar', 'skipSpecialTokens', 'stop', 'stopTokenIds', 'minNewTokens', 'n', 'logprobs', 'logprobsMode', 'drafts'];
 
 // gamma 'auto' chooses in [1, AUTO_GAMMA_MAX], starting at AUTO_GAMMA_FIRST before any pass is timed.
 const AUTO_GAMMA_MAX = 8;
@@ -161,7 +172,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkObject(options, 'options');
   const {
     lab, gamma = 4, maxNewTokens = 64, maxPromptTokens, stopAtEos = true, signal, draftStream, onForward, grammar, skipSpecialTokens = true,
-    stop = [], stopTokenIds = [], minNewTokens = 0, n = 1, logprobs, logprobsMode, ...sampling
+    stop = [], stopTokenIds = [], minNewTokens = 0, n = 1, logprobs, logprobsMode, drafts = 1, ...sampling
   } = options;
   checkLab(lab);
   checkBoolean(skipSpecialTokens, 'skipSpecialTokens');
@@ -171,6 +182,10 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkBoolean(stopAtEos, 'stopAtEos');
   checkSignal(signal);
   checkInteger(n, 'n', 1, MAX_SEQUENCES);
+  checkInteger(drafts, 'drafts', 1, lab.maxDrafts);
+  if (drafts > 1 && (lookup || grammar)) {
+    throw new SamplingLabError('drafts', `drafts > 1 takes a draft model and no grammar: ${lookup ? 'prompt lookup proposes one continuation' : 'a grammar verifies one draft position by position'}`);
+  }
   // logprobs' count and mode are not sampling options: a one-logit draw checks them as every score will.
   if (logprobs !== undefined) lab.tokenLogprobs([0], 0, { logprobs, logprobsMode });
   else if (logprobsMode !== undefined) throw new SamplingLabError('logprobsMode', 'logprobsMode needs logprobs (how many top tokens to list)');
@@ -205,7 +220,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
     for (const [sequence, ended] of endings.entries()) {
       const keys = { ...sampling, seed, stream: stream + sequence, draftStream: draftStream !== undefined ? draftStream + sequence : lab.draftStream(stream + sequence) };
       yield* decode({
-        lab, tokenizer, ids: [...ids], sequence, gamma, maxNewTokens, minNewTokens, signal, stats, usage, ended, timing, onForward, options: keys,
+        lab, tokenizer, ids: [...ids], sequence, gamma, drafts, maxNewTokens, minNewTokens, signal, stats, usage, ended, timing, onForward, options: keys,
         grammar, skipSpecialTokens, stops, eos, logprobs: logprobs === undefined ? undefined : { logprobs, logprobsMode },
         target: { model: target, role: 'target' }, draft: lookup ? { lookup } : { model: draft as PreTrainedModel, role: 'draft' },
       });
@@ -224,6 +239,7 @@ interface Decoding {
   ids: number[];
   sequence: number;
   gamma: number | 'auto';
+  drafts: number;
   maxNewTokens: number;
   minNewTokens: number;
   signal?: AbortSignal;
@@ -245,23 +261,34 @@ interface Decoding {
   stops: readonly string[];
 }
 
-// Runs the part of `sequence` past the side's cache and keeps its last `keep` logits rows;
-// the cache then holds all of `sequence`.
-async function pass(side: Side, sequence: number[], keep: number, decoding: Decoding): Promise<Float32Array> {
+// Runs the part of each of `sequences` (equally long, one per batch row of the side's cache) past
+// the cache and keeps each one's last `keep` logits rows, sequence by sequence; the cache then
+// holds all of them.
+async function pass(side: Side, sequences: number[][], keep: number, decoding: Decoding): Promise<Float32Array> {
   const past = cachedLength(side.cache);
   const started = performance.now();
-  const result = await forward(side.model, [sequence.slice(past).map(BigInt)], side.cache, past, keep);
+  const result = await forward(side.model, sequences.map((sequence) => sequence.slice(past).map(BigInt)), side.cache, past, keep);
   const ms = performance.now() - started;
   // A pass after the side's prefill, timed for gamma 'auto'.
-  if (past > 0) decoding.timed?.(side.role, sequence.length - past, ms);
+  if (past > 0) decoding.timed?.(side.role, sequences[0].length - past, ms);
   side.cache = result.cache;
   decoding.stats[side.role === 'target' ? 'targetCalls' : 'draftCalls']++;
-  decoding.onForward?.({ role: side.role, sequences: [sequence], rows: result.rows, keep, vocab: result.vocab, ms });
+  decoding.onForward?.({ role: side.role, sequences, rows: result.rows, keep, vocab: result.vocab, ms });
   return result.rows;
 }
 
+const batchOf = (cache: KvCache) => Object.values(cache)[0]?.dims[0] ?? 1;
+
+// The side's cache with its one batch row repeated k times (nothing to do when it has k rows).
+async function widen(side: Side, k: number): Promise<void> {
+  if (side.cache && batchOf(side.cache) !== k) side.cache = await selectRows(side.cache, new Array<number>(k).fill(0));
+}
+
+// Draft j's batch row of a widened cache (one that was never widened holds every draft's prefix).
+const narrow = (cache: KvCache, j: number) => (batchOf(cache) > 1 ? selectRows(cache, [j]) : cache);
+
 async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
-  const { lab, tokenizer, ids, sequence, gamma, maxNewTokens, minNewTokens, signal, stats, usage, ended, options, eos, target, draft, grammar, stops } = decoding;
+  const { lab, tokenizer, ids, sequence, gamma, drafts: k, maxNewTokens, minNewTokens, signal, stats, usage, ended, options, eos, target, draft, grammar, stops } = decoding;
   const text = new TextDeltas(tokenizer, decoding.skipSpecialTokens);
   // The step's textDelta; the sequence's last step also gives up what is held.
   const delta = (tokens: number[], last: boolean) => text.push(...tokens) + (last ? text.flush() : '');
@@ -339,7 +366,9 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       // γ, or fewer when fewer tokens remain (a step emits up to γ + 1).
       const chosen = stepGamma();
       let proposing = Math.min(chosen, Math.max(1, maxNewTokens - (ids.length - promptLength) - 1));
-      const proposed: number[] = [];
+      // Each draft's proposals; `proposed` is the first's (the only one but with several drafts).
+      const proposals: number[][] = Array.from({ length: k }, () => []);
+      const proposed = proposals[0];
       // The grammar's mask at each position: the draft proposes and the target verifies under it.
       const masks: (Int32Array | undefined)[] = [];
       const allowed: number[] = [];
@@ -363,17 +392,25 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
         proposing = proposed.length;
       }
       for (let i = 0; i < proposing && !('lookup' in draft); i++) {
-        const rows = await pass(draft, [...ids, ...proposed], 1, decoding);
-        holdEnds(rows, 0, rows.length, ids.length - promptLength + i);
-        // One buffer for every step's draft rows.
-        if (draftRows.length < largest * rows.length) draftRows = new Float32Array(largest * rows.length);
-        draftRows.set(rows, i * rows.length);
+        // Several drafts: the first position's row is every draft's, so one row is run before the
+        // cache is widened to one batch row per draft.
+        const batch = i === 0 ? 1 : k;
+        if (i === 1) await widen(draft, k);
+        const rows = await pass(draft, proposals.slice(0, batch).map((tokens) => [...ids, ...tokens]), 1, decoding);
+        const vocab = rows.length / batch;
+        for (let b = 0; b < batch; b++) holdEnds(rows, b, vocab, ids.length - promptLength + i);
+        // One buffer for every step's draft rows, draft j's row i at j·γ + i.
+        if (draftRows.length < k * largest * vocab) draftRows = new Float32Array(k * largest * vocab);
         masks.push(await maskOf(matcher, allowed));
-        const proposal = lab.sampleToken(rows, {
-          ...targetOptions, stream: draftStream, step: ids.length + i,
-          ...(history && { generatedIds: [...ids, ...proposed] }), ...(masks[i] && { allowedMask: masks[i] }),
-        });
-        proposed.push(proposal);
+        for (let j = 0; j < k; j++) {
+          const row = rows.subarray((i === 0 ? 0 : j) * vocab, (i === 0 ? 1 : j + 1) * vocab);
+          draftRows.set(row, (j * proposing + i) * vocab);
+          proposals[j].push(lab.sampleToken(row, {
+            ...targetOptions, stream: j === 0 ? draftStream : lab.nthDraftStream(draftStream, j), step: ids.length + i,
+            ...(history && { generatedIds: [...ids, ...proposals[j]] }), ...(masks[i] && { allowedMask: masks[i] }),
+          }));
+        }
+        const proposal = proposed[i];
         if (matcher && !matcher.accept(proposal)) throw new SamplingLabError('grammar', `the grammar refused token ${proposal}, which its mask allowed`);
         await matcher?.settled();
         // Nothing follows the grammar's end: the proposals stop there.
@@ -381,21 +418,29 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       }
       const ended = matcher?.isTerminated() ?? false;
       if (matcher && !ended) masks.push(await maskOf(matcher, allowed));
-      const targetRows = await pass(target, [...ids, ...proposed], proposing + 1, decoding);
-      const vocab = targetRows.length / (proposing + 1);
-      for (let i = 0; i <= proposing; i++) holdEnds(targetRows, i, vocab, ids.length - promptLength + i);
+      if (k > 1) {
+        // The prompt once, then one batch row per draft.
+        if (cachedLength(target.cache) === 0 && ids.length > 1) await pass(target, [ids.slice(0, -1)], 1, decoding);
+        await widen(target, k);
+      }
+      const allRows = await pass(target, proposals.map((tokens) => [...ids, ...tokens]), proposing + 1, decoding);
+      const vocab = allRows.length / (k * (proposing + 1));
+      for (let r = 0; r < k * (proposing + 1); r++) holdEnds(allRows, r, vocab, ids.length - promptLength + (r % (proposing + 1)));
       // Point drafts (prompt lookup's) have no rows.
-      const proposalRows = 'lookup' in draft ? null : draftRows.subarray(0, proposing * vocab);
+      const proposalRows = 'lookup' in draft ? null : draftRows.subarray(0, k * proposing * vocab);
       const verdict = matcher
-        ? verifyEach(lab, targetRows, proposalRows, proposed, masks, vocab, ended, { ...options, step: ids.length }, history ? ids : undefined)
-        : lab.speculativeVerify(targetRows, proposalRows, proposed, {
+        ? verifyEach(lab, allRows, proposalRows, proposed, masks, vocab, ended, { ...options, step: ids.length }, history ? ids : undefined)
+        : lab.speculativeVerify(allRows, proposalRows, k > 1 ? proposals : proposed, {
           ...options, step: ids.length, ...(history && { generatedIds: ids }),
         });
-      // Both caches back to the accepted sequence: the target holds it minus the emitted token, the
-      // draft at most that (its last proposal never went through it).
+      // The emitted draft's target rows; both caches back to its batch row and the accepted
+      // sequence: the target holds it minus the emitted token, the draft at most that (its last
+      // proposal never went through it).
+      const emitted = 'draft' in verdict ? verdict.draft : 0;
+      const targetRows = allRows.subarray(emitted * (proposing + 1) * vocab, (emitted + 1) * (proposing + 1) * vocab);
       const kept = ids.length + verdict.accepted;
-      target.cache = await truncateCache(target.cache!, kept);
-      if (!('lookup' in draft)) draft.cache = await truncateCache(draft.cache!, Math.min(kept, cachedLength(draft.cache)));
+      target.cache = await truncateCache(await narrow(target.cache!, emitted), kept);
+      if (!('lookup' in draft)) draft.cache = await truncateCache(await narrow(draft.cache!, emitted), Math.min(kept, cachedLength(draft.cache)));
       let tokens = Array.from(verdict.tokens);
       if (matcher) {
         // The rejected proposals leave the grammar; the target's own token enters it.
@@ -424,7 +469,8 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       const reason = cut ? undefined : stopped.reason;
       const last = lengthOr(reason !== undefined ? 'stop' : !cut && end !== -1 ? 'grammar' : undefined);
       yield {
-        sequence, tokens, proposed, accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
+        sequence, tokens, proposed: proposals[emitted], accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
+        ...(k > 1 && { drafts: { proposals, emitted } }),
         textDelta: delta(tokens, last !== undefined), ...(matched && { lookup: matched }), ...(auto && { gamma: chosen }),
         ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
         ...(decoding.logprobs && { logprobs: scored(decoding, targetRows, vocab, masks, tokens, history) }),
