@@ -61,41 +61,51 @@ void speculative(FuzzInput& input) {
   const bool point = input.read<std::uint8_t>() % 4 == 0;  // prompt lookup's drafts: no draft rows
   const bool drawn = !point && input.read<std::uint8_t>() % 2;
   const std::uint64_t draft_stream = input.read<std::uint64_t>() % (std::uint64_t{1} << 53);
-  std::vector<float> target((gamma + 1) * vocabulary), draft(point ? 0 : gamma * vocabulary);
+  // Several drafts verified together, now and then more than kMaxDrafts.
+  const std::size_t k = input.read<std::uint8_t>() % 8 == 0 ? input.read<std::uint8_t>() % 20 : 1 + input.read<std::uint8_t>() % 3;
+  const std::size_t drafts = std::max<std::size_t>(k, 1);
+  std::vector<float> target(drafts * (gamma + 1) * vocabulary), draft(point ? 0 : drafts * gamma * vocabulary);
   Logits logits(input);
   logits.fill(target);
   logits.fill(draft);
-  std::vector<std::int32_t> tokens(gamma);
+  std::vector<std::int32_t> tokens(drafts * gamma);
   sl::SpeculativeWorkspace workspace;
   const bool rows_fine = gamma <= sl::kMaxDraftTokens && !sl::check_logits(target, "targetRows") &&
                          (draft.empty() || !sl::check_logits(draft, "draftRows"));
+  const bool verifiable_k = k >= 1 && k <= sl::kMaxDrafts;
   if (drawn && rows_fine && options.mirostat_version == 0) {
-    // As the draft samples them: on its stream, each seeing the drafts before it.
-    std::vector<std::int32_t> context(options.generated_ids.begin(), options.generated_ids.end());
-    for (std::size_t i = 0; i < gamma; ++i) {
-      sl::SamplingOptions at = options;
-      at.stream = draft_stream;
-      at.step = options.step + i;
-      at.generated_ids = context;
-      tokens[i] = sl::sample_token(std::span(draft).subspan(i * vocabulary, vocabulary), at, workspace.draft);
-      context.push_back(tokens[i]);
+    // As draft j samples them: on its stream, each seeing the drafts before it.
+    for (std::size_t j = 0; j < drafts; ++j) {
+      std::vector<std::int32_t> context(options.generated_ids.begin(), options.generated_ids.end());
+      for (std::size_t i = 0; i < gamma; ++i) {
+        sl::SamplingOptions at = options;
+        at.stream = sl::nth_draft_stream(draft_stream, j);
+        at.step = options.step + i;
+        at.generated_ids = context;
+        tokens[j * gamma + i] = sl::sample_token(std::span(draft).subspan((j * gamma + i) * vocabulary, vocabulary), at, workspace.draft);
+        context.push_back(tokens[j * gamma + i]);
+      }
     }
   } else {
     for (auto& token : tokens) token = input.read<std::int32_t>() % std::int32_t(vocabulary + 2);
   }
-  const auto verified = sl::speculative_verify({target, draft, tokens, draft_stream, point}, options, workspace);
+  const auto verified = sl::speculative_verify({target, draft, tokens, draft_stream, point, k}, options, workspace);
   // Point drafts in range on finite rows, with the common options (no bans), are always verifiable.
   const bool in_range = std::all_of(tokens.begin(), tokens.end(), [&](std::int32_t t) { return t >= 0 && std::size_t(t) < vocabulary; });
-  if (point && !raw && rows_fine && in_range) {
+  if (point && !raw && rows_fine && in_range && verifiable_k) {
     FUZZ_EXPECT(std::holds_alternative<sl::SpeculativeResult>(verified));
   }
-  if (drawn && rows_fine && options.mirostat_version == 0) FUZZ_EXPECT(std::holds_alternative<sl::SpeculativeResult>(verified));
+  if (drawn && rows_fine && options.mirostat_version == 0 && verifiable_k) FUZZ_EXPECT(std::holds_alternative<sl::SpeculativeResult>(verified));
+  if (!verifiable_k) FUZZ_EXPECT(!std::holds_alternative<sl::SpeculativeResult>(verified));
   if (!std::holds_alternative<sl::SpeculativeResult>(verified)) return;
   const auto& result = std::get<sl::SpeculativeResult>(verified);
   FUZZ_EXPECT(result.accepted <= gamma && result.tokens.size() == result.accepted + 1);
   FUZZ_EXPECT(result.token >= 0 && std::size_t(result.token) < vocabulary && result.tokens.back() == result.token);
-  for (std::size_t i = 0; i < result.accepted; ++i) FUZZ_EXPECT(result.tokens[i] == tokens[i]);
-  FUZZ_EXPECT(result.acceptance.size() == std::min(result.accepted + 1, gamma));
+  FUZZ_EXPECT(result.draft < k);
+  for (std::size_t i = 0; i < result.accepted; ++i) FUZZ_EXPECT(result.tokens[i] == tokens[result.draft * gamma + i]);
+  // A trial or more per position checked: exactly one with one draft.
+  const std::size_t checked = std::min(result.accepted + 1, gamma);
+  FUZZ_EXPECT(k == 1 ? result.acceptance.size() == checked : result.acceptance.size() >= checked && result.acceptance.size() <= checked * k);
   for (const double a : result.acceptance) FUZZ_EXPECT(a >= 0.0 && a <= 1.0);
   FUZZ_EXPECT(result.from_residual == (result.accepted < gamma));
 }

@@ -640,6 +640,29 @@ it('promptLookup at lab.maxLookupContext tokens (the slowest for a direct search
   for (const { label, value } of farBeyond()) yield { label: `promptLookup(${label})`, call: () => lab.promptLookup(value as never), expect: 'reject' };
 }));
 
+it('speculativeVerify with lab.maxDrafts drafts of lab.maxDraftTokens tokens over 2^24 logits, and past each limit', () => runGroup('speculativeVerify (drafts)', function* () {
+  const [K, G] = [lab.maxDrafts, lab.maxDraftTokens];
+  // k·(γ + 1) rows of V filling 2^24 logits with the most drafts and tokens.
+  const V = Math.floor(lab.maxVocabulary / (K * (G + 1)));
+  const targetRows = new Float32Array(K * (G + 1) * V);
+  const draftRows = new Float32Array(K * G * V);
+  const drafts = Array.from({ length: K }, (_, j) => Array.from({ length: G }, (__, i) => (i + j) % V));
+  const check = (r: { accepted: number; draft: number; tokens: Int32Array }) => {
+    if (r.draft < 0 || r.draft >= K || r.tokens.length !== r.accepted + 1) throw new Error('malformed verification');
+  };
+  yield { label: `speculativeVerify(${K} drafts × ${G}, V ${V})`, call: () => lab.speculativeVerify(targetRows, draftRows, drafts, { seed: 1 }), expect: 'accept', check };
+  yield { label: `speculativeVerify(${K} point drafts × ${G}, V ${V})`, call: () => lab.speculativeVerify(targetRows, null, drafts, { seed: 1 }), expect: 'accept', check };
+  yield { label: `speculativeVerify(${K + 1} drafts)`, call: () => lab.speculativeVerify(targetRows, null, [...drafts, drafts[0]], { seed: 1 }), expect: 'reject' };
+  yield { label: 'speculativeVerify(drafts of unequal lengths)', call: () => lab.speculativeVerify(targetRows, null, [drafts[0], drafts[1].slice(1)], { seed: 1 }), expect: 'reject' };
+  yield { label: `speculativeVerify(${K} drafts × ${G + 1})`, call: () => lab.speculativeVerify(targetRows, null, drafts.map((d) => [...d, 0]), { seed: 1 }), expect: 'reject' };
+  for (const j of [-1, K, 0.5, 2 ** 53]) yield { label: `nthDraftStream(0, ${j})`, call: () => lab.nthDraftStream(0, j), expect: 'reject' };
+  yield { label: 'nthDraftStream(2^53 − 1, 15)', call: () => lab.nthDraftStream(2 ** 53 - 1, K - 1), expect: 'accept' };
+  for (const { label, value } of farBeyond()) {
+    yield { label: `speculativeVerify(draftTokens: ${label})`, call: () => lab.speculativeVerify(targetRows, null, value as never), expect: 'reject' };
+    yield { label: `speculativeVerify(draftTokens: [[0], ${label}])`, call: () => lab.speculativeVerify(targetRows, null, [[0], value] as never), expect: 'reject' };
+  }
+}));
+
 /** Inputs no function may take: past 2^24, twice it, empty, and the far-beyond ones. */
 function oversizedArrays(): { label: string; values: Float32Array }[] {
   const V = lab.maxVocabulary;

@@ -96,11 +96,10 @@ export function idList(value: unknown, name: string, maxLength: number): Integer
 
 /** speculativeVerify's draftTokens as k drafts of equal length γ: one list of ids, or an array of k (at most maxDrafts) such lists. */
 export function draftList(value: unknown, maxLength: number, maxDrafts: number): readonly IntegerArray[] {
-  if (!Array.isArray(value) || value.length === 0 || !value.every((draft) => Array.isArray(draft) || draft instanceof Int32Array)) {
-    return [idList(value, 'draftTokens', maxLength)];
-  }
+  // Several drafts when the first entry is a list (the length is checked before any other entry is read).
+  if (!Array.isArray(value) || !(Array.isArray(value[0]) || value[0] instanceof Int32Array)) return [idList(value, 'draftTokens', maxLength)];
   checkLength(value, 'draftTokens', maxDrafts);
-  const drafts = value.map((draft, j) => idList(draft, `draftTokens[${j}]`, maxLength));
+  const drafts = Array.from({ length: value.length }, (_, j) => idList(value[j], `draftTokens[${j}]`, maxLength));
   const gamma = drafts[0].length;
   const uneven = drafts.findIndex((draft) => draft.length !== gamma);
   if (uneven !== -1) {

@@ -44,6 +44,18 @@ export async function truncateCache(cache: KvCache, length: number): Promise<KvC
   });
 }
 
+/** The cache whose batch row j is the first `length` positions of row `rows[j]` of `cache`: selectRows and truncateCache in one copy. */
+export async function selectPrefix(cache: KvCache, rows: ArrayLike<number>, length: number): Promise<KvCache> {
+  return rebuild(cache, ([, heads, , width]) => [rows.length, heads, length, width], (from, to, [, heads, positions, width]) => {
+    for (let j = 0; j < rows.length; j++) {
+      for (let head = 0; head < heads; head++) {
+        const block = rows[j] * heads + head;
+        to.set(from.subarray(block * positions * width, (block * positions + length) * width), (j * heads + head) * length * width);
+      }
+    }
+  });
+}
+
 /** The cache whose batch row j is row `rows[j]` of `cache` (the batch axis, 0, gathered). */
 export async function selectRows(cache: KvCache, rows: ArrayLike<number>): Promise<KvCache> {
   const batch = Object.values(cache)[0]?.dims[0];

@@ -8,7 +8,7 @@ import { checkKeys } from '../../lab/checks.js';
 import type { CompiledGrammar, GrammarMatcher } from '../grammar/grammar.js';
 import type { Lab, LogprobsOptions, SampleTokenOptions } from '../../lab/lab.js';
 import type { IntegerArray } from '../../lab/schema.js';
-import { cachedLength, selectRows, truncateCache } from './cache.js';
+import { cachedLength, selectPrefix, selectRows, truncateCache } from './cache.js';
 import {
   checkBoolean, checkInteger, checkLab, checkModel, checkObject, checkSamplingOptions, checkSignal, checkTokenIds, checkTokenizer,
   endOfSequenceIds, maskIds, needsHistory, promptLimit,
@@ -439,7 +439,8 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       const emitted = 'draft' in verdict ? verdict.draft : 0;
       const targetRows = allRows.subarray(emitted * (proposing + 1) * vocab, (emitted + 1) * (proposing + 1) * vocab);
       const kept = ids.length + verdict.accepted;
-      target.cache = await truncateCache(await narrow(target.cache!, emitted), kept);
+      // With several drafts the target's cache stays k rows wide, each the emitted draft's.
+      target.cache = k > 1 ? await selectPrefix(target.cache!, new Array<number>(k).fill(emitted), kept) : await truncateCache(target.cache!, kept);
       if (!('lookup' in draft)) draft.cache = await truncateCache(await narrow(draft.cache!, emitted), Math.min(kept, cachedLength(draft.cache)));
       let tokens = Array.from(verdict.tokens);
       if (matcher) {
