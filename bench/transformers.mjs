@@ -173,7 +173,7 @@ const specLines = [
     ? `Faster than plain decoding at every γ where the formula predicts a speed-up (${specRows.filter((r) => r.predicted > 1).length} of ${GAMMAS.length}).`
     : `Not faster than plain decoding at γ = ${slower.join(', ')}, where the formula predicts a speed-up.`,
   '',
-  `\`gamma: 'auto'\` (γ chosen before each step by \`bestGamma\` from the run's acceptance and its timed passes), in the same rounds: ` +
+  `\`gamma: 'auto'\` (γ chosen before each step by \`lab.bestGamma\` from the run's acceptance and its timed passes), in the same rounds: ` +
     `${median(auto.rates).toFixed(1)} tokens/s (speed-up ${(median(auto.rates) / plainRate).toFixed(2)}), ${(auto.tokens / auto.targetCalls).toFixed(2)} tokens per target pass; ` +
     `the best fixed γ, ${bestFixed.gamma}: ${bestFixed.rate.toFixed(1)} tokens/s.`,
   '',

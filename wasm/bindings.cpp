@@ -578,6 +578,25 @@ class Engine {
                                 result.from_residual, double(result.draft)});
   }
 
+  // gamma 'auto''s choice: the timed target passes as (positions, cost) pairs in the secondary input.
+  val best_gamma(double acceptance, double draft_cost, double max_gamma) {
+    if (auto error = check_scalars({{acceptance, Kind::kProbability, sampling_lab::closed(0, 1), "acceptance"},
+                                    {draft_cost, Kind::kNumber, sampling_lab::closed(0, 1e12), "draftCost"},
+                                    {max_gamma, Kind::kInteger, sampling_lab::closed(1, double(sampling_lab::kMaxDraftTokens)), "maxGamma"}})) {
+      return failure(*error);
+    }
+    const std::span<const float> passes = inputs_[kSecondary];
+    if (passes.size() % 2 != 0 || passes.size() > 2 * sampling_lab::kMaxTimedPasses) {
+      return failure({"passes", "passes must hold at most 1024 (positions, cost) pairs, back to back"});
+    }
+    for (std::size_t i = 0; i < passes.size(); i += 2) {
+      if (!(passes[i] >= 1 && passes[i] <= 1e9 && passes[i + 1] >= 0 && passes[i + 1] <= 1e12)) {
+        return failure({"passes", "pass " + std::to_string(i / 2) + " is not (positions ≥ 1, a finite cost ≥ 0)"});
+      }
+    }
+    return named("value", val(double(sampling_lab::best_gamma(acceptance, draft_cost, passes, std::size_t(max_gamma)))));
+  }
+
   // Prompt lookup over the context in ints(kTokens); n and the proposal's length in [1, kMaxDraftTokens].
   val prompt_lookup(double ngram_max, double ngram_min, double max_tokens) {
     const auto limit = double(sampling_lab::kMaxDraftTokens);
@@ -755,6 +774,14 @@ MemoryStats memory_stats() { return {double(mallinfo().uordblks), double(emscrip
 val draft_stream(double stream) {
   if (auto error = sampling_lab::check_scalar(stream, Kind::kSeed, {}, "stream")) return failure(*error);
   return named("value", val(double(sampling_lab::draft_stream(std::uint64_t(stream)))));
+}
+
+val expected_tokens(double alpha, double gamma) {
+  if (auto error = check_scalars({{alpha, Kind::kProbability, sampling_lab::closed(0, 1), "alpha"},
+                                  {gamma, Kind::kInteger, sampling_lab::closed(0, double(sampling_lab::kMaxDraftTokens)), "gamma"}})) {
+    return failure(*error);
+  }
+  return named("value", val(sampling_lab::expected_tokens(alpha, std::size_t(gamma))));
 }
 
 val nth_draft_stream(double draft_stream, double j) {

@@ -84,6 +84,7 @@
 
 #define SAMPLING_LAB_MODULE_FUNCTIONS(X)                                                                 \
   X(draftStream, draft_stream, "(stream: number): CoreError | { value: number }", "stream XOR 2^52: the stream a draft samples on.") \
+  X(expectedTokens, expected_tokens, "(alpha: number, gamma: number): CoreError | { value: number }", "(1 − α^(γ+1))/(1 − α): tokens per verification with γ drafts accepted i.i.d. with probability α.") \
   X(nthDraftStream, nth_draft_stream, "(draftStream: number, j: number): CoreError | { value: number }", "draftStream XOR j·2^44: draft j's stream among several.") \
   X(memoryStats, memory_stats, "(): CoreMemoryStats", "What the allocator holds and the memory's size.") \
   X(reporting, reporting, "(): boolean", "Whether a run is inside its onProgress callback (the module takes one call at a time).")
@@ -127,6 +128,7 @@
   X(sum, sum, "(): number", "Σ of the current input in float SIMD lanes: one read, the benchmarks' floor.") \
   X(ranking, ranking, "(): CoreError | { order: Uint32Array }", "Token ids by value, largest first.")  \
   X(syntheticLogits, synthetic_logits, "(vocabSize: number, seed: number): CoreError | { logits: Float32Array }", "A language-model-like row of logits.") \
+  X(bestGamma, best_gamma, "(acceptance: number, draftCost: number, maxGamma: number): CoreError | { value: number }", "gamma 'auto''s γ, from the timed target passes as (positions, cost) pairs in the secondary input.") \
   X(speculativeVerify, speculative_verify, "(draftStream: number, pointDrafts: boolean, drafts: number): CoreError | CoreSpeculative", "Verifies the k drafts of γ tokens in ints(IdSlot.tokens), draft by draft: k·(γ + 1) target rows in the primary input, k·γ draft rows in the secondary one (none for point drafts, which prompt lookup proposes); draftStream NaN = the default.") \
   X(promptLookup, prompt_lookup, "(ngramMax: number, ngramMin: number, maxTokens: number): CoreError | { tokens: Int32Array; ngram: number; at: number }", "Prompt lookup's proposal from the context in ints(IdSlot.tokens): tokens valid until the next lookup.") \
   X(startBeamSearch, start_beam_search, "(search: CoreBeamSearch, params: CoreBeamParams): CoreError | object", "Starts a search with the end-of-sequence ids in ints(IdSlot.tokens).") \

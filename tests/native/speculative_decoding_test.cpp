@@ -426,6 +426,25 @@ TEST(SpeculativeVerify, PointDraftsAreAcceptedWithTheirTargetProbabilityAndGreed
   EXPECT_EQ(std::get<sl::ArgumentError>(refused).argument, "draftRows");
 }
 
+TEST(BestGamma, MaximisesExpectedTokensPerUnitOfTime) {
+  // A free draft and a verification as cheap as one step: as many drafts as allowed.
+  const std::vector<float> one_pass = {1.0f, 10.0f};
+  EXPECT_EQ(sl::best_gamma(0.8, 0.0, one_pass, 8), 8u);
+  // The chapter's pair (α 0.87, c = 0.072) with a flat verification: the γ maximising E/(γc + 1).
+  std::size_t expected = 1;
+  for (std::size_t g = 1; g <= 8; ++g) {
+    if (sl::expected_tokens(0.87, g) / (double(g) * 0.072 + 1.0) > sl::expected_tokens(0.87, expected) / (double(expected) * 0.072 + 1.0)) expected = g;
+  }
+  const std::vector<float> unit = {1.0f, 1.0f};
+  EXPECT_EQ(sl::best_gamma(0.87, 0.072, unit, 8), expected);
+  // A verification growing 0.5 per position favours fewer drafts; a draft as dear as the target, one.
+  const std::vector<float> growing = {2, 2, 4, 3, 6, 4};
+  EXPECT_LT(sl::best_gamma(0.87, 0.072, growing, 8), expected);
+  EXPECT_EQ(sl::best_gamma(0.5, 1.0, unit, 8), 1u);
+  // Nothing timed: the largest allowed.
+  EXPECT_EQ(sl::best_gamma(0.5, 0.1, {}, 6), 6u);
+}
+
 TEST(PromptLookup, TheEarliestRecurrenceOfTheLongestNgramProposesWhatFollowedIt) {
   sl::PromptLookup found;
   const auto lookup = [&](std::vector<std::int32_t> context, std::size_t max_n, std::size_t min_n, std::size_t tokens) {

@@ -4,7 +4,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { loadSamplingLab, SamplingLabError, type Lab } from 'sampling-lab';
 import {
-  bestGamma, expectedTokens, generateTokens, loadLocalModel, positionLogits, speculativeGenerate, type ForwardPass, type LoadedModel, type SpeculativeOptions,
+  generateTokens, loadLocalModel, positionLogits, speculativeGenerate, type ForwardPass, type LoadedModel, type SpeculativeOptions,
   type SpeculativeStep,
 } from 'sampling-lab/transformers';
 import { ensureSpeculativePair } from '../support/tiny-model.js';
@@ -50,17 +50,18 @@ it('greedy speculative decoding returns exactly the target\'s greedy tokens, for
   }
 });
 
-it('bestGamma maximises expected tokens per unit of time: every γ with a free draft, fewer as the verification grows or the draft costs', () => {
-  expect(bestGamma(0.8, 0, [1, 10], 8)).toBe(8);
+it('lab.bestGamma maximises expected tokens per unit of time: every γ with a free draft, fewer as the verification grows or the draft costs', () => {
+  expect(lab.bestGamma(0.8, 0, [1, 10], 8)).toBe(8);
   // The chapter's pair (α 0.87, c = 0.072) with a flat verification: the γ maximising E/(γc + 1).
-  const rate = (g: number) => expectedTokens(0.87, g) / (g * 0.072 + 1);
+  const rate = (g: number) => lab.expectedTokens(0.87, g) / (g * 0.072 + 1);
   const best = [1, 2, 3, 4, 5, 6, 7, 8].reduce((a, g) => (rate(g) > rate(a) ? g : a));
-  expect(bestGamma(0.87, 0.072, [1, 1], 8)).toBe(best);
+  expect(lab.bestGamma(0.87, 0.072, [1, 1], 8)).toBe(best);
   // A verification growing 0.5 per position; a draft as dear as the target; nothing timed.
-  expect(bestGamma(0.87, 0.072, [2, 2, 4, 3, 6, 4], 8)).toBeLessThan(best);
-  expect(bestGamma(0.5, 1, [1, 1], 8)).toBe(1);
-  expect(bestGamma(0.5, 0.1, [], 6)).toBe(6);
-  expect(expectedTokens(1, 4)).toBe(5);
+  expect(lab.bestGamma(0.87, 0.072, [2, 2, 4, 3, 6, 4], 8)).toBeLessThan(best);
+  expect(lab.bestGamma(0.5, 1, [1, 1], 8)).toBe(1);
+  expect(lab.bestGamma(0.5, 0.1, [], 6)).toBe(6);
+  expect(lab.expectedTokens(1, 4)).toBe(5);
+  expect(lab.expectedTokens(0.5, 2)).toBeCloseTo(1.75, 12);
 });
 
 it('gamma \'auto\' picks γ in [1, 8] before each step from the run\'s acceptance and timed passes, and stays exact (greedy = the target\'s greedy)', async () => {

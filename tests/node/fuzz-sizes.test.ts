@@ -640,7 +640,7 @@ it('promptLookup at lab.maxLookupContext tokens (the slowest for a direct search
   for (const { label, value } of farBeyond()) yield { label: `promptLookup(${label})`, call: () => lab.promptLookup(value as never), expect: 'reject' };
 }));
 
-it('speculativeVerify with lab.maxDrafts drafts of lab.maxDraftTokens tokens over 2^24 logits, and past each limit', () => runGroup('speculativeVerify (drafts)', function* () {
+it('speculativeVerify with lab.maxDrafts drafts of lab.maxDraftTokens tokens over 2^24 logits, bestGamma with 1,024 passes, expectedTokens, and past each limit', () => runGroup('speculativeVerify (drafts), bestGamma, expectedTokens', function* () {
   const [K, G] = [lab.maxDrafts, lab.maxDraftTokens];
   // k·(γ + 1) rows of V filling 2^24 logits with the most drafts and tokens.
   const V = Math.floor(lab.maxVocabulary / (K * (G + 1)));
@@ -657,6 +657,20 @@ it('speculativeVerify with lab.maxDrafts drafts of lab.maxDraftTokens tokens ove
   yield { label: `speculativeVerify(${K} drafts × ${G + 1})`, call: () => lab.speculativeVerify(targetRows, null, drafts.map((d) => [...d, 0]), { seed: 1 }), expect: 'reject' };
   for (const j of [-1, K, 0.5, 2 ** 53]) yield { label: `nthDraftStream(0, ${j})`, call: () => lab.nthDraftStream(0, j), expect: 'reject' };
   yield { label: 'nthDraftStream(2^53 − 1, 15)', call: () => lab.nthDraftStream(2 ** 53 - 1, K - 1), expect: 'accept' };
+  // bestGamma: at most 1,024 timed passes as (positions, cost) pairs; expectedTokens' γ at most maxDraftTokens.
+  const passes = (n: number) => Float64Array.from({ length: 2 * n }, (_, i) => (i % 2 ? 20 + i % 7 : 1 + (i >> 1) % 9));
+  const gammaCheck = (g: number) => { if (!(Number.isInteger(g) && g >= 1 && g <= G)) throw new Error(`γ ${g}`); };
+  yield { label: 'bestGamma(1,024 passes, maxGamma 64)', call: () => lab.bestGamma(0.9, 1.5, passes(1024), G), expect: 'accept', check: gammaCheck };
+  yield { label: 'bestGamma(1,025 passes)', call: () => lab.bestGamma(0.9, 1.5, passes(1025), 8), expect: 'reject' };
+  for (const [label, args] of [['acceptance 1.5', [1.5, 1, passes(2), 8]], ['draftCost −1', [0.5, -1, passes(2), 8]], ['maxGamma 65', [0.5, 1, passes(2), G + 1]],
+    ['an odd number of values', [0.5, 1, new Float64Array(3), 8]], ['a cost of NaN', [0.5, 1, Float64Array.of(2, NaN), 8]], ['0 positions', [0.5, 1, [0, 3], 8]]] as const) {
+    yield { label: `bestGamma(${label})`, call: () => lab.bestGamma(...(args as unknown as [number, number, Float64Array, number])), expect: 'reject' };
+  }
+  for (const { label, value } of farBeyond()) yield { label: `bestGamma(passes: ${label})`, call: () => lab.bestGamma(0.5, 1, value as never, 8), expect: 'reject' };
+  yield { label: 'expectedTokens(0.999999, 64)', call: () => lab.expectedTokens(0.999999, G), expect: 'accept', check: (e: number) => { if (!(e > 64 && e <= 65)) throw new Error(`E ${e}`); } };
+  for (const [alpha, gamma] of [[1.5, 4], [-0.1, 4], [0.5, G + 1], [0.5, 2.5], [NaN, 4]]) {
+    yield { label: `expectedTokens(${alpha}, ${gamma})`, call: () => lab.expectedTokens(alpha, gamma), expect: 'reject' };
+  }
   for (const { label, value } of farBeyond()) {
     yield { label: `speculativeVerify(draftTokens: ${label})`, call: () => lab.speculativeVerify(targetRows, null, value as never), expect: 'reject' };
     yield { label: `speculativeVerify(draftTokens: [[0], ${label}])`, call: () => lab.speculativeVerify(targetRows, null, [[0], value] as never), expect: 'reject' };

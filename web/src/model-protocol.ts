@@ -71,6 +71,8 @@ export interface SpeculativeTotals {
   draftCalls: number;
   /** Time spent decoding, ms. */
   wallMs: number;
+  /** The chapter's E[tokens per target pass] at α = accepted / checked and the run's γ (lab.expectedTokens). */
+  expected: number;
 }
 
 /** Plain decoding of the same number of tokens, for the measured speed-up and cost ratio. */

@@ -83,9 +83,11 @@ async function timedPlain(sampling: ExperimentLab, loaded: LoadedModel, prompt: 
 }
 
 // A speculative run's steps as the page shows them, each proposal and token with its text; the totals at the end.
-async function streamSteps(run: SpeculativeGeneration, target: LoadedModel, emit: (event: { step: SpeculativeStepView }) => void): Promise<SpeculativeTotals> {
+async function streamSteps(run: SpeculativeGeneration, target: LoadedModel, sampling: ExperimentLab, gamma: number,
+                           emit: (event: { step: SpeculativeStepView }) => void): Promise<SpeculativeTotals> {
   const named = (token: number) => ({ token, text: tokenText(target, token) });
   let checked = 0;
+  const totals = (): SpeculativeTotals => ({ ...run.stats, checked, expected: sampling.expectedTokens(checked > 0 ? run.stats.accepted / checked : 0, gamma) });
   for await (const step of run) {
     checked += step.accepted + (step.fromResidual ? 1 : 0);
     const emitted = step.tokens[step.accepted];
@@ -93,12 +95,12 @@ async function streamSteps(run: SpeculativeGeneration, target: LoadedModel, emit
       step: {
         proposed: step.proposed.map(named), accepted: step.accepted, fromResidual: step.fromResidual, textDelta: step.textDelta,
         ...(step.lookup && { ngram: step.lookup.ngram.map(named) }), ...(emitted !== undefined && { emitted: named(emitted) }),
-        totals: { ...run.stats, checked },
+        totals: totals(),
       },
     });
     await nextTask();
   }
-  return { ...run.stats, checked };
+  return totals();
 }
 
 // Jobs report progress at most this often.
@@ -175,7 +177,7 @@ const handlers: { [K in Exclude<JobKind, 'load'>]: Handler<K> } = {
     const run = speculativeGenerate(target.model, draft.model, target.tokenizer, request.prompt, {
       lab: sampling, ...request.filters, gamma: request.gamma, maxNewTokens: request.maxNewTokens, signal,
     });
-    const totals = await streamSteps(run, target, emit);
+    const totals = await streamSteps(run, target, sampling, request.gamma, emit);
     if (signal.aborted || run.stats.tokens === 0) return { totals };
     emit({ timing: run.stats.tokens });
     const plainTarget = await timedPlain(sampling, target, request.prompt, request.filters, run.stats.tokens, signal);
@@ -190,7 +192,7 @@ const handlers: { [K in Exclude<JobKind, 'load'>]: Handler<K> } = {
     const run = speculativeGenerate(target.model, { promptLookup: { ngramMax: request.ngramMax } }, target.tokenizer, request.prompt, {
       lab: sampling, ...request.filters, gamma: request.gamma, maxNewTokens: request.maxNewTokens, signal,
     });
-    const totals = await streamSteps(run, target, emit);
+    const totals = await streamSteps(run, target, sampling, request.gamma, emit);
     if (signal.aborted || run.stats.tokens === 0) return { totals };
     emit({ timing: run.stats.tokens });
     const plainTarget = await timedPlain(sampling, target, request.prompt, request.filters, run.stats.tokens, signal);

@@ -9,11 +9,6 @@ import {
 } from './real-model-kit';
 import { realModelText } from './text';
 
-/** The chapter's E[tokens per target pass] = (1 − α^(γ+1)) / (1 − α); γ + 1 at α = 1. */
-export function expectedTokens(alpha: number, gamma: number): number {
-  return alpha >= 1 ? gamma + 1 : (1 - alpha ** (gamma + 1)) / (1 - alpha);
-}
-
 const shownText = (text: string): string => (text === '' ? '∅' : text.replace(/\n/g, '↵'));
 
 type ChipKind = 'accepted' | 'rejected' | 'unchecked' | 'residual' | 'greedy' | 'bonus' | 'ngram';
@@ -71,7 +66,7 @@ function statsTable(run: Run): HTMLElement {
   const box = node('div', 'rm-table-box');
   if (!totals || totals.targetCalls === 0) return box;
   const alpha = totals.checked > 0 ? totals.accepted / totals.checked : 0;
-  const expected = expectedTokens(alpha, gamma);
+  const { expected } = totals;
   const a = alpha.toFixed(3);
   const rows: string[][] = [
     [t.alphaName, `${totals.accepted} / ${totals.checked} = ${a}`, '—'],

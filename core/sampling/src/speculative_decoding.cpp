@@ -137,6 +137,28 @@ double expected_tokens(double alpha, std::size_t gamma) {
   return (1.0 - power) / (1.0 - alpha);
 }
 
+std::size_t best_gamma(double acceptance, double draft_cost, std::span<const float> passes, std::size_t max_gamma) {
+  const std::size_t n = passes.size() / 2;
+  if (n == 0) return max_gamma;
+  double mean_x = 0.0, mean_y = 0.0;
+  for (std::size_t i = 0; i < n; ++i) mean_x += passes[2 * i] / double(n), mean_y += passes[2 * i + 1] / double(n);
+  double covariance = 0.0, variance = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    covariance += (passes[2 * i] - mean_x) * (passes[2 * i + 1] - mean_y);
+    variance += (passes[2 * i] - mean_x) * (passes[2 * i] - mean_x);
+  }
+  // A pass never gets cheaper with more positions.
+  const double per_position = variance > 0.0 ? std::max(0.0, covariance / variance) : 0.0;
+  std::size_t best = 1;
+  double best_rate = -1.0;
+  for (std::size_t gamma = 1; gamma <= max_gamma; ++gamma) {
+    const double target_cost = std::max(mean_y + per_position * (double(gamma + 1) - mean_x), 1e-9);
+    const double rate = expected_tokens(acceptance, gamma) / (double(gamma) * draft_cost + target_cost);
+    if (rate > best_rate) best = gamma, best_rate = rate;
+  }
+  return best;
+}
+
 std::variant<std::size_t, ArgumentError> speculative_vocabulary(const SpeculativeInput& input) {
   const std::size_t drafts = input.drafts;
   if (drafts < 1 || drafts > kMaxDrafts) {

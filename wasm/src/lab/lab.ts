@@ -397,6 +397,30 @@ export class Lab {
     return unwrap(this.#core.draftStream(stream)).value;
   }
 
+  /**
+   * The chapter's E[tokens per target pass] with γ drafts each accepted i.i.d. with probability α
+   * (Leviathan et al. 2023, eq. 1): (1 − α^(γ+1))/(1 − α), and γ + 1 at α = 1.
+   */
+  expectedTokens(alpha: number, gamma: number): number {
+    checkScalars({ alpha, gamma });
+    return unwrap(this.#core.expectedTokens(alpha, gamma)).value;
+  }
+
+  /**
+   * The γ in [1, maxGamma] with the most expected tokens per unit of time (Leviathan et al. 2023,
+   * §3.4, with the verification's cost measured rather than taken as one step's): E(α, γ) tokens
+   * for γ draft passes of `draftCost` and one target pass over γ + 1 positions, whose cost is the
+   * least-squares line through `passes` (the timed target passes as (positions, cost) pairs back to
+   * back, at most 1,024 pairs; flat with fewer than two distinct position counts, never falling
+   * with more positions). The smallest such γ on ties; maxGamma when no pass was timed.
+   * speculativeGenerate's gamma 'auto' calls it before each step.
+   */
+  bestGamma(acceptance: number, draftCost: number, passes: Float64Array | readonly number[], maxGamma: number): number {
+    checkScalars({ acceptance, draftCost, maxGamma });
+    this.#write(this.#core.InputSlot.secondary, passes as NumericArray, 'passes');
+    return unwrap(this.#engine.bestGamma(acceptance, draftCost, maxGamma)).value;
+  }
+
   /** Draft j's stream among several verified together: `draftStream` XOR j·2^44 (draft 0's is draftStream itself). */
   nthDraftStream(draftStream: number, j: number): number {
     checkScalars({ draftStream, j });

@@ -80,6 +80,17 @@ void prompt_lookup(std::span<const std::int32_t> context, std::size_t ngram_max,
 // 2023, eq. 1): (1 − α^(γ+1)) / (1 − α), and γ + 1 when α = 1.
 double expected_tokens(double alpha, std::size_t gamma);
 
+// Most timed target passes best_gamma fits its cost line to.
+inline constexpr std::size_t kMaxTimedPasses = 1024;
+
+// The γ in [1, max_gamma] with the most expected tokens per unit of time (Leviathan et al. 2023,
+// §3.4, with the verification's cost measured, not taken as one step's): E(α, γ) tokens for γ
+// draft passes of `draft_cost` and one target pass over γ + 1 positions, whose cost is the least-
+// squares line through `passes`, (positions, cost) pairs back to back (flat with fewer than two
+// distinct position counts, never falling with more positions). The smallest such γ on ties;
+// max_gamma when nothing was timed. The caller checks the arguments (bindings: lab.bestGamma).
+std::size_t best_gamma(double acceptance, double draft_cost, std::span<const float> passes, std::size_t max_gamma);
+
 
 // Two workspaces, so that p_i and q_i can be held at once.
 struct SpeculativeWorkspace {

@@ -8,7 +8,6 @@ export {
 export {
   generateTokens, type Candidate, type FinishReason, type GeneratedToken, type Generation, type GenerateOptions, type StepLogprobs, type Usage,
 } from './generate.js';
-export { bestGamma, expectedTokens } from './gamma.js';
 export { speculativeGenerate, type PromptLookupDraft, type SpeculativeGeneration, type SpeculativeOptions, type SpeculativeStats, type SpeculativeStep } from './speculative.js';
 export { TextDeltas } from './text-deltas.js';
 export { Conversation, createConversation, type ConversationOptions } from './conversation.js';

@@ -14,7 +14,6 @@ import {
   endOfSequenceIds, maskIds, needsHistory, promptLimit,
 } from './checks.js';
 import { forward, vocabularyOf, type ForwardPass, type KvCache } from './forward.js';
-import { bestGamma } from './gamma.js';
 import { BusyClock, checkGrammar, checkStops, completedStop, jumpForwardTokens, MAX_SEQUENCES, withTexts, type FinishReason, type StepLogprobs, type Usage } from './generate.js';
 import { promptIds, type Prompt } from './prompt.js';
 import { TextDeltas } from './text-deltas.js';
@@ -23,7 +22,7 @@ import { TextDeltas } from './text-deltas.js';
 export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'generatedIds' | 'mirostat'>, Partial<LogprobsOptions> {
   /** The Sampling Lab instance that draws and verifies the tokens. */
   lab: Lab;
-  /** Tokens the draft proposes per step (default 4); 'auto': chosen before each step, in [1, 8], for the most expected tokens per unit of time from the run's acceptance and its measured pass costs (bestGamma). */
+  /** Tokens the draft proposes per step (default 4); 'auto': chosen before each step, in [1, 8], for the most expected tokens per unit of time from the run's acceptance and its measured pass costs (lab.bestGamma). */
   gamma?: number | 'auto';
   /** Tokens generated at most (default 64). */
   maxNewTokens?: number;
@@ -342,7 +341,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
     if (!auto) return gamma;
     if (targetPasses.length === 0) return AUTO_GAMMA_FIRST;
     // α with a uniform prior: (accepted + 1) / (checked + 2); prompt lookup's proposals cost no pass.
-    return bestGamma((acceptedSoFar + 1) / (checked + 2), 'lookup' in draft ? 0 : draftMs, targetPasses, AUTO_GAMMA_MAX);
+    return lab.bestGamma((acceptedSoFar + 1) / (checked + 2), 'lookup' in draft ? 0 : draftMs, targetPasses, AUTO_GAMMA_MAX);
   };
   try {
     let draftRows = new Float32Array(0);
