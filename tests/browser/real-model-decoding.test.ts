@@ -197,8 +197,6 @@ it('prompt lookup with the one model: each step\'s matched n-gram and proposals 
   await expect(section.locator('.rm-spec-stats .rm-note').textContent()).resolves.toMatch(new RegExp(`^目标前向传播 ${run.stats.targetCalls} 次，共产出 ${run.stats.tokens} 个 token；没有草稿模型`));
   await expect(section.locator('.rm-legend').textContent()).resolves.toMatch(/匹配到的 n 元组.*目标的 argmax/);
   await section.locator('textarea').fill(original);
-  await section.getByLabel('草稿模型（需要第二个模型文件）').check();
-  expect(await section.locator('#rm-spec-ngram').isVisible()).toBe(false);
 });
 
 it('decodes one prompt greedily, by beam search at widths 2 and 4 and sampled, with log-probabilities and the verdict on greedy', async () => {
@@ -263,6 +261,12 @@ it('fits 360 and 390 px in dark mode with no axe violation, and switches to Engl
   await page.emulateMedia({ colorScheme: 'light' });
   await decode().screenshot({ path: join(ARTIFACTS, 'real-model-decoding-1280-en.png') });
   await beam().screenshot({ path: join(ARTIFACTS, 'real-model-beam-1280-en.png') });
+  // Back to the draft model: the prompt-lookup run shown goes with its source, and the n-gram slider.
+  await decode().getByLabel('a draft model (a second model file)').check();
+  expect(await decode().locator('#rm-spec-ngram').isVisible()).toBe(false);
+  expect(await decode().locator('.rm-spec-steps li').count()).toBe(0);
+  expect(await decode().locator('.rm-spec-stats tbody tr').count()).toBe(0);
+  expect(await decode().locator('.rm-legend').isHidden()).toBe(true);
 });
 
 it('logged no error and made no request beyond 127.0.0.1', () => {

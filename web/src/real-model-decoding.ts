@@ -105,7 +105,15 @@ export function speculativeDecodingSection(options: readonly OptionSpec[], run: 
     Object.assign(input, { type: 'radio', name: 'rm-spec-source', value, checked: value === 'draft' });
     const words = node('span');
     label.append(input, words);
-    input.addEventListener('change', () => relabel());
+    input.addEventListener('change', () => {
+      // A finished run of the other source goes: the text above now explains this one.
+      if (current && current.lookup !== lookingUp() && current.state !== 'decoding' && current.state !== 'timing') {
+        current = undefined;
+        for (const shown of [output, steps, stats]) shown.replaceChildren();
+        status.textContent = '';
+      }
+      relabel();
+    });
     return { value, label, input, words };
   });
   source.append(sourceLegend, ...choices.map((choice) => choice.label));
