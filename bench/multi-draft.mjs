@@ -43,6 +43,32 @@ const pairRows = KS.map((k) => {
   return `| ${k} | ${(t.accepted / t.proposed).toFixed(3)} | ${(t.tokens / t.targetCalls).toFixed(2)} | ${median(t.rates).toFixed(1)} | ${(median(t.rates) / median(one.rates)).toFixed(2)} |`;
 });
 
+// Prompt lookup with k matches (one model), on the prompt the tiny target continues by copying.
+const REPEATING = 'a b a b a b a b a b';
+async function lookupRun(k, temperature, seed) {
+  const generation = speculativeGenerate(target.model, { promptLookup: { ngramMax: 3 } }, target.tokenizer, REPEATING, {
+    lab, temperature, seed, gamma: 4, drafts: k, maxNewTokens: TOKENS, stopAtEos: false,
+  });
+  for await (const _ of generation);
+  return generation.stats;
+}
+const lookupRows = [];
+for (const [sampling, temperature] of [['greedy', 0], ['T 1', 1]]) {
+  const lookupTotals = new Map([1, 3].map((k) => [k, { rates: [], accepted: 0, proposed: 0, tokens: 0, targetCalls: 0 }]));
+  for (let seed = 0; seed < ROUNDS; seed++) {
+    for (const k of [1, 3]) {
+      const stats = await lookupRun(k, temperature, seed);
+      const total = lookupTotals.get(k);
+      total.rates.push(stats.tokens / (stats.wallMs / 1000));
+      total.accepted += stats.accepted; total.proposed += stats.proposed; total.tokens += stats.tokens; total.targetCalls += stats.targetCalls;
+    }
+  }
+  for (const k of [1, 3]) {
+    const t = lookupTotals.get(k);
+    lookupRows.push(`| ${sampling} | ${k} | ${t.proposed ? (t.accepted / t.proposed).toFixed(3) : '—'} | ${(t.tokens / t.targetCalls).toFixed(2)} | ${median(t.rates).toFixed(1)} | ${(median(t.rates) / median(lookupTotals.get(1).rates)).toFixed(2)} |`);
+  }
+}
+
 // Synthetic rows: the target's 151,936 logits and a draft's, the target's plus Gaussian noise of
 // σ 1.5; k drafts drawn on their own streams, one position verified (γ 1), over TRIALS streams.
 const TRIALS = 1500;
@@ -69,6 +95,12 @@ const lines = [
   '| drafts k | acceptance per position | tokens per target pass | tokens/s | against k = 1 |',
   '|---|---|---|---|---|',
   ...pairRows,
+  '',
+  `Prompt lookup with up to k matches (\`{ promptLookup: { ngramMax: 3 } }\`, \`drafts: k\`, γ 4) on the prompt the tiny target continues by copying ("${REPEATING}"), ${ROUNDS} seeds:`,
+  '',
+  '| sampling | k | acceptance per position | tokens per target pass | tokens/s | against k = 1 |',
+  '|---|---|---|---|---|---|',
+  ...lookupRows,
   '',
   `On synthetic rows (151,936 logits; the draft's are the target's plus Gaussian noise of σ 1.5; one position, ${TRIALS} streams), the chance that the position accepts one of k drafts: ` +
     KS.map((k, i) => `k = ${k}: ${synthetic[i].toFixed(3)} ± ${se(synthetic[i]).toFixed(3)}`).join('; ') + '.',

@@ -597,21 +597,24 @@ class Engine {
     return named("value", val(double(sampling_lab::best_gamma(acceptance, draft_cost, passes, std::size_t(max_gamma)))));
   }
 
-  // Prompt lookup over the context in ints(kTokens); n and the proposal's length in [1, kMaxDraftTokens].
-  val prompt_lookup(double ngram_max, double ngram_min, double max_tokens) {
+  // Prompt lookup over the context in ints(kTokens); n and the proposal's length in [1, kMaxDraftTokens],
+  // drafts in [1, kMaxDrafts]. Replies the matches as (from, count, ngram, at), back to back.
+  val prompt_lookup(double ngram_max, double ngram_min, double max_tokens, double drafts) {
     const auto limit = double(sampling_lab::kMaxDraftTokens);
     if (auto error = check_scalars({{ngram_min, Kind::kInteger, sampling_lab::closed(1, limit), "ngramMin"},
                                     {ngram_max, Kind::kInteger, sampling_lab::closed(ngram_min, limit), "ngramMax"},
-                                    {max_tokens, Kind::kInteger, sampling_lab::closed(1, limit), "gamma"}})) {
+                                    {max_tokens, Kind::kInteger, sampling_lab::closed(1, limit), "gamma"},
+                                    {drafts, Kind::kInteger, sampling_lab::closed(1, double(sampling_lab::kMaxDrafts)), "drafts"}})) {
       return failure(*error);
     }
     const std::span<const std::int32_t> context = int_inputs_[kTokens];
     if (context.size() > sampling_lab::kMaxLookupContext) return failure({"context", "context must hold at most 131072 tokens"});
-    sampling_lab::prompt_lookup(context, std::size_t(ngram_max), std::size_t(ngram_min), std::size_t(max_tokens), lookup_);
-    val reply = named("tokens", view(context.subspan(lookup_.from, lookup_.count)));
-    reply.set("ngram", double(lookup_.ngram));
-    reply.set("at", double(lookup_.at));
-    return reply;
+    sampling_lab::prompt_lookup(context, std::size_t(ngram_max), std::size_t(ngram_min), std::size_t(max_tokens), lookup_, std::size_t(drafts));
+    lookup_matches_.clear();
+    for (const auto& match : lookup_.matches) {
+      lookup_matches_.insert(lookup_matches_.end(), {std::int32_t(match.from), std::int32_t(match.count), std::int32_t(match.ngram), std::int32_t(match.at)});
+    }
+    return named("matches", view(lookup_matches_));
   }
 
   // Starts `handle`'s search with these options and the end-of-sequence ids in ints(kTokens);
@@ -764,6 +767,7 @@ class Engine {
   sampling_lab::SpeculativeWorkspace speculative_workspace_;
   sampling_lab::SpeculativeResult speculative_result_;
   sampling_lab::PromptLookup lookup_;
+  std::vector<std::int32_t> lookup_matches_;
   std::optional<sampling_lab::SamplingOptions> step_options_;
   ArgumentError last_error_;
 };

@@ -130,7 +130,7 @@
   X(syntheticLogits, synthetic_logits, "(vocabSize: number, seed: number): CoreError | { logits: Float32Array }", "A language-model-like row of logits.") \
   X(bestGamma, best_gamma, "(acceptance: number, draftCost: number, maxGamma: number): CoreError | { value: number }", "gamma 'auto''s γ, from the timed target passes as (positions, cost) pairs in the secondary input.") \
   X(speculativeVerify, speculative_verify, "(draftStream: number, pointDrafts: boolean, drafts: number): CoreError | CoreSpeculative", "Verifies the k drafts of γ tokens in ints(IdSlot.tokens), draft by draft: k·(γ + 1) target rows in the primary input, k·γ draft rows in the secondary one (none for point drafts, which prompt lookup proposes); draftStream NaN = the default.") \
-  X(promptLookup, prompt_lookup, "(ngramMax: number, ngramMin: number, maxTokens: number): CoreError | { tokens: Int32Array; ngram: number; at: number }", "Prompt lookup's proposal from the context in ints(IdSlot.tokens): tokens valid until the next lookup.") \
+  X(promptLookup, prompt_lookup, "(ngramMax: number, ngramMin: number, maxTokens: number, drafts: number): CoreError | { matches: Int32Array }", "Prompt lookup's proposals from the context in ints(IdSlot.tokens), as (from, count, ngram, at) back to back, the best first: valid until the next lookup.") \
   X(startBeamSearch, start_beam_search, "(search: CoreBeamSearch, params: CoreBeamParams): CoreError | object", "Starts a search with the end-of-sequence ids in ints(IdSlot.tokens).") \
   X(beamStep, beam_step, "(search: CoreBeamSearch, ending: boolean): CoreError | CoreBeamStep", "One step on the rows in the primary input, or (ending) the last step's beams at the places in ints(IdSlot.tokens) ended there, their places refilled.")
 

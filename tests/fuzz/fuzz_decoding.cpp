@@ -166,16 +166,24 @@ void prompt_lookup(FuzzInput& input) {
   std::vector<std::int32_t> context(input.read<std::uint16_t>() % 2048);
   const auto alphabet = std::int32_t(1 + input.read<std::uint8_t>() % 6);
   for (auto& id : context) id = input.read<std::int32_t>() % alphabet;
+  const std::size_t drafts = 1 + input.read<std::uint8_t>() % sl::kMaxDrafts;
   sl::PromptLookup found;
-  sl::prompt_lookup(context, ngram_max, ngram_min, max_tokens, found);
-  if (found.ngram == 0) {
-    FUZZ_EXPECT(found.count == 0);
-    return;
+  sl::prompt_lookup(context, ngram_max, ngram_min, max_tokens, found, drafts);
+  FUZZ_EXPECT(found.matches.size() <= drafts);
+  for (std::size_t m = 0; m < found.matches.size(); ++m) {
+    const auto& match = found.matches[m];
+    FUZZ_EXPECT(match.ngram >= ngram_min && match.ngram <= ngram_max && match.count > 0 && match.count <= max_tokens);
+    // What followed the occurrence at `at`, which equals the context's last `ngram` tokens.
+    FUZZ_EXPECT(match.from == match.at + match.ngram && match.from + match.count <= context.size() && match.from < context.size());
+    FUZZ_EXPECT(std::equal(context.end() - std::ptrdiff_t(match.ngram), context.end(), context.begin() + std::ptrdiff_t(match.at)));
+    // Ranked: n never grows; no proposal repeats an earlier one.
+    if (m > 0) FUZZ_EXPECT(match.ngram <= found.matches[m - 1].ngram);
+    for (std::size_t e = 0; e < m; ++e) {
+      const auto& seen = found.matches[e];
+      FUZZ_EXPECT(seen.count != match.count || !std::equal(context.begin() + std::ptrdiff_t(seen.from), context.begin() + std::ptrdiff_t(seen.from + seen.count),
+                                                          context.begin() + std::ptrdiff_t(match.from)));
+    }
   }
-  FUZZ_EXPECT(found.ngram >= ngram_min && found.ngram <= ngram_max && found.count > 0 && found.count <= max_tokens);
-  // What followed the occurrence at `at`, which equals the context's last `ngram` tokens.
-  FUZZ_EXPECT(found.from == found.at + found.ngram && found.from + found.count <= context.size() && found.from < context.size());
-  FUZZ_EXPECT(std::equal(context.end() - std::ptrdiff_t(found.ngram), context.end(), context.begin() + std::ptrdiff_t(found.at)));
 }
 
 }  // namespace

@@ -445,25 +445,54 @@ TEST(BestGamma, MaximisesExpectedTokensPerUnitOfTime) {
   EXPECT_EQ(sl::best_gamma(0.5, 0.1, {}, 6), 6u);
 }
 
+// A match's proposal: what followed it.
+std::vector<std::int32_t> proposal_of(const std::vector<std::int32_t>& context, const sl::LookupMatch& match) {
+  return {context.begin() + std::ptrdiff_t(match.from), context.begin() + std::ptrdiff_t(match.from + match.count)};
+}
+
 TEST(PromptLookup, TheEarliestRecurrenceOfTheLongestNgramProposesWhatFollowedIt) {
   sl::PromptLookup found;
   const auto lookup = [&](std::vector<std::int32_t> context, std::size_t max_n, std::size_t min_n, std::size_t tokens) {
     sl::prompt_lookup(context, max_n, min_n, tokens, found);
-    return std::vector<std::int32_t>(context.begin() + std::ptrdiff_t(found.from), context.begin() + std::ptrdiff_t(found.from + found.count));
+    return found.matches.empty() ? std::vector<std::int32_t>{} : proposal_of(context, found.matches[0]);
   };
   EXPECT_EQ(lookup({1, 2, 3, 4, 1, 2}, 2, 1, 3), (std::vector<std::int32_t>{3, 4, 1}));
-  EXPECT_EQ(found.ngram, 2u);
-  EXPECT_EQ(found.at, 0u);
+  EXPECT_EQ(found.matches[0].ngram, 2u);
+  EXPECT_EQ(found.matches[0].at, 0u);
   // The longest n first, then shorter: [9, 7, 2] and [7, 2] never recur; [2] does, at 2.
   EXPECT_EQ(lookup({5, 1, 2, 9, 7, 2}, 3, 1, 4), (std::vector<std::int32_t>{9, 7, 2}));
-  EXPECT_EQ(found.ngram, 1u);
+  EXPECT_EQ(found.matches[0].ngram, 1u);
   // The earliest occurrence, as transformers' PromptLookupCandidateGenerator takes it.
   EXPECT_EQ(lookup({1, 7, 1, 8, 1}, 1, 1, 2), (std::vector<std::int32_t>{7, 1}));
   // Below ngramMin, or only the suffix itself: nothing.
   EXPECT_TRUE(lookup({5, 1, 2, 9, 7, 2}, 3, 2, 4).empty());
-  EXPECT_EQ(found.ngram, 0u);
+  EXPECT_TRUE(found.matches.empty());
   EXPECT_TRUE(lookup({4, 5, 6}, 3, 1, 4).empty());
   EXPECT_TRUE(lookup({}, 3, 1, 4).empty());
+}
+
+// Several drafts: the next occurrences in the same order, a continuation already proposed skipped.
+TEST(PromptLookup, SeveralDraftsAreTheNextDistinctContinuations) {
+  sl::PromptLookup found;
+  const std::vector<std::int32_t> context = {1, 2, 3, 1, 2, 4, 9, 2, 3, 1, 2, 3, 5, 2};
+  sl::prompt_lookup(context, 2, 1, 2, found, 4);
+  std::vector<std::vector<std::int32_t>> proposals;
+  for (const auto& match : found.matches) proposals.push_back(proposal_of(context, match));
+  // [2] recurs at 1, 4, 7, 10: [3, 1], [4, 9], [3, 1] (again, skipped), [3, 5]; no 2-gram [x, 2] recurs with 5 before it.
+  EXPECT_EQ(proposals, (std::vector<std::vector<std::int32_t>>{{3, 1}, {4, 9}, {3, 5}}));
+  for (const auto& match : found.matches) EXPECT_EQ(match.ngram, 1u);
+  // One draft is the single proposal.
+  sl::prompt_lookup(context, 2, 1, 2, found, 1);
+  ASSERT_EQ(found.matches.size(), 1u);
+  EXPECT_EQ(proposal_of(context, found.matches[0]), (std::vector<std::int32_t>{3, 1}));
+  // A longer n-gram ranks first: [1, 2] recurs at 0 and 3 before any [2] alone.
+  const std::vector<std::int32_t> tail = {1, 2, 7, 1, 2, 8, 2, 9, 1, 2};
+  sl::prompt_lookup(tail, 2, 1, 1, found, 3);
+  proposals.clear();
+  for (const auto& match : found.matches) proposals.push_back(proposal_of(tail, match));
+  EXPECT_EQ(proposals, (std::vector<std::vector<std::int32_t>>{{7}, {8}, {9}}));
+  EXPECT_EQ(found.matches[0].ngram, 2u);
+  EXPECT_EQ(found.matches[2].ngram, 1u);
 }
 
 TEST(PromptLookup, AgreesWithTheDirectSearchOnRandomContexts) {
@@ -489,8 +518,7 @@ TEST(PromptLookup, AgreesWithTheDirectSearchOnRandomContexts) {
     for (auto& token : context) token = std::int32_t(rng.next_u32() % alphabet);
     const std::size_t min_n = 1 + rng.next_u32() % 3, max_n = min_n + rng.next_u32() % 4;
     sl::prompt_lookup(context, max_n, min_n, 5, found);
-    const std::vector<std::int32_t> proposal(context.begin() + std::ptrdiff_t(found.from), context.begin() + std::ptrdiff_t(found.from + found.count));
-    ASSERT_EQ(proposal, direct(context, max_n, min_n, 5)) << "trial " << trial;
+    ASSERT_EQ(found.matches.empty() ? std::vector<std::int32_t>{} : proposal_of(context, found.matches[0]), direct(context, max_n, min_n, 5)) << "trial " << trial;
   }
 }
 

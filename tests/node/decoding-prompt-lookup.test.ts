@@ -97,6 +97,38 @@ it('a step with nothing to match proposes nothing and costs one plain target pas
   expect((await lookUp(options)).steps).toEqual((await lookUp(options)).steps);
 });
 
+it('with drafts: k, up to k distinct matches are verified together: greedy is still the target\'s greedy, and each step names the match it emitted', async () => {
+  // The lab's proposals: the next occurrences, longer n-grams first, each continuation new.
+  const found = lab.promptLookup([1, 2, 3, 1, 2, 4, 9, 2, 3, 1, 2, 3, 5, 2], { ngramMax: 2, gamma: 2, drafts: 4 });
+  expect(found.drafts.map((match) => match.tokens)).toEqual([[3, 1], [4, 9], [3, 5]]);
+  expect(found.tokens).toEqual([3, 1]);
+  expect(lab.promptLookup([1, 2, 3], { drafts: 3 }).drafts).toEqual([]);
+  const greedy: number[] = [];
+  for await (const step of generateTokens(target.model, target.tokenizer, REPEATING, { lab, maxNewTokens: 32, stopAtEos: false, topCandidates: 0, temperature: 0 })) {
+    greedy.push(step.token);
+  }
+  const { tokens, steps, passes } = await lookUp({ temperature: 0, gamma: 3, maxNewTokens: 32, drafts: 3 }, { ngramMax: 2 }, REPEATING);
+  expect(tokens).toEqual(greedy);
+  const several = steps.filter((step) => step.drafts);
+  expect(several.length).toBeGreaterThan(0);
+  const seen = Array.from(target.tokenizer.encode(REPEATING), Number);
+  for (const step of steps) {
+    if (step.drafts) {
+      // Distinct proposals, the emitted one's match named, its tokens the step's accepted ones.
+      expect(new Set(step.drafts.proposals.map((p) => p.join())).size).toBe(step.drafts.proposals.length);
+      expect(step.proposed).toEqual(step.drafts.proposals[step.drafts.emitted]);
+      expect(seen.slice(step.lookup!.at, step.lookup!.at + step.lookup!.ngram.length)).toEqual(step.lookup!.ngram);
+    }
+    expect(step.tokens.slice(0, step.accepted)).toEqual(step.proposed.slice(0, step.accepted));
+    seen.push(...step.tokens);
+  }
+  // Several proposals run as one batched target pass.
+  expect(passes.some((pass) => pass.sequences.length > 1)).toBe(true);
+  // Sampled, a seed repeats.
+  const options = { temperature: 0.8, seed: 4, gamma: 3, maxNewTokens: 16, drafts: 3 };
+  expect((await lookUp(options, {}, REPEATING)).tokens).toEqual((await lookUp(options, {}, REPEATING)).tokens);
+});
+
 it('bad prompt lookup options are SamplingLabErrors naming the argument', () => {
   const start = (promptLookup: object, options: object = {}) => () =>
     speculativeGenerate(target.model, { promptLookup } as never, target.tokenizer, PROMPT, { lab, ...options });
@@ -106,4 +138,5 @@ it('bad prompt lookup options are SamplingLabErrors naming the argument', () => 
   }
   expect(start({}, { gamma: 0 })).toThrow(SamplingLabError);
   expect(() => lab.promptLookup(new Int32Array(lab.maxLookupContext + 1))).toThrow(expect.objectContaining({ argument: 'context' }));
+  for (const drafts of [0, lab.maxDrafts + 1, 1.5]) expect(() => lab.promptLookup([1, 2, 1], { drafts })).toThrow(expect.objectContaining({ argument: 'drafts' }));
 });

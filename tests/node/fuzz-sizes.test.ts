@@ -633,8 +633,18 @@ it('promptLookup at lab.maxLookupContext tokens (the slowest for a direct search
   const check = (r: { tokens: number[]; ngram: number }) => { if (r.tokens.length > 64 || r.ngram > 64) throw new Error('proposal too long'); };
   yield { label: 'promptLookup(maxLookupContext, ngramMax 64)', call: () => lab.promptLookup(adversarial, { ngramMax: 64, ngramMin: 1, gamma: 64 }), expect: 'accept', check };
   yield { label: 'promptLookup(all equal, maxLookupContext)', call: () => lab.promptLookup(new Int32Array(L), { ngramMax: 64, gamma: 64 }), expect: 'accept', check };
+  // Several drafts: every occurrence read, each continuation told from the proposals before it.
+  // A 1 every 64 zeros gives 64 continuations that share long prefixes (the dearest to compare).
+  const periodic = Int32Array.from({ length: L }, (_, i) => (i % 64 === 63 ? 1 : 0));
+  const checkDrafts = (r: { tokens: number[]; ngram: number; drafts: { tokens: number[] }[] }) => {
+    check(r);
+    if (r.drafts.length > lab.maxDrafts || new Set(r.drafts.map((d) => d.tokens.join())).size !== r.drafts.length) throw new Error('repeated or too many proposals');
+  };
+  for (const [name, context] of [['adversarial', adversarial], ['all equal', new Int32Array(L)], ['a 1 every 64', periodic]] as const) {
+    yield { label: `promptLookup(${name}, maxLookupContext, ${lab.maxDrafts} drafts)`, call: () => lab.promptLookup(context, { ngramMax: 64, ngramMin: 1, gamma: 64, drafts: lab.maxDrafts }), expect: 'accept', check: checkDrafts };
+  }
   yield { label: 'promptLookup(maxLookupContext + 1)', call: () => lab.promptLookup(new Int32Array(L + 1)), expect: 'reject' };
-  for (const [name, value] of [['ngramMax', 65], ['ngramMin', 0], ['gamma', 0], ['gamma', 65], ['ngramMax', 2 ** 53]] as const) {
+  for (const [name, value] of [['ngramMax', 65], ['ngramMin', 0], ['gamma', 0], ['gamma', 65], ['ngramMax', 2 ** 53], ['drafts', 0], ['drafts', 17]] as const) {
     yield { label: `promptLookup({ ${name}: ${value} })`, call: () => lab.promptLookup([1, 2, 1], { [name]: value }), expect: 'reject' };
   }
   for (const { label, value } of farBeyond()) yield { label: `promptLookup(${label})`, call: () => lab.promptLookup(value as never), expect: 'reject' };

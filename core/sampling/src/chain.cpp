@@ -175,7 +175,7 @@ class Candidates {
     auto& positions = chain_.positions;
     positions.clear();
     for (const RankedToken& token : best) positions.push_back(token.id);
-    std::sort(positions.begin(), positions.end());
+    sort_ids(positions);
     trace_cuts(positions, stage);
     keep_positions(positions);
   }

@@ -35,7 +35,6 @@ std::span<const TokenCount> penalty_counts(const SamplingOptions& options, Penal
   counts.clear();
   if (options.generated_counts) {
     counts.assign(options.generated_counts->begin(), options.generated_counts->end());
-    std::sort(counts.begin(), counts.end(), [](TokenCount a, TokenCount b) { return a.token < b.token; });
   } else {
     auto& ids = scratch.sorted_ids;
     const auto window = penalty_window(options.generated_ids, options.penalty_last_n);
@@ -49,15 +48,18 @@ std::span<const TokenCount> penalty_counts(const SamplingOptions& options, Penal
     }
   }
   if (!prompt) return counts;
-  // The prompt's tokens that the window does not hold, with count 0: repetition only.
+  // The prompt's tokens that the window does not hold, with count 0: repetition only. The window's
+  // tokens are sorted as plain ids (a sort of the counts themselves would add a std::sort).
+  auto& held = scratch.held_ids;
+  held.resize(counts.size());
+  std::transform(counts.begin(), counts.end(), held.begin(), [](TokenCount entry) { return entry.token; });
+  std::sort(held.begin(), held.end());
   auto& ids = scratch.sorted_ids;
   ids.assign(options.prompt_ids.begin(), options.prompt_ids.end());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  const std::size_t generated = counts.size();
-  for (std::size_t i = 0, j = 0; i < ids.size(); ++i) {
-    while (j < generated && counts[j].token < ids[i]) ++j;
-    if (j == generated || counts[j].token != ids[i]) counts.push_back({ids[i], 0});
+  for (const std::int32_t id : ids) {
+    if (!std::binary_search(held.begin(), held.end(), id)) counts.push_back({id, 0});
   }
   return counts;
 }

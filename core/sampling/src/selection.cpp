@@ -63,7 +63,7 @@ bool gather_top_k(std::span<const float> logits, std::size_t k, CandidateScratch
   auto& ids = candidates.ids;
   ids.resize(heap.size());
   std::transform(heap.begin(), heap.end(), ids.begin(), [](const RankedToken& token) { return token.id; });
-  std::sort(ids.begin(), ids.end());
+  sort_ids(ids);
   candidates.keys.resize(ids.size());
   std::transform(ids.begin(), ids.end(), candidates.keys.begin(), [&](std::uint32_t id) { return logits[id]; });
   return true;

@@ -47,24 +47,20 @@ std::span<const float> vocabulary_weights(const detail::Selection& kept, std::si
 }
 
 // Recursive rejection sampling's residual r over the vocabulary in id order, unnormalised
-// (workspace.residual, summed per block into residual_blocks): start() makes it max(0, p − q) after
-// the first rejection, reject() takes the next rejected q off it. q is `q_weights`·q_scale (a
-// draft's distribution, or all on one point draft). When rounding would leave no mass (r = q up to
-// it), r stays as it was (p for the first).
+// (workspace.residual, summed per block into residual_blocks): start() makes it p, and reject()
+// takes a rejected q off it, r = max(0, r/Σr − q). q is `q_weights`·q_scale (a draft's
+// distribution, or all on one point draft). When rounding would leave no mass (r = q up to it),
+// r stays as it was.
 class Residual {
  public:
   Residual(SpeculativeWorkspace& workspace, std::size_t vocabulary) : workspace_(workspace), vocabulary_(vocabulary) {}
 
-  void start(const detail::Selection& p, std::span<const float> q_weights, double q_scale) {
+  void start(const detail::Selection& p) {
     const auto p_weights = vocabulary_weights(p, vocabulary_, workspace_.p_weights);
-    auto& residual = workspace_.residual;
-    residual.resize(vocabulary_);
     const auto p_scale = float(1.0 / p.kept_weight);
-    for (std::size_t i = 0; i < vocabulary_; ++i) residual[i] = std::max(0.0f, p_weights[i] * p_scale - q_weights[i] * float(q_scale));
-    total_ = sum(residual);
-    if (total_ > 0.0) return;
-    residual.assign(p_weights.begin(), p_weights.end());
-    total_ = sum(residual);
+    workspace_.residual.resize(vocabulary_);
+    std::transform(p_weights.begin(), p_weights.end(), workspace_.residual.begin(), [&](float w) { return w * p_scale; });
+    total_ = 1.0;
   }
 
   double probability(std::int32_t token) const { return double(workspace_.residual[std::size_t(token)]) / total_; }
@@ -75,24 +71,21 @@ class Residual {
     const auto scale = float(1.0 / total_);
     const auto& residual = workspace_.residual;
     for (std::size_t i = 0; i < vocabulary_; ++i) next[i] = std::max(0.0f, residual[i] * scale - q_weights[i] * float(q_scale));
-    const double total = sum(next);
-    if (!(total > 0.0)) {
-      sum(workspace_.residual);  // its block sums again
-      return;
+    workspace_.residual_blocks.resize(kernels::block_count(vocabulary_));
+    const double total = kernels::block_sum(next, workspace_.residual_blocks);
+    if (total > 0.0) {
+      next.swap(workspace_.residual);
+      total_ = total;
     }
-    next.swap(workspace_.residual);
-    total_ = total;
   }
 
-  std::int32_t draw(double u) const {
+  // The draw on u; the block sums are the residual's unless the last rejection was undone.
+  std::int32_t draw(double u) {
+    total_ = kernels::block_sum(workspace_.residual, workspace_.residual_blocks);
     return std::int32_t(kernels::inverse_cdf(workspace_.residual, workspace_.residual_blocks, u * total_));
   }
 
  private:
-  double sum(std::span<const float> values) {
-    workspace_.residual_blocks.resize(kernels::block_count(vocabulary_));
-    return kernels::block_sum(values, workspace_.residual_blocks);
-  }
   SpeculativeWorkspace& workspace_;
   std::size_t vocabulary_;
   double total_ = 0.0;
@@ -101,8 +94,8 @@ class Residual {
 }  // namespace
 
 void prompt_lookup(std::span<const std::int32_t> context, std::size_t ngram_max, std::size_t ngram_min, std::size_t max_tokens,
-                   PromptLookup& out) {
-  out.from = out.count = out.ngram = out.at = 0;
+                   PromptLookup& out, std::size_t drafts) {
+  out.matches.clear();
   const std::size_t length = context.size();
   if (length < 2) return;
   // agree[j]: how many tokens ending j before the end agree with the context's last ones (the
@@ -120,13 +113,30 @@ void prompt_lookup(std::span<const std::int32_t> context, std::size_t ngram_max,
     longest = std::max(longest, std::min(k, ngram_max));
   }
   if (longest < ngram_min || longest == 0) return;
-  // The longest n that recurs, at its earliest occurrence: the largest j.
-  std::size_t j = length - longest;
-  while (agree[j] < longest) --j;
-  out.from = length - j;
-  out.count = std::min(max_tokens, j);
-  out.ngram = longest;
-  out.at = out.from - longest;
+  // A continuation's polynomial hash from prefix hashes, so that telling it from the proposals
+  // before it costs a comparison, not a scan, whatever the context repeats.
+  auto& hashes = out.hashes;
+  constexpr std::uint64_t kBase = 0x100000001b3ull;
+  if (drafts > 1) {
+    hashes.assign(length + 1, 0);
+    for (std::size_t i = 0; i < length; ++i) hashes[i + 1] = hashes[i] * kBase + std::uint32_t(context[i]);
+  }
+  std::uint64_t power_of[kMaxDraftTokens + 1] = {1};
+  for (std::size_t i = 1; i <= max_tokens; ++i) power_of[i] = power_of[i - 1] * kBase;
+  const auto hash_of = [&](const LookupMatch& m) { return hashes[m.from + m.count] - hashes[m.from] * power_of[m.count]; };
+  const auto tokens_of = [&](const LookupMatch& m) { return context.subspan(m.from, m.count); };
+  // Occurrences with the longest n first, then the earliest (the largest j).
+  for (std::size_t n = longest; n >= ngram_min && out.matches.size() < drafts; --n) {
+    for (std::size_t j = length - n; j >= 1 && out.matches.size() < drafts; --j) {
+      if (std::min<std::size_t>(agree[j], ngram_max) != n) continue;
+      const LookupMatch match{length - j, std::min(max_tokens, j), n, length - j - n};
+      const bool repeated = std::any_of(out.matches.begin(), out.matches.end(), [&](const LookupMatch& seen) {
+        return seen.count == match.count && hash_of(seen) == hash_of(match) &&
+               std::equal(tokens_of(seen).begin(), tokens_of(seen).end(), tokens_of(match).begin());
+      });
+      if (!repeated) out.matches.push_back(match);
+    }
+  }
 }
 
 double expected_tokens(double alpha, std::size_t gamma) {
@@ -325,12 +335,8 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
         workspace.q_weights[std::size_t(x)] = 1.0f;
         q_weights = workspace.q_weights;
       }
-      const double q_scale = q ? 1.0 / q->kept_weight : 1.0;
-      if (j == first) {
-        residual.start(p, q_weights, q_scale);
-      } else {
-        residual.reject(q_weights, q_scale);
-      }
+      if (j == first) residual.start(p);
+      residual.reject(q_weights, q ? 1.0 / q->kept_weight : 1.0);
     }
     if (accepted) {
       ++result.accepted;

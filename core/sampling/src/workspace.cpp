@@ -29,7 +29,7 @@ void release(std::size_t elements, PrefixScratch& scratch) {
 }  // namespace
 
 void FilterWorkspace::release_beyond(std::size_t elements) {
-  release(elements, penalties.logits, penalties.sorted_ids, penalties.reversed, penalties.match_length, penalties.longest_repeat,
+  release(elements, penalties.logits, penalties.sorted_ids, penalties.held_ids, penalties.reversed, penalties.match_length, penalties.longest_repeat,
           penalties.repeated_tokens, candidates.ids, candidates.keys, candidates.weights,
           candidates.block_sums, candidates.heap, identity);
   release(elements, chain.ranking_keys, chain.before_truncation, chain.positions, chain.survivor_keys, chain.spare_ids, chain.spare_keys, chain.spare_weights, chain.masked, chain.allowed_words, chain.ban_words, chain.allowed_ids, chain.allowed_logits, chain.adaptive_probs, chain.adaptive_cumulative, chain.saved_ids, chain.saved_keys);

@@ -33,9 +33,11 @@ export interface PromptLookupOptions {
   ngramMin?: number;
   /** Tokens proposed at most (default 4; at most lab.maxDraftTokens). */
   gamma?: number;
+  /** Proposals at most (default 1; at most lab.maxDrafts): the next occurrences, in the same order (longer n-gram first, then earlier), each continuation distinct from those before it. */
+  drafts?: number;
 }
 
-/** What `lab.promptLookup` returns. */
+/** What `lab.promptLookup` returns: the best proposal, and with `drafts` > 1 every proposal. */
 export interface PromptLookupProposal {
   /** The proposal: what followed the match (empty when nothing matched). */
   tokens: number[];
@@ -43,6 +45,8 @@ export interface PromptLookupProposal {
   ngram: number;
   /** Where the matched occurrence starts in the context. */
   at: number;
+  /** Every proposal, the best (the fields above) first; empty when nothing matched. */
+  drafts: { tokens: number[]; ngram: number; at: number }[];
 }
 
 /** Options of `lab.createBeamSearch`. */

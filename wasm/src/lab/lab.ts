@@ -382,13 +382,17 @@ export class Lab {
    */
   promptLookup(context: IntegerArray, options: PromptLookupOptions = {}): PromptLookupProposal {
     if (!isObject(options)) throw new SamplingLabError('options', 'options must be an object');
-    checkKeys(options, ['ngramMax', 'ngramMin', 'gamma']);
-    const { ngramMax = 3, ngramMin = 1, gamma = 4 } = options;
-    checkScalars({ ngramMax, ngramMin, gamma });
+    checkKeys(options, ['ngramMax', 'ngramMin', 'gamma', 'drafts']);
+    const { ngramMax = 3, ngramMin = 1, gamma = 4, drafts = 1 } = options;
+    checkScalars({ ngramMax, ngramMin, gamma, drafts });
     const ids = idList(context, 'context', this.maxLookupContext);
     view(this.#engine.ints(this.#core.IdSlot.tokens, ids.length, 'context')).set(ids);
-    const found = unwrap(this.#engine.promptLookup(ngramMax as number, ngramMin as number, gamma as number));
-    return { tokens: Array.from(found.tokens), ngram: found.ngram, at: found.at };
+    const { matches } = unwrap(this.#engine.promptLookup(ngramMax as number, ngramMin as number, gamma as number, drafts as number));
+    const found = Array.from({ length: matches.length / 4 }, (_, m) => {
+      const [from, count, ngram, at] = matches.subarray(4 * m, 4 * m + 4);
+      return { tokens: Array.from(ids.slice(from, from + count)), ngram, at };
+    });
+    return { ...(found[0] ?? { tokens: [], ngram: 0, at: 0 }), drafts: found };
   }
 
   /** The stream the draft samples on for a request's `stream`: stream XOR 2^52. */

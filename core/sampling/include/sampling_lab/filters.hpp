@@ -31,8 +31,9 @@ std::span<const std::int32_t> penalty_window(std::span<const std::int32_t> ids, 
 // that occurs `count` times in the window.
 double penalised_logit(double logit, std::size_t count, const SamplingOptions& options);
 
-// The distinct tokens of the penalties' window with their counts: options.generated_counts, or
-// counted from options.generated_ids into the scratch.
+// The distinct tokens of the penalties' window with their counts, in no particular order:
+// options.generated_counts, or counted from options.generated_ids into the scratch; with a prompt
+// and a repetition penalty, the prompt's other tokens follow with count 0.
 std::span<const TokenCount> penalty_counts(const SamplingOptions& options, PenaltyScratch& scratch);
 
 // DRY's penalty (llama.cpp's) on each token that would extend a repeat of the window's end, a

@@ -60,21 +60,27 @@ struct SpeculativeResult {
 
 // Prompt lookup decoding's proposal (Saxena 2023; transformers' PromptLookupCandidateGenerator):
 // for n from ngram_max down to ngram_min, the earliest earlier occurrence of the last n tokens whose
-// continuation is not empty proposes up to max_tokens tokens of that continuation. None (n = 0)
-// when no n-gram recurs.
+// continuation is not empty proposes up to max_tokens tokens of that continuation. None when no
+// n-gram recurs. With several drafts, the next occurrences in the same order (longer n first, then
+// earlier) propose too, each continuation distinct from those before it.
+struct LookupMatch {
+  std::size_t from = 0;   // the proposal is context[from, from + count)
+  std::size_t count = 0;  // 1 … max_tokens
+  std::size_t ngram = 0;  // n of the matched n-gram
+  std::size_t at = 0;     // where the matched occurrence starts in `context`
+};
 struct PromptLookup {
-  std::size_t from = 0;              // the proposal is context[from, from + count)
-  std::size_t count = 0;             // at most max_tokens; 0 when nothing matched
-  std::size_t ngram = 0;             // n of the matched n-gram; 0 when nothing matched
-  std::size_t at = 0;                // where the matched occurrence starts in `context`
+  std::vector<LookupMatch> matches;  // the best first; empty when nothing matched
   std::vector<std::uint32_t> agree;  // scratch, kept between calls
+  std::vector<std::uint64_t> hashes;
 };
 // Most tokens of context prompt_lookup searches (Qwen3's longest context, 131,072).
 inline constexpr std::size_t kMaxLookupContext = std::size_t{1} << 17;
-// Linear in the context (one Z-function pass): ngram_min >= 1, ngram_max >= ngram_min, both and
-// max_tokens at most kMaxDraftTokens, context at most kMaxLookupContext (checked by the caller).
+// Linear in the context (one Z-function pass, and with several drafts one pass per n): ngram_min
+// >= 1, ngram_max >= ngram_min, both and max_tokens at most kMaxDraftTokens, drafts in [1,
+// kMaxDrafts], context at most kMaxLookupContext (checked by the caller).
 void prompt_lookup(std::span<const std::int32_t> context, std::size_t ngram_max, std::size_t ngram_min, std::size_t max_tokens,
-                   PromptLookup& out);
+                   PromptLookup& out, std::size_t drafts = 1);
 
 // Tokens per verification with γ drafts accepted i.i.d. with probability α (Leviathan et al.
 // 2023, eq. 1): (1 − α^(γ+1)) / (1 − α), and γ + 1 when α = 1.

@@ -49,6 +49,7 @@ struct TokenPenalty {
 struct PenaltyScratch {
   std::vector<float> logits;
   std::vector<std::int32_t> sorted_ids;
+  std::vector<std::int32_t> held_ids;  // the window's distinct tokens, sorted
   std::vector<TokenCount> counts;
   std::vector<std::int32_t> reversed;         // DRY's window, newest first
   std::vector<std::int32_t> breakers;         // DRY's sequence breakers, sorted

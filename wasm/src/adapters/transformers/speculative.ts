@@ -7,6 +7,7 @@ import { SamplingLabError } from '../../lab/errors.js';
 import { checkKeys } from '../../lab/checks.js';
 import type { CompiledGrammar, GrammarMatcher } from '../grammar/grammar.js';
 import type { Lab, LogprobsOptions, SampleTokenOptions } from '../../lab/lab.js';
+import type { PromptLookupProposal } from '../../lab/decoding.js';
 import type { IntegerArray } from '../../lab/schema.js';
 import { cachedLength, selectPrefix, selectRows, truncateCache } from './cache.js';
 import {
@@ -51,7 +52,8 @@ export interface SpeculativeOptions extends Omit<SampleTokenOptions, 'step' | 'g
    * one batched pass per position (draft j on lab.nthDraftStream(draftStream, j)), scored by the
    * target in one batched pass and verified together by recursive rejection sampling
    * (lab.speculativeVerify with k drafts), so more proposals are accepted per target pass and the
-   * tokens still follow the target. Not with a grammar or prompt lookup.
+   * tokens still follow the target. With prompt lookup, up to k continuations of distinct matches
+   * (lab.promptLookup's `drafts`), verified together as point drafts. Not with a grammar.
    */
   drafts?: number;
   /** Sequences generated, one after another (a step's accepted length differs between them, so they do not share a batch); sequence i draws on stream `stream + i` and the draft on `draftStream + i` (default 1). */
@@ -182,8 +184,8 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   checkSignal(signal);
   checkInteger(n, 'n', 1, MAX_SEQUENCES);
   checkInteger(drafts, 'drafts', 1, lab.maxDrafts);
-  if (drafts > 1 && (lookup || grammar)) {
-    throw new SamplingLabError('drafts', `drafts > 1 takes a draft model and no grammar: ${lookup ? 'prompt lookup proposes one continuation' : 'a grammar verifies one draft position by position'}`);
+  if (drafts > 1 && grammar) {
+    throw new SamplingLabError('drafts', 'drafts > 1 takes no grammar: a grammar verifies one draft position by position');
   }
   // logprobs' count and mode are not sampling options: a one-logit draw checks them as every score will.
   if (logprobs !== undefined) lab.tokenLogprobs([0], 0, { logprobs, logprobsMode });
@@ -366,17 +368,29 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       const chosen = stepGamma();
       let proposing = Math.min(chosen, Math.max(1, maxNewTokens - (ids.length - promptLength) - 1));
       // Each draft's proposals; `proposed` is the first's (the only one but with several drafts).
-      const proposals: number[][] = Array.from({ length: k }, () => []);
-      const proposed = proposals[0];
+      // Prompt lookup may find fewer than k continuations: the step then verifies as many.
+      let proposals: number[][] = Array.from({ length: k }, () => []);
+      let proposed = proposals[0];
       // The grammar's mask at each position: the draft proposes and the target verifies under it.
       const masks: (Int32Array | undefined)[] = [];
       const allowed: number[] = [];
       let matched: SpeculativeStep['lookup'];
+      let lookups: PromptLookupProposal['drafts'] = [];
       if ('lookup' in draft) {
         // Proposals copied from the sequence: as many as the grammar allows in a row.
-        const found = lab.promptLookup(ids, { ...draft.lookup, gamma: proposing });
+        const found = lab.promptLookup(ids, { ...draft.lookup, gamma: proposing, drafts: k });
         if (found.ngram > 0) matched = { ngram: ids.slice(ids.length - found.ngram), at: found.at };
-        for (const proposal of found.tokens) {
+        lookups = found.drafts;
+        if (found.drafts.length > 1) {
+          // Equally long for the batched pass: a proposal the context's end cut short repeats its
+          // last token (a point draft, whatever it proposes, is verified exactly).
+          const longest = found.tokens.length > 0 ? Math.max(...found.drafts.map((match) => match.tokens.length)) : 0;
+          proposals = found.drafts.map(({ tokens }) => [...tokens, ...new Array<number>(longest - tokens.length).fill(tokens[tokens.length - 1])]);
+          proposed = proposals[0];
+          proposing = longest;
+        }
+        // One continuation (several drafts need no grammar): as many as the grammar allows in a row.
+        for (const proposal of found.drafts.length > 1 ? [] : found.tokens) {
           masks.push(await maskOf(matcher, allowed));
           if (matcher && !allows(masks[masks.length - 1]!, proposal)) {
             masks.pop();
@@ -388,8 +402,12 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
           await matcher?.settled();
           if (matcher?.isTerminated()) break;
         }
-        proposing = proposed.length;
+        if (found.drafts.length <= 1) {
+          proposals = [proposed];
+          proposing = proposed.length;
+        }
       }
+      const width = proposals.length;
       for (let i = 0; i < proposing && !('lookup' in draft); i++) {
         // Several drafts: the first position's row is every draft's, so one row is run before the
         // cache is widened to one batch row per draft.
@@ -417,29 +435,30 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       }
       const ended = matcher?.isTerminated() ?? false;
       if (matcher && !ended) masks.push(await maskOf(matcher, allowed));
-      if (k > 1) {
+      if (width > 1 && cachedLength(target.cache) === 0 && ids.length > 1) {
         // The prompt once, then one batch row per draft.
-        if (cachedLength(target.cache) === 0 && ids.length > 1) await pass(target, [ids.slice(0, -1)], 1, decoding);
-        await widen(target, k);
+        await pass(target, [ids.slice(0, -1)], 1, decoding);
       }
+      await widen(target, width);
       const allRows = await pass(target, proposals.map((tokens) => [...ids, ...tokens]), proposing + 1, decoding);
-      const vocab = allRows.length / (k * (proposing + 1));
-      for (let r = 0; r < k * (proposing + 1); r++) holdEnds(allRows, r, vocab, ids.length - promptLength + (r % (proposing + 1)));
+      const vocab = allRows.length / (width * (proposing + 1));
+      for (let r = 0; r < width * (proposing + 1); r++) holdEnds(allRows, r, vocab, ids.length - promptLength + (r % (proposing + 1)));
       // Point drafts (prompt lookup's) have no rows.
-      const proposalRows = 'lookup' in draft ? null : draftRows.subarray(0, k * proposing * vocab);
+      const proposalRows = 'lookup' in draft ? null : draftRows.subarray(0, width * proposing * vocab);
       const verdict = matcher
         ? verifyEach(lab, allRows, proposalRows, proposed, masks, vocab, ended, { ...options, step: ids.length }, history ? ids : undefined)
-        : lab.speculativeVerify(allRows, proposalRows, k > 1 ? proposals : proposed, {
+        : lab.speculativeVerify(allRows, proposalRows, width > 1 ? proposals : proposed, {
           ...options, step: ids.length, ...(history && { generatedIds: ids }),
         });
       // The emitted draft's target rows; both caches back to its batch row and the accepted
       // sequence: the target holds it minus the emitted token, the draft at most that (its last
       // proposal never went through it).
       const emitted = 'draft' in verdict ? verdict.draft : 0;
+      // Several lookups: the step names the match whose tokens it emitted.
+      if (width > 1 && lookups.length > 1) matched = { ngram: ids.slice(ids.length - lookups[emitted].ngram), at: lookups[emitted].at };
       const targetRows = allRows.subarray(emitted * (proposing + 1) * vocab, (emitted + 1) * (proposing + 1) * vocab);
       const kept = ids.length + verdict.accepted;
-      // With several drafts the target's cache stays k rows wide, each the emitted draft's.
-      target.cache = k > 1 ? await selectPrefix(target.cache!, new Array<number>(k).fill(emitted), kept) : await truncateCache(target.cache!, kept);
+      target.cache = width > 1 ? await selectPrefix(target.cache!, [emitted], kept) : await truncateCache(target.cache!, kept);
       if (!('lookup' in draft)) draft.cache = await truncateCache(await narrow(draft.cache!, emitted), Math.min(kept, cachedLength(draft.cache)));
       let tokens = Array.from(verdict.tokens);
       if (matcher) {
@@ -470,7 +489,7 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       const last = lengthOr(reason !== undefined ? 'stop' : !cut && end !== -1 ? 'grammar' : undefined);
       yield {
         sequence, tokens, proposed: proposals[emitted], accepted: verdict.accepted, fromResidual: verdict.fromResidual, text: tokenizer.decode(tokens),
-        ...(k > 1 && { drafts: { proposals, emitted } }),
+        ...(width > 1 && { drafts: { proposals, emitted } }),
         textDelta: delta(tokens, last !== undefined), ...(matched && { lookup: matched }), ...(auto && { gamma: chosen }),
         ...(matcher && { grammarAllowed: allowed.slice(0, verdict.tokens.length) }),
         ...(decoding.logprobs && { logprobs: scored(decoding, targetRows, vocab, masks, tokens, history) }),
