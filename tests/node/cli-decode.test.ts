@@ -58,9 +58,9 @@ it('prints the speculative text, then tokens, time, acceptance, tokens per targe
   expect(lines.at(-1)).toMatch(/^acceptance \d\.\d{3} \(\d+ of \d+\) · tokens per target pass \d+\.\d\d · target calls \d+ · draft calls \d+$/);
 });
 
-it('decodes with --prompt-lookup and --ngram-min (no draft model): the text and totals speculativeGenerate gives with promptLookup', async () => {
-  const args = ['--model', tinyDir, '--prompt-lookup', '2', '--ngram-min', '1', '--gamma', '3', '--seed', '5', '--prompt', 'a b a b a b a b', '--max-new-tokens', '12'];
-  const expected = speculativeGenerate(tiny.model, { promptLookup: { ngramMax: 2, ngramMin: 1 } }, tiny.tokenizer, 'a b a b a b a b', { lab, gamma: 3, seed: 5, maxNewTokens: 12 });
+it('decodes with --prompt-lookup, --ngram-min and --drafts (no draft model): the text and totals speculativeGenerate gives with promptLookup', async () => {
+  const args = ['--model', tinyDir, '--prompt-lookup', '2', '--ngram-min', '1', '--gamma', '3', '--drafts', '2', '--seed', '5', '--prompt', 'a b a b a b a b', '--max-new-tokens', '12'];
+  const expected = speculativeGenerate(tiny.model, { promptLookup: { ngramMax: 2, ngramMin: 1 } }, tiny.tokenizer, 'a b a b a b a b', { lab, gamma: 3, drafts: 2, seed: 5, maxNewTokens: 12 });
   let text = '';
   for await (const step of expected) text += step.textDelta;
   const { wallMs: _, ...totals } = expected.stats;
@@ -83,7 +83,7 @@ it('decodes by beam search with --beams: every beam with its logProb and score, 
 it('decode --help prints the usage and every flag', async () => {
   const { stdout } = await run(['--help']);
   expect(stdout).toMatch(/^usage: sampling-lab decode --model DIR --prompt TEXT/);
-  for (const flag of ['--gamma', '--prompt-lookup', '--ngram-min', '--beams', '--max-new-tokens', '--length-penalty', '--top-p, --topP', '--xtc.probability', '--seed']) expect(stdout).toContain(flag);
+  for (const flag of ['--gamma', '--prompt-lookup', '--ngram-min', '--drafts', '--beams', '--max-new-tokens', '--length-penalty', '--top-p, --topP', '--xtc.probability', '--seed']) expect(stdout).toContain(flag);
   expect((await promisify(execFile)(process.execPath, [CLI, '--help'])).stdout).toContain('sampling-lab decode');
 });
 
@@ -100,6 +100,7 @@ it('every user error is one line naming the argument, with exit code 2', async (
     [model, 'prompt', /--prompt TEXT is needed/],
     [[...model, ...prompt, '--gamma', '3'], 'gamma', /--gamma needs --draft/],
     [[...model, ...prompt, '--ngram-min', '2'], 'ngramMin', /--ngram-min needs --prompt-lookup/],
+    [[...model, ...prompt, '--drafts', '2'], 'drafts', /--drafts needs --draft DIR or --prompt-lookup N/],
     [[...model, ...prompt, '--draft', tinyDir, '--prompt-lookup', '2'], 'promptLookup', /--draft and --prompt-lookup are ways to decode; give one of them/],
     [[...model, ...prompt, '--prompt-lookup', '2', '--ngram-min', '3'], 'ngramMax', /ngramMax must be an integer in \[3, 64\]/],
     [[...model, ...prompt, '--draft', tinyDir, '--beams', '2'], 'beams', /give one of them/],

@@ -21,6 +21,10 @@ const decodeParams = (lab: ExperimentLab): ParamSpec[] => [
     doc: 'speculative decoding with no draft model: proposals copied from where the last N tokens (down to --ngram-min) occurred before',
   },
   { name: 'ngramMin', kind: 'integer', min: 1, max: lab.maxDraftTokens, default: 1, doc: 'with --prompt-lookup: the shortest n-gram matched' },
+  {
+    name: 'drafts', kind: 'integer', min: 1, max: lab.maxDrafts, default: 1,
+    doc: 'with --draft or --prompt-lookup: drafts per step (draft streams, or distinct matches), verified together',
+  },
   { name: 'beams', kind: 'integer', min: 1, max: lab.maxBeams, default: null, doc: 'beam search with this many beams; prints every beam\'s sequence' },
   { name: 'lengthPenalty', kind: 'number', default: 1, doc: 'with --beams: a finished sequence scores logProb / length^lengthPenalty' },
 ];
@@ -28,7 +32,7 @@ const decodeParams = (lab: ExperimentLab): ParamSpec[] => [
 // The random key's step and the history come from the sequence being decoded.
 const FROM_SEQUENCE = ['step', 'generatedIds'];
 
-const USAGE = `usage: sampling-lab decode --model DIR --prompt TEXT [--draft DIR [--gamma N] | --prompt-lookup N [--ngram-min N] [--gamma N] | --beams N] [--max-new-tokens N]
+const USAGE = `usage: sampling-lab decode --model DIR --prompt TEXT [--draft DIR [--gamma N] | --prompt-lookup N [--ngram-min N] [--gamma N] | --beams N] [--drafts K] [--max-new-tokens N]
                            [--dtype ${MODEL_DTYPES.join('|')}] [sampling flags] [--json]`;
 
 function decodeInfo(lab: ExperimentLab): ExperimentInfo {
@@ -105,13 +109,16 @@ export async function decode(argv: string[], lab: ExperimentLab): Promise<void> 
   const values = new Map([...flags.texts].map(([name, text]) => [name, parseValue(text, info.params.find((p) => p.name === name)!, name)]));
   checkOwn(lab, values, flags.texts);
   const own = (name: string) => values.get(name) as number | undefined;
-  const [maxNewTokens = 64, gamma, beams, lengthPenalty, promptLookup, ngramMin] =
-    ['maxNewTokens', 'gamma', 'beams', 'lengthPenalty', 'promptLookup', 'ngramMin'].map(own);
+  const [maxNewTokens = 64, gamma, beams, lengthPenalty, promptLookup, ngramMin, drafts] =
+    ['maxNewTokens', 'gamma', 'beams', 'lengthPenalty', 'promptLookup', 'ngramMin', 'drafts'].map(own);
   for (const name of decodeParams(lab).map((p) => p.name)) values.delete(name);
   if (gamma !== undefined && draftPath === undefined && promptLookup === undefined) {
     throw new SamplingLabError('gamma', '--gamma needs --draft DIR (the model that proposes) or --prompt-lookup N');
   }
   if (ngramMin !== undefined && promptLookup === undefined) throw new SamplingLabError('ngramMin', '--ngram-min needs --prompt-lookup N');
+  if (drafts !== undefined && draftPath === undefined && promptLookup === undefined) {
+    throw new SamplingLabError('drafts', '--drafts needs --draft DIR or --prompt-lookup N');
+  }
   if (lengthPenalty !== undefined && beams === undefined) throw new SamplingLabError('lengthPenalty', '--length-penalty needs --beams N');
   const ways = [beams !== undefined && '--beams', draftPath !== undefined && '--draft', promptLookup !== undefined && '--prompt-lookup'].filter(Boolean);
   if (ways.length > 1) throw new SamplingLabError(beams !== undefined ? 'beams' : 'promptLookup', `${ways.join(' and ')} are ways to decode; give one of them`);
@@ -143,7 +150,9 @@ export async function decode(argv: string[], lab: ExperimentLab): Promise<void> 
   if (draftFolder !== undefined || promptLookup !== undefined) {
     const draft = draftFolder !== undefined ? (await adapter.loadLocalModel(draftFolder, { dtype })).model
       : { promptLookup: { ngramMax: promptLookup, ...(ngramMin !== undefined && { ngramMin }) } };
-    const run = adapter.speculativeGenerate(model, draft, tokenizer, prompt, { lab, ...sampling, maxNewTokens, ...(gamma !== undefined && { gamma }) });
+    const run = adapter.speculativeGenerate(model, draft, tokenizer, prompt, {
+      lab, ...sampling, maxNewTokens, ...(gamma !== undefined && { gamma }), ...(drafts !== undefined && { drafts }),
+    });
     const { text } = await streamed(run, prompt, flags.json);
     const { stats } = run;
     if (flags.json) console.log(toJson({ prompt, text, stats }));
