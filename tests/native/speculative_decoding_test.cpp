@@ -271,10 +271,12 @@ Model rows_of(const Chain& chain, const std::vector<float>& table) {
           false};
 }
 
-// The first three tokens after the start token 0, decoded speculatively with γ = 3, as cell
-// 9a + 3b + c of the joint (a, b, c), over `trials` requests (streams).
-std::vector<std::int32_t> first_three(const Chain& chain, std::size_t trials, bool without_residual) {
-  Speculator speculator(rows_of(chain, chain.target), rows_of(chain, chain.draft));
+// What one speculative step emits after `sequence`, with request t's options at its step.
+using StepFn = std::function<std::vector<std::int32_t>(const sl::SamplingOptions& options, const std::vector<std::int32_t>& sequence, std::size_t t)>;
+
+// The first three tokens after the start token 0, decoded step by step, as cell 9a + 3b + c of
+// the joint (a, b, c), over `trials` requests (streams).
+std::vector<std::int32_t> first_three_cells(const Chain& chain, std::size_t trials, const StepFn& step) {
   std::vector<std::int32_t> cells;
   for (std::size_t t = 0; t < trials; ++t) {
     std::vector<std::int32_t> sequence = {0};
@@ -283,13 +285,21 @@ std::vector<std::int32_t> first_three(const Chain& chain, std::size_t trials, bo
       options.seed = kSeed;
       options.stream = t;
       options.step = sequence.size() - 1;
-      const auto step = speculator.step(options, sequence, 3, without_residual);
-      sequence.insert(sequence.end(), step.result.tokens.begin(), step.result.tokens.end());
+      const auto tokens = step(options, sequence, t);
+      sequence.insert(sequence.end(), tokens.begin(), tokens.end());
     }
     const auto v = std::int32_t(chain.v);
     cells.push_back((sequence[1] * v + sequence[2]) * v + sequence[3]);
   }
   return cells;
+}
+
+// Decoded speculatively with γ = 3.
+std::vector<std::int32_t> first_three(const Chain& chain, std::size_t trials, bool without_residual) {
+  Speculator speculator(rows_of(chain, chain.target), rows_of(chain, chain.draft));
+  return first_three_cells(chain, trials, [&](const sl::SamplingOptions& options, const std::vector<std::int32_t>& sequence, std::size_t) {
+    return speculator.step(options, sequence, 3, without_residual).result.tokens;
+  });
 }
 
 // P(a, b, c) under the target with the chain's options, each token seeing the ones before.
@@ -312,18 +322,22 @@ std::vector<float> target_joint(const Chain& chain) {
   return joint;
 }
 
-class MarkovChain : public ::testing::TestWithParam<int> {};
-
-TEST_P(MarkovChain, TheFirstThreeTokensFollowTheTargetChain) {
-  const Chain chain = chain_of(GetParam());
-  const auto joint = target_joint(chain);
-  const auto observed = sl::counts(first_three(chain, 30'000, false), joint.size());
+// The cells follow the joint: no impossible sequence, and χ² p above kAlpha.
+void expect_follows(const std::vector<std::int32_t>& cells, const std::vector<float>& joint) {
+  const auto observed = sl::counts(cells, joint.size());
   for (std::size_t cell = 0; cell < joint.size(); ++cell) {
     if (joint[cell] == 0.0f) EXPECT_EQ(observed[cell], 0u) << "impossible sequence " << cell;
   }
   const auto fit = sl::chi_square(observed, joint);
-  RecordProperty("chi_square_p", p_value_text(fit.p_value));
+  ::testing::Test::RecordProperty("chi_square_p", p_value_text(fit.p_value));
   EXPECT_GT(fit.p_value, kAlpha) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+}
+
+class MarkovChain : public ::testing::TestWithParam<int> {};
+
+TEST_P(MarkovChain, TheFirstThreeTokensFollowTheTargetChain) {
+  const Chain chain = chain_of(GetParam());
+  expect_follows(first_three(chain, 30'000, false), target_joint(chain));
 }
 
 INSTANTIATE_TEST_SUITE_P(Chains, MarkovChain, ::testing::Range(0, 2));
@@ -345,52 +359,33 @@ std::vector<std::int32_t> first_three_from_point_drafts(const Chain& chain, std:
   sl::SpeculativeWorkspace workspace;
   sl::FilterWorkspace plain;
   std::vector<float> rows;
-  std::vector<std::int32_t> cells;
-  for (std::size_t t = 0; t < trials; ++t) {
-    std::vector<std::int32_t> sequence = {0};
-    while (sequence.size() < 4) {
-      std::vector<std::int32_t> drafts;
-      for (std::size_t i = 0; i < kGamma; ++i) drafts.push_back(std::int32_t((std::size_t((i ? drafts.back() : sequence.back())) + 1) % v));
-      rows.clear();
-      for (std::size_t i = 0; i <= kGamma; ++i) {
-        const auto after = std::size_t(i == 0 ? sequence.back() : drafts[i - 1]);
-        rows.insert(rows.end(), chain.target.begin() + std::ptrdiff_t(after * v), chain.target.begin() + std::ptrdiff_t((after + 1) * v));
-      }
-      sl::SamplingOptions options = chain.options;
-      options.seed = kSeed;
-      options.stream = t;
-      options.step = sequence.size() - 1;
-      options.generated_ids = sequence;
-      const sl::SpeculativeInput input{rows, {}, drafts, 0, true};
-      auto result = verify(input, options, workspace);
-      if (redraw_from_p && result.from_residual) {
-        // The wrong residual: p at the rejected position, the rejected draft still in it.
-        std::vector<std::int32_t> context = sequence;
-        context.insert(context.end(), drafts.begin(), drafts.begin() + std::ptrdiff_t(result.accepted));
-        sl::SamplingOptions position = options;
-        position.step += result.accepted;
-        position.stream ^= std::uint64_t{1} << 40;
-        position.generated_ids = context;
-        result.tokens.back() = sl::sample_token(std::span(rows).subspan(result.accepted * v, v), position, plain);
-      }
-      sequence.insert(sequence.end(), result.tokens.begin(), result.tokens.end());
+  return first_three_cells(chain, trials, [&](sl::SamplingOptions options, const std::vector<std::int32_t>& sequence, std::size_t) {
+    std::vector<std::int32_t> drafts;
+    for (std::size_t i = 0; i < kGamma; ++i) drafts.push_back(std::int32_t((std::size_t((i ? drafts.back() : sequence.back())) + 1) % v));
+    rows.clear();
+    for (std::size_t i = 0; i <= kGamma; ++i) {
+      const auto after = std::size_t(i == 0 ? sequence.back() : drafts[i - 1]);
+      rows.insert(rows.end(), chain.target.begin() + std::ptrdiff_t(after * v), chain.target.begin() + std::ptrdiff_t((after + 1) * v));
     }
-    const auto vv = std::int32_t(v);
-    cells.push_back((sequence[1] * vv + sequence[2]) * vv + sequence[3]);
-  }
-  return cells;
+    options.generated_ids = sequence;
+    auto result = verify({rows, {}, drafts, 0, true}, options, workspace);
+    if (redraw_from_p && result.from_residual) {
+      // The wrong residual: p at the rejected position, the rejected draft still in it.
+      std::vector<std::int32_t> context = sequence;
+      context.insert(context.end(), drafts.begin(), drafts.begin() + std::ptrdiff_t(result.accepted));
+      sl::SamplingOptions position = options;
+      position.step += result.accepted;
+      position.stream ^= std::uint64_t{1} << 40;
+      position.generated_ids = context;
+      result.tokens.back() = sl::sample_token(std::span(rows).subspan(result.accepted * v, v), position, plain);
+    }
+    return result.tokens;
+  });
 }
 
 TEST_P(MarkovChain, PointDraftsLeaveTheFirstThreeTokensToTheTargetChain) {
   const Chain chain = chain_of(GetParam());
-  const auto joint = target_joint(chain);
-  const auto observed = sl::counts(first_three_from_point_drafts(chain, 30'000, false), joint.size());
-  for (std::size_t cell = 0; cell < joint.size(); ++cell) {
-    if (joint[cell] == 0.0f) EXPECT_EQ(observed[cell], 0u) << "impossible sequence " << cell;
-  }
-  const auto fit = sl::chi_square(observed, joint);
-  RecordProperty("chi_square_p", p_value_text(fit.p_value));
-  EXPECT_GT(fit.p_value, kAlpha) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+  expect_follows(first_three_from_point_drafts(chain, 30'000, false), target_joint(chain));
 }
 
 TEST(MarkovChain, PointDraftsRedrawnFromPFail) {
@@ -536,58 +531,45 @@ std::vector<std::int32_t> first_three_from_drafts(const Chain& chain, Drafts kin
   sl::SpeculativeWorkspace workspace;
   sl::FilterWorkspace drafting;
   std::vector<float> target_rows, draft_rows;
-  std::vector<std::int32_t> tokens, cells;
-  for (std::size_t t = 0; t < trials; ++t) {
-    std::vector<std::int32_t> sequence = {0};
-    while (sequence.size() < 4) {
-      sl::SamplingOptions options = chain.options;
-      options.seed = kSeed;
-      options.stream = t;
-      options.step = sequence.size() - 1;
-      target_rows.clear();
-      draft_rows.clear();
-      tokens.clear();
-      for (std::size_t j = 0; j < k; ++j) {
-        std::vector<std::int32_t> context = sequence;
-        for (std::size_t i = 0; i < kGamma; ++i) {
-          const auto target_row = row_after(chain.target, context.back());
-          target_rows.insert(target_rows.end(), target_row.begin(), target_row.end());
-          std::int32_t x = std::int32_t((std::size_t(context.back()) + 1 + j) % v);
-          if (kind == Drafts::kSampled) {
-            const auto row = row_after(chain.draft, context.back());
-            draft_rows.insert(draft_rows.end(), row.begin(), row.end());
-            sl::SamplingOptions position = options;
-            position.stream = sl::nth_draft_stream(sl::draft_stream(t), j);
-            position.step = options.step + i;
-            position.generated_ids = context;
-            x = sl::sample_token(row, position, drafting);
-          }
-          context.push_back(x);
-          tokens.push_back(x);
+  std::vector<std::int32_t> tokens;
+  return first_three_cells(chain, trials, [&](sl::SamplingOptions options, const std::vector<std::int32_t>& sequence, std::size_t t) {
+    target_rows.clear();
+    draft_rows.clear();
+    tokens.clear();
+    for (std::size_t j = 0; j < k; ++j) {
+      std::vector<std::int32_t> context = sequence;
+      for (std::size_t i = 0; i < kGamma; ++i) {
+        const auto target_row = row_after(chain.target, context.back());
+        target_rows.insert(target_rows.end(), target_row.begin(), target_row.end());
+        std::int32_t x = std::int32_t((std::size_t(context.back()) + 1 + j) % v);
+        if (kind == Drafts::kSampled) {
+          const auto row = row_after(chain.draft, context.back());
+          draft_rows.insert(draft_rows.end(), row.begin(), row.end());
+          sl::SamplingOptions position = options;
+          position.stream = sl::nth_draft_stream(sl::draft_stream(t), j);
+          position.step = options.step + i;
+          position.generated_ids = context;
+          x = sl::sample_token(row, position, drafting);
         }
-        const auto last = row_after(chain.target, context.back());
-        target_rows.insert(target_rows.end(), last.begin(), last.end());
+        context.push_back(x);
+        tokens.push_back(x);
       }
-      options.generated_ids = sequence;
-      sl::SpeculativeResult result;
-      if (!best_of) {
-        result = verify({target_rows, draft_rows, tokens, sl::draft_stream(t), kind == Drafts::kPoint, k}, options, workspace);
-      } else {
-        for (std::size_t j = 0; j < k; ++j) {
-          const std::span<const float> drafted = kind == Drafts::kPoint ? std::span<const float>() : std::span(draft_rows).subspan(j * kGamma * v, kGamma * v);
-          auto alone = verify({std::span(target_rows).subspan(j * (kGamma + 1) * v, (kGamma + 1) * v), drafted, std::span(tokens).subspan(j * kGamma, kGamma),
-                               sl::nth_draft_stream(sl::draft_stream(t), j), kind == Drafts::kPoint},
-                              options, workspace);
-          if (j == 0 || alone.accepted > result.accepted) result = std::move(alone);
-        }
-      }
-      if (passes) ++*passes;
-      sequence.insert(sequence.end(), result.tokens.begin(), result.tokens.end());
+      const auto last = row_after(chain.target, context.back());
+      target_rows.insert(target_rows.end(), last.begin(), last.end());
     }
-    const auto vv = std::int32_t(v);
-    cells.push_back((sequence[1] * vv + sequence[2]) * vv + sequence[3]);
-  }
-  return cells;
+    options.generated_ids = sequence;
+    if (passes) ++*passes;
+    if (!best_of) return verify({target_rows, draft_rows, tokens, sl::draft_stream(t), kind == Drafts::kPoint, k}, options, workspace).tokens;
+    sl::SpeculativeResult best;
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::span<const float> drafted = kind == Drafts::kPoint ? std::span<const float>() : std::span(draft_rows).subspan(j * kGamma * v, kGamma * v);
+      auto alone = verify({std::span(target_rows).subspan(j * (kGamma + 1) * v, (kGamma + 1) * v), drafted, std::span(tokens).subspan(j * kGamma, kGamma),
+                           sl::nth_draft_stream(sl::draft_stream(t), j), kind == Drafts::kPoint},
+                          options, workspace);
+      if (j == 0 || alone.accepted > best.accepted) best = std::move(alone);
+    }
+    return best.tokens;
+  });
 }
 
 class SeveralDrafts : public ::testing::TestWithParam<std::tuple<int, Drafts>> {};
@@ -595,14 +577,7 @@ class SeveralDrafts : public ::testing::TestWithParam<std::tuple<int, Drafts>> {
 TEST_P(SeveralDrafts, LeaveTheFirstThreeTokensToTheTargetChain) {
   const auto [which, kind] = GetParam();
   const Chain chain = chain_of(which);
-  const auto joint = target_joint(chain);
-  const auto observed = sl::counts(first_three_from_drafts(chain, kind, 3, 30'000, false), joint.size());
-  for (std::size_t cell = 0; cell < joint.size(); ++cell) {
-    if (joint[cell] == 0.0f) EXPECT_EQ(observed[cell], 0u) << "impossible sequence " << cell;
-  }
-  const auto fit = sl::chi_square(observed, joint);
-  RecordProperty("chi_square_p", p_value_text(fit.p_value));
-  EXPECT_GT(fit.p_value, kAlpha) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+  expect_follows(first_three_from_drafts(chain, kind, 3, 30'000, false), target_joint(chain));
 }
 
 INSTANTIATE_TEST_SUITE_P(Chains, SeveralDrafts, ::testing::Combine(::testing::Range(0, 2), ::testing::Values(Drafts::kSampled, Drafts::kPoint)));
