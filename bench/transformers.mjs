@@ -17,6 +17,14 @@ const lab = await loadSamplingLab();
 const { model, tokenizer } = await loadLocalModel(ensureTinyModel(), { dtype: 'fp32' });
 const inputs = tokenizer('语言模型在每个位置给出一个概率分布，');
 const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
+// The mean of the seeds' differences a[i] − b[i] (runs of one seed interleaved) and twice its
+// standard error: the bench's noise on "as fast as".
+function pairedDifference(a, b) {
+  const d = a.map((x, i) => x - b[i]);
+  const mean = d.reduce((x, y) => x + y, 0) / d.length;
+  const variance = d.reduce((x, y) => x + (y - mean) ** 2, 0) / (d.length - 1);
+  return `${mean >= 0 ? '+' : '−'}${Math.abs(mean).toFixed(1)} ± ${(2 * Math.sqrt(variance / d.length)).toFixed(1)} tokens/s`;
+}
 
 // Timestamps around the processor: between two calls lies one decode step of generate().
 const decode = [];
@@ -175,7 +183,7 @@ const specLines = [
   '',
   `\`gamma: 'auto'\` (γ chosen before each step by \`lab.bestGamma\` from the run's acceptance and its timed passes), in the same rounds: ` +
     `${median(auto.rates).toFixed(1)} tokens/s (speed-up ${(median(auto.rates) / plainRate).toFixed(2)}), ${(auto.tokens / auto.targetCalls).toFixed(2)} tokens per target pass; ` +
-    `the best fixed γ, ${bestFixed.gamma}: ${bestFixed.rate.toFixed(1)} tokens/s.`,
+    `the best fixed γ, ${bestFixed.gamma}: ${bestFixed.rate.toFixed(1)} tokens/s; 'auto' minus γ ${bestFixed.gamma}, seed by seed: ${pairedDifference(auto.rates, runs.get(bestFixed.gamma).rates)} (mean ± 2 standard errors).`,
   '',
   `The loop's own share of a run at γ 4 (its wall time less its forward passes': verification, masking, cache cuts, text): ` +
     `${(100 * (1 - loop.passMs / loop.wallMs)).toFixed(1)} % (${((loop.wallMs - loop.passMs) / SPEC_ROUNDS).toFixed(1)} ms of ${(loop.wallMs / SPEC_ROUNDS).toFixed(0)} ms a run; issue 33's ceiling: 3 %).`,
@@ -198,28 +206,34 @@ async function timedLookup(prompt, options) {
   for await (const _ of run);
   return run.stats;
 }
+const LOOKUP_GAMMAS = [1, 2, 3, 4, 6, 8];
+const rate = (stats) => stats.tokens / (stats.wallMs / 1000);
 const lookupRows = [];
 for (const [name, prompt] of Object.entries(LOOKUP_PROMPTS)) {
   for (const [sampling, options] of [['greedy', { temperature: 0 }], ['T 1', { temperature: 1 }]]) {
-    const plain = [], lookup = [], auto = [];
+    const plain = [], auto = [];
+    const fixed = new Map(LOOKUP_GAMMAS.map((gamma) => [gamma, []]));
     let accepted = 0, proposed = 0, tokens = 0, targetCalls = 0;
     await timedLookup(prompt, { ...options, seed: 99 });
     for (let seed = 0; seed < LOOKUP_ROUNDS; seed++) {
       plain.push(await timedPlain(prompt, { ...options, seed }));
-      const stats = await timedLookup(prompt, { ...options, seed });
-      lookup.push(stats.tokens / (stats.wallMs / 1000));
-      const adaptive = await timedLookup(prompt, { ...options, seed, gamma: 'auto' });
-      auto.push(adaptive.tokens / (adaptive.wallMs / 1000));
-      accepted += stats.accepted; proposed += stats.proposed; tokens += stats.tokens; targetCalls += stats.targetCalls;
+      for (const gamma of LOOKUP_GAMMAS) {
+        const stats = await timedLookup(prompt, { ...options, seed, gamma });
+        fixed.get(gamma).push(rate(stats));
+        if (gamma === 4) accepted += stats.accepted, proposed += stats.proposed, tokens += stats.tokens, targetCalls += stats.targetCalls;
+      }
+      auto.push(rate(await timedLookup(prompt, { ...options, seed, gamma: 'auto' })));
     }
-    lookupRows.push(`| ${name} | ${sampling} | ${median(plain).toFixed(1)} | ${median(lookup).toFixed(1)} | ${(median(lookup) / median(plain)).toFixed(2)} | ${proposed ? (accepted / proposed).toFixed(3) : '—'} (${accepted} of ${proposed}) | ${(tokens / targetCalls).toFixed(2)} | ${median(auto).toFixed(1)} |`);
+    const lookup = fixed.get(4);
+    const best = LOOKUP_GAMMAS.reduce((a, g) => (median(fixed.get(g)) > median(fixed.get(a)) ? g : a));
+    lookupRows.push(`| ${name} | ${sampling} | ${median(plain).toFixed(1)} | ${median(lookup).toFixed(1)} | ${(median(lookup) / median(plain)).toFixed(2)} | ${proposed ? (accepted / proposed).toFixed(3) : '—'} (${accepted} of ${proposed}) | ${(tokens / targetCalls).toFixed(2)} | γ ${best}: ${median(fixed.get(best)).toFixed(1)} | ${median(auto).toFixed(1)} (${pairedDifference(auto, fixed.get(best))}) |`);
   }
 }
 const lookupLines = [
-  `Prompt lookup on the tiny target (\`speculativeGenerate(target, { promptLookup: { ngramMax: 3 } }, …)\`, γ 4, ${SPEC_TOKENS} tokens, median tokens/s of ${LOOKUP_ROUNDS} seeds, plain decoding interleaved, ${process.version}, one onnxruntime thread):`,
+  `Prompt lookup on the tiny target (\`speculativeGenerate(target, { promptLookup: { ngramMax: 3 } }, …)\`, γ 4 but in the last two columns, ${SPEC_TOKENS} tokens, median tokens/s of ${LOOKUP_ROUNDS} seeds, plain decoding and fixed γ ${LOOKUP_GAMMAS.join(', ')} interleaved, ${process.version}, one onnxruntime thread). The last column is gamma 'auto', and beside it 'auto' minus the best fixed γ seed by seed (mean ± 2 standard errors):`,
   '',
-  '| prompt | sampling | plain tokens/s | prompt lookup tokens/s | speed-up | acceptance | tokens per target pass | with gamma \'auto\', tokens/s |',
-  '|---|---|---|---|---|---|---|---|',
+  '| prompt | sampling | plain tokens/s | prompt lookup tokens/s | speed-up | acceptance | tokens per target pass | best fixed γ, tokens/s | gamma \'auto\', tokens/s |',
+  '|---|---|---|---|---|---|---|---|---|',
   ...lookupRows,
 ];
 console.log(lookupLines.join('\n'));
