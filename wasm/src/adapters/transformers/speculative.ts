@@ -377,33 +377,31 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       let matched: SpeculativeStep['lookup'];
       let lookups: PromptLookupProposal['drafts'] = [];
       if ('lookup' in draft) {
-        // Proposals copied from the sequence: as many as the grammar allows in a row.
+        // Proposals copied from the sequence.
         const found = lab.promptLookup(ids, { ...draft.lookup, gamma: proposing, drafts: k });
         if (found.ngram > 0) matched = { ngram: ids.slice(ids.length - found.ngram), at: found.at };
         lookups = found.drafts;
-        if (found.drafts.length > 1) {
+        if (lookups.length > 1) {
           // Equally long for the batched pass: a proposal the context's end cut short repeats its
           // last token (a point draft, whatever it proposes, is verified exactly).
-          const longest = found.tokens.length > 0 ? Math.max(...found.drafts.map((match) => match.tokens.length)) : 0;
-          proposals = found.drafts.map(({ tokens }) => [...tokens, ...new Array<number>(longest - tokens.length).fill(tokens[tokens.length - 1])]);
+          proposing = Math.max(...lookups.map((match) => match.tokens.length));
+          proposals = lookups.map(({ tokens }) => [...tokens, ...new Array<number>(proposing - tokens.length).fill(tokens[tokens.length - 1])]);
           proposed = proposals[0];
-          proposing = longest;
-        }
-        // One continuation (several drafts need no grammar): as many as the grammar allows in a row.
-        for (const proposal of found.drafts.length > 1 ? [] : found.tokens) {
-          masks.push(await maskOf(matcher, allowed));
-          if (matcher && !allows(masks[masks.length - 1]!, proposal)) {
-            masks.pop();
-            allowed.pop();
-            break;
-          }
-          proposed.push(proposal);
-          if (matcher && !matcher.accept(proposal)) throw new SamplingLabError('grammar', `the grammar refused token ${proposal}, which its mask allowed`);
-          await matcher?.settled();
-          if (matcher?.isTerminated()) break;
-        }
-        if (found.drafts.length <= 1) {
+        } else {
+          // One continuation: as many of its tokens as the grammar allows in a row.
           proposals = [proposed];
+          for (const proposal of found.tokens) {
+            masks.push(await maskOf(matcher, allowed));
+            if (matcher && !allows(masks[masks.length - 1]!, proposal)) {
+              masks.pop();
+              allowed.pop();
+              break;
+            }
+            proposed.push(proposal);
+            if (matcher && !matcher.accept(proposal)) throw new SamplingLabError('grammar', `the grammar refused token ${proposal}, which its mask allowed`);
+            await matcher?.settled();
+            if (matcher?.isTerminated()) break;
+          }
           proposing = proposed.length;
         }
       }
