@@ -236,7 +236,9 @@ std::optional<Prefix> prefix_from_sample(std::span<const float> logits, std::spa
   const std::size_t stride = std::max<std::size_t>(v / kCutSample, 1);
   std::size_t sampled = 0;
   for (std::size_t i = 0; i < v; i += stride, ++sampled) {
-    const auto bucket = std::min(std::size_t((max_key - logits[i]) * scale), kSampleBuckets - 1);
+    // max − key overflows to +∞ across float's whole range (3e38 − −3e38): the last bucket.
+    const float offset = (max_key - logits[i]) * scale;
+    const std::size_t bucket = offset < float(kSampleBuckets - 1) ? std::size_t(offset) : kSampleBuckets - 1;
     mass[bucket] += weights[i];
     squares[bucket] += double(weights[i]) * weights[i];
   }
