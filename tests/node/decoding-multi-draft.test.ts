@@ -84,9 +84,9 @@ it('k = 3 drafts leave the first and second emitted tokens to the target (χ²);
   expect(wrongFit.pValue).toBeLessThan(1e-6);
 });
 
-it('speculativeGenerate with drafts: 3 emits the named draft\'s tokens, its caches match a fresh prefill, a seed repeats and greedy is the target\'s greedy', async () => {
+it('speculativeGenerate with drafts: 3 emits the named draft\'s tokens with the target\'s logprobs, its caches match a fresh prefill, a seed repeats and greedy is the target\'s greedy', async () => {
   const passes: ForwardPass[] = [];
-  const { steps, tokens, stats } = await speculate({ drafts: 3, gamma: 3, maxNewTokens: 24, seed: 9 }, (pass) => passes.push(pass));
+  const { steps, tokens, stats } = await speculate({ drafts: 3, gamma: 3, maxNewTokens: 24, seed: 9, logprobs: 1 }, (pass) => passes.push(pass));
   for (const step of steps) {
     expect(step.drafts!.proposals).toHaveLength(3);
     expect(step.proposed).toEqual(step.drafts!.proposals[step.drafts!.emitted]);
@@ -96,10 +96,17 @@ it('speculativeGenerate with drafts: 3 emits the named draft\'s tokens, its cach
   expect(passes.some((pass) => pass.role === 'draft' && pass.sequences.length === 3)).toBe(true);
   expect(passes.filter((pass) => pass.role === 'target').slice(1).every((pass) => pass.sequences.length === 3)).toBe(true);
   expect(stats.tokens).toBe(24);
+  // Each token's logprob is read from the emitted draft's rows: the target's own at its position.
+  const ids = Array.from(target.tokenizer.encode(PROMPT), Number);
+  const scored = steps.flatMap((step) => step.tokens.map((token, k) => ({ token, logprob: step.logprobs![k].logprob })));
+  for (const [i, { token, logprob }] of scored.slice(0, 8).entries()) {
+    const sequence = [...ids, ...tokens.slice(0, i)];
+    const row = await positionLogits(target.model, sequence, sequence.length - 1);
+    expect(lab.tokenLogprobs(row, token, { logprobs: 1 }).logprob).toBeCloseTo(logprob, 4);
+  }
   expect((await speculate({ drafts: 3, gamma: 3, maxNewTokens: 24, seed: 9 })).tokens).toEqual(tokens);
   // Each verification after the first starts where the caches, cut back to the emitted draft's
   // row, left off: its first row is a fresh prefill's of the sequence so far.
-  const ids = Array.from(target.tokenizer.encode(PROMPT), Number);
   const verifications = passes.filter((pass) => pass.role === 'target').slice(1);
   for (const s of [0, 1, 2]) {
     const sequence = [...ids, ...steps.slice(0, s + 1).flatMap((step) => step.tokens)];
