@@ -1,7 +1,6 @@
 #include "sampling_lab/speculative_decoding.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <string>
 
@@ -71,24 +70,27 @@ class Residual {
     const auto scale = float(1.0 / total_);
     const auto& residual = workspace_.residual;
     for (std::size_t i = 0; i < vocabulary_; ++i) next[i] = std::max(0.0f, residual[i] * scale - q_weights[i] * float(q_scale));
-    workspace_.residual_blocks.resize(kernels::block_count(vocabulary_));
-    const double total = kernels::block_sum(next, workspace_.residual_blocks);
+    auto& blocks = workspace_.residual_blocks;
+    blocks.resize(kernels::block_count(vocabulary_));
+    const double total = kernels::block_sum(next, blocks);
     if (total > 0.0) {
       next.swap(workspace_.residual);
-      total_ = total;
+      total_ = summed_ = total;
+    } else {
+      summed_ = kernels::block_sum(workspace_.residual, blocks);  // undone: the block sums are r's again
     }
   }
 
-  // The draw on u; the block sums are the residual's unless the last rejection was undone.
-  std::int32_t draw(double u) {
-    total_ = kernels::block_sum(workspace_.residual, workspace_.residual_blocks);
-    return std::int32_t(kernels::inverse_cdf(workspace_.residual, workspace_.residual_blocks, u * total_));
+  // The draw on u, after a rejection (which left r's block sums).
+  std::int32_t draw(double u) const {
+    return std::int32_t(kernels::inverse_cdf(workspace_.residual, workspace_.residual_blocks, u * summed_));
   }
 
  private:
   SpeculativeWorkspace& workspace_;
   std::size_t vocabulary_;
-  double total_ = 0.0;
+  double total_ = 0.0;   // r's normaliser for the next trial
+  double summed_ = 0.0;  // the block sums' total
 };
 
 }  // namespace

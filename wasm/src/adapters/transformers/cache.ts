@@ -37,11 +37,8 @@ export function cachedLength(cache: KvCache | undefined): number {
 /** The cache of the first `length` positions only (the sequence axis, 2, cut). */
 export async function truncateCache(cache: KvCache, length: number): Promise<KvCache> {
   if (cachedLength(cache) === length) return cache;
-  return rebuild(cache, ([batch, heads, , width]) => [batch, heads, length, width], (from, to, [batch, heads, positions, width]) => {
-    for (let block = 0; block < batch * heads; block++) {
-      to.set(from.subarray(block * positions * width, (block * positions + length) * width), block * length * width);
-    }
-  });
+  const batch = Object.values(cache)[0].dims[0];
+  return selectPrefix(cache, Array.from({ length: batch }, (_, row) => row), length);
 }
 
 /** The cache whose batch row j is the first `length` positions of row `rows[j]` of `cache`: selectRows and truncateCache in one copy. */

@@ -6,12 +6,11 @@ import type { PreTrainedModel, PreTrainedTokenizer } from '@huggingface/transfor
 import { SamplingLabError } from '../../lab/errors.js';
 import type { Lab, SampleTokenOptions } from '../../lab/lab.js';
 import type { CompiledGrammar } from '../grammar/grammar.js';
-import { checkKeys } from '../../lab/checks.js';
 import { checkLab, checkModel, checkObject, checkTokenizer, isObject, promptLimit, shown } from './checks.js';
 import { vocabularyOf } from './forward.js';
 import { generateTokens, type FinishReason, type GeneratedToken, type GenerateOptions, type StepLogprobs } from './generate.js';
 import { promptIds, type ChatMessage } from './prompt.js';
-import { speculativeGenerate, type PromptLookupDraft, type SpeculativeOptions, type SpeculativeStep } from './speculative.js';
+import { checkPromptLookup, isPromptLookup, speculativeGenerate, type PromptLookupDraft, type SpeculativeOptions, type SpeculativeStep } from './speculative.js';
 
 /** Each OpenAI field and what it becomes: the table docs/openai.md prints. */
 export const OPENAI_FIELDS = {
@@ -194,11 +193,9 @@ export function createEngine(engine: EngineOptions): Engine {
   checkLab(lab);
   checkModel(model);
   checkTokenizer(tokenizer);
-  if (isObject(draft) && 'promptLookup' in draft) {
+  if (isPromptLookup(draft)) {
     // Checked now, as a draft model is, not at the first request.
-    checkObject(draft.promptLookup, 'promptLookup');
-    checkKeys(draft.promptLookup, ['ngramMax', 'ngramMin'], 'promptLookup');
-    lab.promptLookup([], draft.promptLookup);
+    checkPromptLookup(lab, draft.promptLookup);
   } else if (draft !== undefined) {
     checkModel(draft, 'draft');
   }

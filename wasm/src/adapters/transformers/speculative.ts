@@ -197,9 +197,7 @@ export function speculativeGenerate(target: PreTrainedModel, draft: PreTrainedMo
   const stops = checkStops(stop);
   const vocab = vocabularyOf(target);
   if (lookup) {
-    checkObject(lookup, 'promptLookup');
-    checkKeys(lookup, ['ngramMax', 'ngramMin'], 'promptLookup');
-    lab.promptLookup([], { ...lookup, gamma: gamma === 'auto' ? AUTO_GAMMA_MAX : gamma });
+    checkPromptLookup(lab, lookup, gamma === 'auto' ? AUTO_GAMMA_MAX : gamma);
   } else if (vocabularyOf(draft as PreTrainedModel) !== vocab) {
     throw new SamplingLabError('draft', `the draft's vocab_size ${vocabularyOf(draft as PreTrainedModel)} is not the target's ${vocab}: they must share the tokenizer`);
   }
@@ -285,8 +283,10 @@ async function widen(side: Side, k: number): Promise<void> {
   if (side.cache && batchOf(side.cache) !== k) side.cache = await selectRows(side.cache, new Array<number>(k).fill(0));
 }
 
-// Draft j's batch row of a widened cache (one that was never widened holds every draft's prefix).
-const narrow = (cache: KvCache, j: number) => (batchOf(cache) > 1 ? selectRows(cache, [j]) : cache);
+// The first `length` positions of draft j's batch row, in one copy (a cache never widened holds
+// every draft's prefix).
+const cutBack = (cache: KvCache, j: number, length: number) =>
+  (batchOf(cache) > 1 ? selectPrefix(cache, [j], length) : truncateCache(cache, length));
 
 async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
   const { lab, tokenizer, ids, sequence, gamma, drafts: k, maxNewTokens, minNewTokens, signal, stats, usage, ended, options, eos, target, draft, grammar, stops } = decoding;
@@ -456,8 +456,8 @@ async function* decode(decoding: Decoding): AsyncGenerator<SpeculativeStep> {
       if (width > 1 && lookups.length > 1) matched = { ngram: ids.slice(ids.length - lookups[emitted].ngram), at: lookups[emitted].at };
       const targetRows = allRows.subarray(emitted * (proposing + 1) * vocab, (emitted + 1) * (proposing + 1) * vocab);
       const kept = ids.length + verdict.accepted;
-      target.cache = width > 1 ? await selectPrefix(target.cache!, [emitted], kept) : await truncateCache(target.cache!, kept);
-      if (!('lookup' in draft)) draft.cache = await truncateCache(await narrow(draft.cache!, emitted), Math.min(kept, cachedLength(draft.cache)));
+      target.cache = await cutBack(target.cache!, emitted, kept);
+      if (!('lookup' in draft)) draft.cache = await cutBack(draft.cache!, emitted, Math.min(kept, cachedLength(draft.cache)));
       let tokens = Array.from(verdict.tokens);
       if (matcher) {
         // The rejected proposals leave the grammar; the target's own token enters it.
@@ -515,7 +515,15 @@ function scored(decoding: Decoding, targetRows: Float32Array, vocab: number, mas
   })));
 }
 
-function isPromptLookup(draft: unknown): draft is PromptLookupDraft {
+/** Prompt lookup's options, checked (with γ proposals a step) as lab.promptLookup checks them. */
+export function checkPromptLookup(lab: Lab, lookup: PromptLookupDraft['promptLookup'], gamma?: number): void {
+  checkObject(lookup, 'promptLookup');
+  checkKeys(lookup, ['ngramMax', 'ngramMin'], 'promptLookup');
+  lab.promptLookup([], { ...lookup, ...(gamma !== undefined && { gamma }) });
+}
+
+/** Whether a draft is `{ promptLookup }` rather than a model. */
+export function isPromptLookup(draft: unknown): draft is PromptLookupDraft {
   return typeof draft === 'object' && draft !== null && 'promptLookup' in draft;
 }
 
