@@ -333,6 +333,13 @@ void expect_follows(const std::vector<std::int32_t>& cells, const std::vector<fl
   EXPECT_GT(fit.p_value, kAlpha) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
 }
 
+// A wrong rule's cells: χ² p below 10⁻¹², recorded under `property`.
+void expect_fails(const std::vector<std::int32_t>& cells, const std::vector<float>& joint, const std::string& property = "chi_square_p") {
+  const auto fit = sl::chi_square(sl::counts(cells, joint.size()), joint);
+  ::testing::Test::RecordProperty(property, p_value_text(fit.p_value));
+  EXPECT_LT(fit.p_value, 1e-12) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+}
+
 class MarkovChain : public ::testing::TestWithParam<int> {};
 
 TEST_P(MarkovChain, TheFirstThreeTokensFollowTheTargetChain) {
@@ -344,10 +351,7 @@ INSTANTIATE_TEST_SUITE_P(Chains, MarkovChain, ::testing::Range(0, 2));
 
 TEST(MarkovChain, TheRuleWithoutItsResidualFails) {
   const Chain chain = chain_of(0);
-  const auto joint = target_joint(chain);
-  const auto fit = sl::chi_square(sl::counts(first_three(chain, 30'000, true), joint.size()), joint);
-  RecordProperty("chi_square_p", p_value_text(fit.p_value));
-  EXPECT_LT(fit.p_value, 1e-12) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+  expect_fails(first_three(chain, 30'000, true), target_joint(chain));
 }
 
 // Point drafts (prompt lookup's): proposals with no distribution, here token (last + 1) mod V
@@ -390,10 +394,7 @@ TEST_P(MarkovChain, PointDraftsLeaveTheFirstThreeTokensToTheTargetChain) {
 
 TEST(MarkovChain, PointDraftsRedrawnFromPFail) {
   const Chain chain = chain_of(0);
-  const auto joint = target_joint(chain);
-  const auto fit = sl::chi_square(sl::counts(first_three_from_point_drafts(chain, 30'000, true), joint.size()), joint);
-  RecordProperty("chi_square_p", p_value_text(fit.p_value));
-  EXPECT_LT(fit.p_value, 1e-12) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+  expect_fails(first_three_from_point_drafts(chain, 30'000, true), target_joint(chain));
 }
 
 TEST(SpeculativeVerify, PointDraftsAreAcceptedWithTheirTargetProbabilityAndGreedyAtTemperatureZero) {
@@ -586,9 +587,7 @@ TEST(SeveralDrafts, TheBestOfSeparateVerificationsFails) {
   const Chain chain = chain_of(0);
   const auto joint = target_joint(chain);
   for (const auto kind : {Drafts::kSampled, Drafts::kPoint}) {
-    const auto fit = sl::chi_square(sl::counts(first_three_from_drafts(chain, kind, 3, 30'000, true), joint.size()), joint);
-    RecordProperty(kind == Drafts::kPoint ? "point_chi_square_p" : "chi_square_p", p_value_text(fit.p_value));
-    EXPECT_LT(fit.p_value, 1e-12) << "χ² " << fit.statistic << " on " << fit.dof << " dof";
+    expect_fails(first_three_from_drafts(chain, kind, 3, 30'000, true), joint, kind == Drafts::kPoint ? "point_chi_square_p" : "chi_square_p");
   }
 }
 
