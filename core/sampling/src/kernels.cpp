@@ -24,13 +24,60 @@ std::size_t simd_end(std::size_t size) { return size - size % kLanes; }
 // Sparse scans test four batches at a time: one any_true, branch and loop check (and, in V8, one
 // stack check) per 4 · kLanes values instead of per batch.
 constexpr std::size_t kScanStride = 4 * kLanes;
-std::size_t scan_end(std::size_t size) { return size - size % kScanStride; }
 
 // Whether test(batch) holds in some lane of the four batches at `data`.
 template <typename Test>
 bool any_in_four(const float* data, Test test) {
   return xsimd::any((test(Batch::load_unaligned(data)) || test(Batch::load_unaligned(data + kLanes))) ||
                     (test(Batch::load_unaligned(data + 2 * kLanes)) || test(Batch::load_unaligned(data + 3 * kLanes))));
+}
+
+// A gather in two steps: a pass marks the values it keeps, one bit each, packed into words (a
+// compare and a mask per batch), and list_marked then lists the marked ones word by word. Listing
+// inside the pass costs a mispredicted branch for about every batch that holds one, once they
+// are more than a few per cent of the values.
+std::size_t marked_words(std::size_t size) { return (size + 31) / 32; }
+
+// Marks, one bit per value, of the values within [low, high] (NaN never is), into
+// marked_words(values.size()) words: bit b of word w for values[32w + b]. Most words of a sparse
+// gather mark none: one test of a word's batches skips packing their bits.
+void mark_within(std::span<const float> values, float low, float high, std::uint32_t* words) {
+  constexpr std::size_t kBatches = 32 / kLanes;
+  const Batch low_batch(low), high_batch(high);
+  const auto mark_word = [&](const float* data) {
+    std::array<xsimd::batch_bool<float>, kBatches> marked;
+    auto any = xsimd::batch_bool<float>(false);
+    for (std::size_t b = 0; b < kBatches; ++b) {
+      const Batch x = Batch::load_unaligned(data + b * kLanes);
+      any = any || (marked[b] = x >= low_batch && x <= high_batch);
+    }
+    std::uint32_t word = 0;
+    if (xsimd::any(any)) {
+      for (std::size_t b = 0; b < kBatches; ++b) word |= std::uint32_t(marked[b].mask()) << (b * kLanes);
+    }
+    return word;
+  };
+  const std::size_t whole = values.size() / 32;
+  for (std::size_t w = 0; w < whole; ++w) words[w] = mark_word(values.data() + w * 32);
+  if (values.size() % 32 == 0) return;
+  std::array<float, 32> rest;
+  rest.fill(std::numeric_limits<float>::quiet_NaN());
+  std::copy(values.begin() + std::ptrdiff_t(whole * 32), values.end(), rest.begin());
+  words[whole] = mark_word(rest.data());
+}
+
+// The marked positions of `values` and their values, in order, into ids and kept from `count` on,
+// word by word until `limit` or more are listed; returns how many are listed then.
+std::size_t list_marked(const std::uint32_t* words, std::size_t size, const float* values, std::uint32_t* ids, float* kept,
+                        std::size_t count, std::size_t limit) {
+  for (std::size_t w = 0; w < marked_words(size) && count < limit; ++w) {
+    for (std::uint32_t bits = words[w]; bits != 0; bits &= bits - 1, ++count) {
+      const std::size_t i = w * 32 + std::size_t(std::countr_zero(bits));
+      ids[count] = std::uint32_t(i);
+      kept[count] = values[i];
+    }
+  }
+  return count;
 }
 }  // namespace
 
@@ -419,11 +466,7 @@ EntropySums entropy_sums(std::span<const float> values, float shift) {
   return sums;
 }
 
-namespace {
-// tail_mass's pass; with kGather, the values at or above the threshold are gathered too.
-template <bool kGather>
-MassBounds tail_pass(std::span<const float> values, float threshold, float shift, float scale, Buffer<std::uint32_t>* ids,
-                     Buffer<float>* kept) {
+MassBounds tail_mass(std::span<const float> values, float threshold, float shift, float scale) {
   const float* data = values.data();
   const std::size_t end = simd_end(values.size());
   const Batch threshold_batch(threshold), shift_batch(shift);
@@ -439,58 +482,18 @@ MassBounds tail_pass(std::span<const float> values, float threshold, float shift
     const Batch fixed = xsimd::max((x - shift_batch) * bits_scale + bits_bias, bits_floor);
     return xsimd::select(tail, xsimd::bitwise_cast<float>(xsimd::bitwise_cast<std::int32_t>(fixed) << 8), Batch(0.0f));
   };
-  std::size_t count = 0;
-  if constexpr (kGather) {
-    ids->resize(values.size());
-    kept->resize(values.size());
-  }
-  // The head is a few hundred tokens: a batch seldom holds one.
-  const auto gather_head = [&](std::size_t i, xsimd::batch_bool<float> tail) {
-    if (xsimd::all(tail)) return;
-    for (std::size_t j = i; j < i + kLanes; ++j) {
-      (*ids)[count] = std::uint32_t(j);
-      (*kept)[count] = data[j];
-      count += data[j] >= threshold;
-    }
-  };
   double total = 0.0;
   for (std::size_t begin = 0; begin < end; begin += kBlock) {
     const std::size_t stop = std::min(end, begin + kBlock);
     Batch sum(0.0f);
-    std::size_t i = begin;
-    // Four batches a step, summed in order: one head test (and loop check) per four.
-    for (; i + kScanStride <= stop; i += kScanStride) {
-      std::array<xsimd::batch_bool<float>, 4> tails;
-      for (std::size_t w = 0; w < 4; ++w) {
-        const Batch x = Batch::load_unaligned(data + i + w * kLanes);
-        tails[w] = x < threshold_batch;
-        sum += tail_term(x, tails[w]);
-      }
-      if constexpr (kGather) {
-        if (!xsimd::all((tails[0] && tails[1]) && (tails[2] && tails[3]))) {
-          for (std::size_t w = 0; w < 4; ++w) gather_head(i + w * kLanes, tails[w]);
-        }
-      }
-    }
-    for (; i < stop; i += kLanes) {
+    for (std::size_t i = begin; i < stop; i += kLanes) {
       const Batch x = Batch::load_unaligned(data + i);
-      const auto tail = x < threshold_batch;
-      sum += tail_term(x, tail);
-      if constexpr (kGather) gather_head(i, tail);
+      sum += tail_term(x, x < threshold_batch);
     }
     total += double(xsimd::reduce_add(sum));
   }
   for (std::size_t i = end; i < values.size(); ++i) {
-    if (data[i] < threshold) {
-      total += std::exp((double(data[i]) - double(shift)) * double(scale));
-    } else if constexpr (kGather) {
-      (*ids)[count] = std::uint32_t(i);
-      (*kept)[count++] = data[i];
-    }
-  }
-  if constexpr (kGather) {
-    ids->resize(count);
-    kept->resize(count);
+    if (data[i] < threshold) total += std::exp((double(data[i]) - double(shift)) * double(scale));
   }
   // The approximation is at most 1.0861 times the term and never below it; float rounding of y
   // (at most 1.25 units of 2^−15, 4 · 10^−5 of the term) and of a block's sum in a lane (256
@@ -498,36 +501,17 @@ MassBounds tail_pass(std::span<const float> values, float threshold, float shift
   constexpr double kSlack = 1e-4;
   return {total / 1.08616 / (1.0 + kSlack), total * (1.0 + kSlack) + double(values.size()) * 0x1p-126};
 }
-}  // namespace
-
-MassBounds tail_mass(std::span<const float> values, float threshold, float shift, float scale) {
-  return tail_pass<false>(values, threshold, shift, scale, nullptr, nullptr);
-}
-
-MassBounds split_at(std::span<const float> values, float threshold, float shift, float scale, Buffer<std::uint32_t>& ids,
-                    Buffer<float>& kept) {
-  return tail_pass<true>(values, threshold, shift, scale, &ids, &kept);
-}
 
 double block_sum(std::span<const float> values, std::span<double> block_sums) {
+  static_assert(kBlock % kStride == 0);
+  const float* data = values.data();
   double total = 0.0;
-  alignas(64) std::array<float, kLanes> sums{}, compensations{};
   for (std::size_t begin = 0; begin < values.size(); begin += kBlock) {
     const std::size_t end = std::min(values.size(), begin + kBlock);
-    // Kahan-compensated lanes, read out in double: as exact as exp_pass's block sums.
-    Batch sum(0.0f), compensation(0.0f);
-    std::size_t i = begin;
-    for (; i + kLanes <= end; i += kLanes) {
-      const Batch y = Batch::load_unaligned(values.data() + i) - compensation;
-      const Batch t = sum + y;
-      compensation = (t - sum) - y;
-      sum = t;
-    }
-    sum.store_aligned(sums.data());
-    compensation.store_aligned(compensations.data());
-    double block = 0.0;
-    for (std::size_t lane = 0; lane < kLanes; ++lane) block += double(sums[lane]) - double(compensations[lane]);
-    for (; i < end; ++i) block += values[i];
+    const std::size_t simd_stop = begin + (end - begin) / kStride * kStride;
+    // As exp_pass sums its weights: four Kahan-compensated ways, read out in double.
+    double block = compensated_sum(begin, simd_stop, [&](std::size_t at) { return Batch::load_unaligned(data + at); });
+    for (std::size_t i = simd_stop; i < end; ++i) block += data[i];
     block_sums[begin / kBlock] = block;
     total += block;
   }
@@ -609,42 +593,21 @@ double exp_block_sums(std::span<const float> values, float shift, float scale, s
 
 namespace {
 
-// The mask is read only in the few batches that hold a value at or above the threshold, one word
-// a batch (a batch's lanes never straddle two words: kLanes divides 32).
+// With kMasked, the marks are and-ed with the mask's words (the same layout).
 template <bool kMasked>
 std::size_t gather_at_least_in(std::span<const std::uint32_t> mask, std::span<const float> values, float threshold,
                                Buffer<std::uint32_t>& ids, Buffer<float>& kept, std::size_t limit) {
-  static_assert(32 % kLanes == 0);
-  // Sized for the worst case (uninitialised) and trimmed after: no branch per kept value.
-  ids.resize(values.size());
-  kept.resize(values.size());
-  std::size_t count = 0;
+  const std::size_t size = values.size();
+  // The marks' words live after room for every id: listing never reaches them.
+  ids.resize(size + marked_words(size));
+  kept.resize(size);
+  std::uint32_t* words = ids.data() + size;
   const float* data = values.data();
-  const std::size_t end = simd_end(values.size());
-  const Batch threshold_batch(threshold);
-  const auto at_least = [&](Batch x) { return x >= threshold_batch; };
-  const auto bits_from = [&](std::size_t i) { return kMasked ? mask[i / 32] >> (i % 32) : ~0u; };
-  const auto take = [&](std::size_t i, std::uint32_t allowed) {
-    ids[count] = std::uint32_t(i);
-    kept[count] = data[i];
-    count += std::size_t(data[i] >= threshold) & allowed;
-  };
-  // Most batches hold no candidate: one test skips four of them.
-  const auto take_batch = [&](std::size_t i) {
-    if (xsimd::any(at_least(Batch::load_unaligned(data + i)))) {
-      const std::uint32_t bits = bits_from(i);
-      for (std::size_t lane = 0; lane < kLanes; ++lane) take(i + lane, bits >> lane & 1u);
-    }
-  };
-  std::size_t i = 0;
-  for (const std::size_t wide_end = scan_end(values.size()); i < wide_end && count < limit; i += kScanStride) {
-    if (!any_in_four(data + i, at_least)) continue;
-    for (std::size_t b = i; b < i + kScanStride; b += kLanes) take_batch(b);
+  mark_within(values, threshold, std::numeric_limits<float>::infinity(), words);
+  if constexpr (kMasked) {
+    for (std::size_t w = 0; w < marked_words(size); ++w) words[w] &= mask[w];
   }
-  if (count < limit) {
-    for (; i < end; i += kLanes) take_batch(i);
-    for (; i < values.size(); ++i) take(i, bits_from(i) & 1u);
-  }
+  const std::size_t count = list_marked(words, size, data, ids.data(), kept.data(), 0, limit);
   ids.resize(count);
   kept.resize(count);
   return count;
@@ -963,57 +926,48 @@ void find_equal(std::span<const std::uint32_t> values, std::uint32_t wanted, std
 }
 
 BandSplit band_split(std::span<const float> keys, std::span<const float> weights, float low, float high,
-                     Buffer<std::uint32_t>& ids, Buffer<float>& band_keys, Buffer<float>& band_weights, std::size_t limit) {
-  const float inf = std::numeric_limits<float>::infinity();
-  // Sized for `limit` and a batch past it (uninitialised) and trimmed after: no branch per member.
-  ids.resize(limit + kLanes);
-  band_keys.resize(limit + kLanes);
-  band_weights.resize(limit + kLanes);
-  std::size_t listed = 0;
+                     Buffer<std::uint32_t>& band_bits, Buffer<std::uint32_t>& ids, Buffer<float>& band_keys,
+                     Buffer<float>& band_weights, std::size_t limit) {
   const float* k = keys.data();
   const float* w = weights.data();
-  const Batch low_batch(low), high_batch(high), one(1.0f), zero(0.0f), highest(inf), lowest(-inf);
-  // Lane counts are exact in float up to 2^24, the vocabulary limit.
-  Batch above_counts(0.0f), band_counts(0.0f), band_min(inf), band_max(-inf);
-  const auto list = [&](std::size_t i) {
-    ids[listed] = std::uint32_t(i);
-    band_keys[listed] = k[i];
-    band_weights[listed] = w[i];
-    ++listed;
-  };
+  const Batch low_batch(low), high_batch(high), zero(0.0f);
+  std::size_t above_count = 0;
   const std::size_t stop = keys.size() - keys.size() % kStride;
   BandSplit split{};
   split.above = compensated_sum(0, stop, [&](std::size_t at) {
-    const Batch key = Batch::load_unaligned(k + at);
-    const auto above = key > high_batch;
-    const auto in_band = key >= low_batch && key <= high_batch;
-    above_counts += xsimd::select(above, one, zero);
-    band_counts += xsimd::select(in_band, one, zero);
-    band_min = xsimd::min(band_min, xsimd::select(in_band, key, highest));
-    band_max = xsimd::max(band_max, xsimd::select(in_band, key, lowest));
-    // The band is sparse: only its members' lanes are visited, lowest first.
-    if (listed <= limit) {
-      for (std::uint64_t bits = in_band.mask(); bits != 0; bits &= bits - 1) list(at + std::size_t(std::countr_zero(bits)));
-    }
+    const auto above = Batch::load_unaligned(k + at) > high_batch;
+    above_count += std::size_t(std::popcount(above.mask()));
     return xsimd::select(above, Batch::load_unaligned(w + at), zero);
   });
-  split.above_count = std::size_t(xsimd::reduce_add(above_counts));
-  split.band_count = std::size_t(xsimd::reduce_add(band_counts));
-  split.band_min = xsimd::reduce_min(band_min);
-  split.band_max = xsimd::reduce_max(band_max);
   for (std::size_t i = stop; i < keys.size(); ++i) {
-    if (k[i] > high) split.above += w[i], ++split.above_count;
-    if (!(k[i] >= low && k[i] <= high)) continue;
-    ++split.band_count;
-    split.band_min = std::min(split.band_min, k[i]);
-    split.band_max = std::max(split.band_max, k[i]);
-    if (listed <= limit) list(i);
+    if (k[i] > high) split.above += w[i], ++above_count;
   }
+  split.above_count = above_count;
+  band_bits.resize(marked_words(keys.size()));
+  mark_within(keys, low, high, band_bits.data());
+  for (std::size_t word = 0; word < band_bits.size(); ++word) split.band_count += std::size_t(std::popcount(band_bits[word]));
   split.complete = split.band_count <= limit;
-  const std::size_t kept = std::min(listed, limit);
+  // Room for a word's members past the limit (uninitialised), trimmed after.
+  ids.resize(limit + 32);
+  band_keys.resize(limit + 32);
+  band_weights.resize(limit + 32);
+  list_marked(band_bits.data(), keys.size(), k, ids.data(), band_keys.data(), 0, limit + 1);
+  const std::size_t kept = std::min(split.band_count, limit);
+  for (std::size_t j = 0; j < kept; ++j) band_weights[j] = w[ids[j]];
   ids.resize(kept);
   band_keys.resize(kept);
   band_weights.resize(kept);
+  // One key: from the list, or (a band past the limit: a flat tail, ties) by counting that key.
+  if (kept > 0) {
+    const float first = band_keys.front();
+    if (split.complete) {
+      const auto extent = min_max(band_keys);
+      split.one_key = extent.min == extent.max;
+    } else {
+      const float above_first = std::nextafter(first, std::numeric_limits<float>::infinity());
+      split.one_key = count_at_least(keys, first) - count_at_least(keys, above_first) == split.band_count;
+    }
+  }
   return split;
 }
 

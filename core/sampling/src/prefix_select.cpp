@@ -267,9 +267,9 @@ std::optional<Prefix> prefix_from_sample(std::span<const float> logits, std::spa
   auto& band_ids = scratch.band_ids;
   auto& band_keys = scratch.band_keys;
   auto& band_weights = scratch.band_weights;
-  const auto split = kernels::band_split(logits, weights, low, high, band_ids, band_keys, band_weights, v / 8);
+  const auto split = kernels::band_split(logits, weights, low, high, scratch.band_bits, band_ids, band_keys, band_weights, v / 8);
   if (split.band_count == 0 || split.above >= target) return std::nullopt;
-  if (split.band_min == split.band_max) {
+  if (split.one_key) {
     // One key (a flat tail, ties): one weight, taken in id order, its length solved.
     const double weight = band_weights.front();  // the band's first members are listed
     if (!exact_tied_sums(split.band_count, weight, split.above) ||
@@ -277,7 +277,7 @@ std::optional<Prefix> prefix_from_sample(std::span<const float> logits, std::spa
       return std::nullopt;
     }
     const std::size_t taken = tied_prefix_length(split.band_count, weight, split.above, target);
-    return Prefix{split.above_count + taken, split.above + double(taken) * weight, split.band_min, taken};
+    return Prefix{split.above_count + taken, split.above + double(taken) * weight, band_keys.front(), taken};
   }
   if (!split.complete) return std::nullopt;
   const auto band_range = kernels::min_max(band_keys);

@@ -259,8 +259,8 @@ std::optional<Selection> top_p_by_bounds(std::span<const float> logits, Chain& c
   const std::size_t v = logits.size();
   const float threshold = top_p_head_threshold(v, chain);
   auto& candidates = workspace.candidates;
-  const auto tail = kernels::split_at(logits, threshold, chain.max_logit, chain.inverse_temperature, candidates.ids,
-                                      candidates.keys);
+  const auto tail = kernels::tail_mass(logits, threshold, chain.max_logit, chain.inverse_temperature);
+  kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys);
   const std::size_t head = candidates.ids.size();
   if (head * 4 >= v) return std::nullopt;
   candidates.weights.resize(head);

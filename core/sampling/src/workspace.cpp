@@ -24,7 +24,8 @@ void release(std::size_t elements, Buffers&... buffers) {
 }
 
 void release(std::size_t elements, PrefixScratch& scratch) {
-  release(elements, scratch.bucket_of, scratch.members, scratch.boundary, scratch.band_ids, scratch.band_keys, scratch.band_weights);
+  release(elements, scratch.bucket_of, scratch.members, scratch.boundary, scratch.band_bits, scratch.band_ids, scratch.band_keys,
+          scratch.band_weights);
 }
 }  // namespace
 
@@ -51,7 +52,7 @@ void FilterWorkspace::reserve(std::size_t vocabulary) {
   penalties.logits.reserve(vocabulary);
   penalties.sorted_ids.reserve(vocabulary);
   for (auto* buffer : {&candidates.keys, &candidates.weights}) buffer->reserve(vocabulary);
-  candidates.ids.reserve(vocabulary);
+  candidates.ids.reserve(vocabulary + vocabulary / 32 + 1);  // a gather's marks follow the ids
   candidates.heap.reserve(std::min<std::size_t>(vocabulary, 4096));
   candidates.block_sums.reserve(kernels::block_count(vocabulary));
   sampling_lab::reserve(prefix, vocabulary);

@@ -100,11 +100,6 @@ struct MassBounds {
 };
 MassBounds tail_mass(std::span<const float> values, float threshold, float shift, float scale);
 
-// tail_mass, and in the same pass gather_at_least of the values at or above the threshold (their
-// number is ids.size() after).
-MassBounds split_at(std::span<const float> values, float threshold, float shift, float scale, Buffer<std::uint32_t>& ids,
-                    Buffer<float>& kept);
-
 // weights[i] = 0 wherever keys[i] < threshold (the others unchanged).
 void zero_below(std::span<const float> keys, float threshold, std::span<float> weights);
 
@@ -177,19 +172,20 @@ void bucket_indices(std::span<const float> keys, float top, float scale, std::ui
 void find_equal(std::span<const std::uint32_t> values, std::uint32_t wanted, std::vector<std::uint32_t>& out);
 
 // One pass over keys and their weights: the weight and number of keys above `high`, summed as
-// exp_shifted sums (Kahan-compensated lanes), and the tokens with low <= key <= high (the band):
-// their number and least and largest key, and their ids, keys and weights in id order, unless
-// there are more than `limit` (`complete` is false then, and the lists cut short).
+// exp_shifted sums (Kahan-compensated lanes), and the tokens with low <= key <= high (the band),
+// marked one bit each in band_bits: their number, whether they all have one key (the first's), and
+// their ids, keys and weights in id order, unless there are more than `limit` (`complete` is false
+// then, and the lists cut short).
 struct BandSplit {
   double above;
   std::size_t above_count;
   std::size_t band_count;
-  float band_min;
-  float band_max;
+  bool one_key;
   bool complete;
 };
 BandSplit band_split(std::span<const float> keys, std::span<const float> weights, float low, float high,
-                     Buffer<std::uint32_t>& ids, Buffer<float>& band_keys, Buffer<float>& band_weights, std::size_t limit);
+                     Buffer<std::uint32_t>& band_bits, Buffer<std::uint32_t>& ids, Buffer<float>& band_keys,
+                     Buffer<float>& band_weights, std::size_t limit);
 
 // The least and largest key and weight among the tokens of one histogram bucket (buckets[i] ==
 // bucket); weights may be empty (their extent is then 0). One pass, no gather.

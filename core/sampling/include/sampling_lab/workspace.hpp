@@ -76,7 +76,9 @@ struct PrefixScratch {
   std::vector<double> bucket_mass;
   std::vector<RankedToken> boundary;
   std::vector<float> sample;             // a strided sample of the keys, for a top-k bound
-  Buffer<std::uint32_t> band_ids;        // the tokens around a mass cut placed from a sample,
+  Buffer<std::uint32_t> band_bits;       // one bit per token: in the band around a mass cut placed
+                                         // from a sample
+  Buffer<std::uint32_t> band_ids;        // the band's tokens,
   Buffer<float> band_keys;               // their keys
   Buffer<float> band_weights;            // and weights
 };
