@@ -228,7 +228,9 @@ class Engine {
   // A view of `length` floats in an input slot, or an error naming `name` when that is too many.
   // Views are detached by memory growth: the caller fills them before any other call.
   val floats(InputSlot slot, double length, const std::string& name) {
-    if (slot == kPrimary) release_large_buffers();
+    // The same large input again (a batch's rows, a row that is no logitsBuffer) keeps its memory:
+    // handing it back and growing it again zeroed tens of megabytes a call.
+    if (slot == kPrimary && length != double(inputs_[kPrimary].size())) release_large_buffers();
     return view_of(inputs_[slot], length, name);
   }
 
