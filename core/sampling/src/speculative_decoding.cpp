@@ -20,15 +20,6 @@ std::span<const float> row_of(std::span<const float> rows, std::size_t row, std:
   return rows.subspan(row * vocabulary, vocabulary);
 }
 
-Check check_rows(std::span<const float> rows, std::size_t vocabulary, const std::string& argument) {
-  for (std::size_t r = 0; r * vocabulary < rows.size(); ++r) {
-    if (auto error = check_maskable_logits(row_of(rows, r, vocabulary), argument)) {
-      return ArgumentError{argument, "row " + std::to_string(r) + ": " + error->message};
-    }
-  }
-  return std::nullopt;
-}
-
 // The probability of `token` in the kept set (0 when it was cut).
 double probability(const detail::Selection& kept, std::int32_t token) {
   const auto at = std::lower_bound(kept.ids.begin(), kept.ids.end(), std::uint32_t(token));
@@ -36,42 +27,51 @@ double probability(const detail::Selection& kept, std::int32_t token) {
   return double(kept.weights[std::size_t(at - kept.ids.begin())]) / kept.kept_weight;
 }
 
-// A selection's weights over the whole vocabulary: its own when it weighs every token (cut ones at
-// 0), else scattered into `buffer`.
-std::span<const float> vocabulary_weights(const detail::Selection& kept, std::size_t vocabulary, std::vector<float>& buffer) {
-  if (kept.ids.size() == vocabulary) return kept.weights;  // ids ascending and distinct: every token
-  buffer.assign(vocabulary, 0.0f);
-  for (std::size_t j = 0; j < kept.ids.size(); ++j) buffer[kept.ids[j]] = kept.weights[j];
-  return buffer;
-}
-
-// Recursive rejection sampling's residual r over the vocabulary in id order, unnormalised
-// (workspace.residual, summed per block into residual_blocks): start() makes it p, and reject()
-// takes a rejected q off it, r = max(0, r/Σr − q). q is `q_weights`·q_scale (a draft's
-// distribution, or all on one point draft). When rounding would leave no mass (r = q up to it),
-// r stays as it was.
+// Recursive rejection sampling's residual r, unnormalised, over p's kept tokens in id order (r <=
+// p, so it is 0 everywhere else; workspace.residual, summed per block into residual_blocks):
+// start() makes it p, and reject() takes a rejected q off it, r = max(0, r/Σr − q). q is a draft's
+// kept distribution, or all on one point draft. When rounding would leave no mass (r = q up to
+// it), r stays as it was.
 class Residual {
  public:
-  Residual(SpeculativeWorkspace& workspace, std::size_t vocabulary) : workspace_(workspace), vocabulary_(vocabulary) {}
+  explicit Residual(SpeculativeWorkspace& workspace) : workspace_(workspace) {}
 
   void start(const detail::Selection& p) {
-    const auto p_weights = vocabulary_weights(p, vocabulary_, workspace_.p_weights);
+    workspace_.residual_ids.assign(p.ids.begin(), p.ids.end());
     const auto p_scale = float(1.0 / p.kept_weight);
-    workspace_.residual.resize(vocabulary_);
-    std::transform(p_weights.begin(), p_weights.end(), workspace_.residual.begin(), [&](float w) { return w * p_scale; });
+    workspace_.residual.resize(p.ids.size());
+    std::transform(p.weights.begin(), p.weights.end(), workspace_.residual.begin(), [&](float w) { return w * p_scale; });
     total_ = 1.0;
   }
 
-  double probability(std::int32_t token) const { return double(workspace_.residual[std::size_t(token)]) / total_; }
+  double probability(std::int32_t token) const {
+    const auto& ids = workspace_.residual_ids;
+    const auto at = std::lower_bound(ids.begin(), ids.end(), std::uint32_t(token));
+    if (at == ids.end() || *at != std::uint32_t(token)) return 0.0;
+    return double(workspace_.residual[std::size_t(at - ids.begin())]) / total_;
+  }
 
-  void reject(std::span<const float> q_weights, double q_scale) {
-    auto& next = workspace_.next_residual;
-    next.resize(vocabulary_);
-    const auto scale = float(1.0 / total_);
+  // q: a draft's kept set (ids ascending), or none for a point draft on `point`.
+  void reject(const detail::Selection* q, std::int32_t point) {
+    const auto& ids = workspace_.residual_ids;
     const auto& residual = workspace_.residual;
-    for (std::size_t i = 0; i < vocabulary_; ++i) next[i] = std::max(0.0f, residual[i] * scale - q_weights[i] * float(q_scale));
+    auto& next = workspace_.next_residual;
+    next.resize(ids.size());
+    const auto scale = float(1.0 / total_);
+    const auto q_scale = q ? float(1.0 / q->kept_weight) : 1.0f;
+    std::size_t k = 0;  // q's position, walked along with r's ids
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+      float q_weight = 0.0f;
+      if (!q) {
+        q_weight = ids[j] == std::uint32_t(point) ? 1.0f : 0.0f;
+      } else {
+        while (k < q->ids.size() && q->ids[k] < ids[j]) ++k;
+        if (k < q->ids.size() && q->ids[k] == ids[j]) q_weight = q->weights[k];
+      }
+      next[j] = std::max(0.0f, residual[j] * scale - q_weight * q_scale);
+    }
     auto& blocks = workspace_.residual_blocks;
-    blocks.resize(kernels::block_count(vocabulary_));
+    blocks.resize(kernels::block_count(ids.size()));
     const double total = kernels::block_sum(next, blocks);
     if (total > 0.0) {
       next.swap(workspace_.residual);
@@ -83,12 +83,11 @@ class Residual {
 
   // The draw on u, after a rejection (which left r's block sums).
   std::int32_t draw(double u) const {
-    return std::int32_t(kernels::inverse_cdf(workspace_.residual, workspace_.residual_blocks, u * summed_));
+    return std::int32_t(workspace_.residual_ids[kernels::inverse_cdf(workspace_.residual, workspace_.residual_blocks, u * summed_)]);
   }
 
  private:
   SpeculativeWorkspace& workspace_;
-  std::size_t vocabulary_;
   double total_ = 0.0;   // r's normaliser for the next trial
   double summed_ = 0.0;  // the block sums' total
 };
@@ -217,8 +216,6 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
   if (options.adaptive_p_target) {
     return ArgumentError{"adaptiveP", "adaptiveP cannot be verified speculatively: its average moves with every emitted token"};
   }
-  if (auto error = check_rows(input.target_rows, vocabulary, "targetRows")) return *error;
-  if (auto error = check_rows(input.draft_rows, vocabulary, "draftRows")) return *error;
   const std::size_t drafts = input.drafts;
   const std::size_t gamma = input.draft_tokens.size() / drafts;
   for (std::size_t i = 0; i < input.draft_tokens.size(); ++i) {
@@ -262,14 +259,15 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
     if (error) error->message = "position " + std::to_string(i) + " (the history and the drafts before it): " + error->message;
     return error;
   };
-  // Row `row` of one side with its −∞ logits masked (its values were checked).
+  // Row `row` of one side with its −∞ logits masked, its values checked: rows are checked as they
+  // are read (those past the first rejection never are).
   const auto masked_row = [&](std::span<const float> rows, std::size_t row, const SamplingOptions& position, FilterWorkspace& side,
                               const std::string& argument) -> std::variant<MaskedLogits, ArgumentError> {
     auto masked = mask_negative_infinity(row_of(rows, row, vocabulary), position, side.masked, argument);
     if (auto* error = std::get_if<ArgumentError>(&masked)) error->message = "row " + std::to_string(row) + ": " + error->message;
     return masked;
   };
-  Residual residual(workspace, vocabulary);
+  Residual residual(workspace);
   for (std::size_t i = 0; i < gamma; ++i) {
     const auto target = masked_row(input.target_rows, lead * (gamma + 1) + i, at(i, options.stream), workspace.target, "targetRows");
     if (const auto* error = std::get_if<ArgumentError>(&target)) return *error;
@@ -329,16 +327,8 @@ std::variant<SpeculativeResult, ArgumentError> speculative_verify(const Speculat
         lead = j;
         break;
       }
-      std::span<const float> q_weights;
-      if (q) {
-        q_weights = vocabulary_weights(*q, vocabulary, workspace.q_weights);
-      } else {
-        workspace.q_weights.assign(vocabulary, 0.0f);
-        workspace.q_weights[std::size_t(x)] = 1.0f;
-        q_weights = workspace.q_weights;
-      }
       if (j == first) residual.start(p);
-      residual.reject(q_weights, q ? 1.0 / q->kept_weight : 1.0);
+      residual.reject(q ? &*q : nullptr, x);
     }
     if (accepted) {
       ++result.accepted;

@@ -103,8 +103,9 @@ struct SpeculativeWorkspace {
   FilterWorkspace target;
   FilterWorkspace draft;
   std::vector<std::int32_t> context;  // generated_ids followed by the drafts
-  // A rejection's p and q over the vocabulary (where a side kept a subset), and max(0, p − q).
-  std::vector<float> p_weights, q_weights, residual, next_residual;
+  // max(0, p − q) after a rejection, over p's kept tokens (residual_ids, ascending).
+  std::vector<std::uint32_t> residual_ids;
+  std::vector<float> residual, next_residual;
   std::vector<double> residual_blocks;
 };
 
