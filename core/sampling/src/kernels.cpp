@@ -40,20 +40,18 @@ std::size_t marked_words(std::size_t size) { return (size + 31) / 32; }
 
 // Marks, one bit per value, of the values within [low, high] (NaN never is), into
 // marked_words(values.size()) words: bit b of word w for values[32w + b]. Most words of a sparse
-// gather mark none: one test of a word's batches skips packing their bits.
+// gather hold no value at or above `low`: that one compare per value skips the rest.
 void mark_within(std::span<const float> values, float low, float high, std::uint32_t* words) {
   constexpr std::size_t kBatches = 32 / kLanes;
   const Batch low_batch(low), high_batch(high);
   const auto mark_word = [&](const float* data) {
-    std::array<xsimd::batch_bool<float>, kBatches> marked;
     auto any = xsimd::batch_bool<float>(false);
+    for (std::size_t b = 0; b < kBatches; ++b) any = any || Batch::load_unaligned(data + b * kLanes) >= low_batch;
+    std::uint32_t word = 0;
+    if (!xsimd::any(any)) return word;
     for (std::size_t b = 0; b < kBatches; ++b) {
       const Batch x = Batch::load_unaligned(data + b * kLanes);
-      any = any || (marked[b] = x >= low_batch && x <= high_batch);
-    }
-    std::uint32_t word = 0;
-    if (xsimd::any(any)) {
-      for (std::size_t b = 0; b < kBatches; ++b) word |= std::uint32_t(marked[b].mask()) << (b * kLanes);
+      word |= std::uint32_t((x >= low_batch && x <= high_batch).mask()) << (b * kLanes);
     }
     return word;
   };
