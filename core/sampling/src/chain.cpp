@@ -616,25 +616,15 @@ void typical_p(Candidates& candidates, const SamplingOptions& options, ChainScra
 
 // Top-nσ (Tang et al. 2024): z_i >= max − n·σ over the logits themselves, so any temperature
 // keeps the same set.
-// Σ term(key) in double, over eight interleaved sums: one would wait on each add's latency.
-template <typename Term>
-double interleaved_sum(std::span<const float> keys, Term term) {
-  std::array<double, 8> sums{};
-  const std::size_t whole = keys.size() - keys.size() % sums.size();
-  for (std::size_t i = 0; i < whole; i += sums.size()) {
-    for (std::size_t j = 0; j < sums.size(); ++j) sums[j] += term(double(keys[i + j]));
-  }
-  double total = 0.0;
-  for (std::size_t i = whole; i < keys.size(); ++i) total += term(double(keys[i]));
-  for (const double sum : sums) total += sum;
-  return total;
-}
-
 void top_n_sigma(Candidates& candidates, const SamplingOptions& options) {
   const auto keys = candidates.keys();
-  const double mean = interleaved_sum(keys, [](double key) { return key; }) / double(keys.size());
-  const double squares = interleaved_sum(keys, [&](double key) { return (key - mean) * (key - mean); });
-  const double threshold = kernels::min_max(keys).max - options.top_n_sigma * std::sqrt(squares / double(keys.size()));
+  // Two SIMD passes of compensated float lanes (one chain of double adds cost an exp pass in
+  // WebAssembly): the mean, then the squares about it as a float, corrected for its rounding.
+  const double mean = kernels::kahan_sum(keys) / double(keys.size());
+  const auto centre = float(mean);
+  const double variance = std::max(0.0, kernels::sum_of_squares(keys, centre) / double(keys.size()) -
+                                            (mean - double(centre)) * (mean - double(centre)));
+  const double threshold = kernels::min_max(keys).max - options.top_n_sigma * std::sqrt(variance);
   candidates.keep_keys_at_least(float_at_least(threshold), code(Stage::kTopNSigma));
 }
 

@@ -566,13 +566,21 @@ double weighted_squared_deviation(std::span<const float> values, std::span<const
   return total;
 }
 
-double sum_of_squares(std::span<const float> values) {
+double kahan_sum(std::span<const float> values) {
   const std::size_t simd_stop = values.size() / kStride * kStride;
+  double total = compensated_sum(0, simd_stop, [&](std::size_t at) { return Batch::load_unaligned(values.data() + at); });
+  for (std::size_t i = simd_stop; i < values.size(); ++i) total += values[i];
+  return total;
+}
+
+double sum_of_squares(std::span<const float> values, float shift) {
+  const std::size_t simd_stop = values.size() / kStride * kStride;
+  const Batch shift_batch(shift);
   double total = compensated_sum(0, simd_stop, [&](std::size_t at) {
-    const Batch value = Batch::load_unaligned(values.data() + at);
+    const Batch value = Batch::load_unaligned(values.data() + at) - shift_batch;
     return value * value;
   });
-  for (std::size_t i = simd_stop; i < values.size(); ++i) total += double(values[i]) * values[i];
+  for (std::size_t i = simd_stop; i < values.size(); ++i) total += double(values[i] - shift) * double(values[i] - shift);
   return total;
 }
 

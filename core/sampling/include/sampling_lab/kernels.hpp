@@ -83,8 +83,12 @@ struct EntropySums {
 };
 EntropySums entropy_sums(std::span<const float> values, float shift);
 
-// Σ values[i]², Kahan-compensated: with exp_shifted's weights, W² times the collision probability.
-double sum_of_squares(std::span<const float> values);
+// Σ values[i], Kahan-compensated lanes read out in double.
+double kahan_sum(std::span<const float> values);
+
+// Σ (values[i] − shift)², Kahan-compensated: with exp_shifted's weights and no shift, W² times the
+// collision probability; with the values' mean, V times their variance.
+double sum_of_squares(std::span<const float> values, float shift = 0.0f);
 
 // Σ exp((values[i] - shift) * scale), Kahan-compensated, without storing the terms.
 double exp_sum(std::span<const float> values, float shift, float scale);
