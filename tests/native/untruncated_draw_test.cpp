@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include "sampling_lab/kernels.hpp"
@@ -188,6 +189,33 @@ TEST(TopPByBounds, DrawsFromTheExactKeptSet) {
   // scalar remainder in the other), which moves a draw only when its uniform falls within about
   // 1e-7 of a boundary.
   EXPECT_EQ(differences, 0u) << "of " << draws_made;
+}
+
+// On a language model's rows at T 1 (a Gaussian body, σ 2.5, and 50 tokens 8–15 above it) the
+// tail's bounds straddle top-p's cut, and the next calls of the workspace sum the total at once:
+// both ways draw from the exact kept set.
+TEST(TopPByBounds, AfterTheBoundsStraddleTheSumAtOnceDrawsTheSame) {
+  std::mt19937 generator(5);
+  std::normal_distribution<float> body(0.0f, 2.5f);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  std::vector<float> logits(kVocabulary);
+  for (auto& logit : logits) logit = body(generator);
+  for (int i = 0; i < 50; ++i) logits[generator() % kVocabulary] = 8.0f + 7.0f * uniform(generator);
+  sl::FilterWorkspace workspace;
+  std::size_t differences = 0, unbounded_calls = 0;
+  for (const double top_p : {0.9, 0.95}) {
+    sl::SamplingOptions options;
+    options.top_p = top_p;
+    options.seed = 3;
+    for (std::uint64_t step = 0; step < 30; ++step) {
+      options.step = step;
+      unbounded_calls += workspace.top_p_unbounded_calls > 0;
+      differences += sl::sample_token(logits, options, workspace) !=
+                     sl::sample_token_logprobs(logits, options, 0, sl::LogprobsMode::kRaw, workspace).token;
+    }
+  }
+  EXPECT_GT(unbounded_calls, 40u);  // the path under test is the one taken
+  EXPECT_EQ(differences, 0u);
 }
 
 // The path's edges: many tokens tied at the head's threshold, a kept prefix ending where the

@@ -254,12 +254,17 @@ Selection top_p_over_vocabulary(std::span<const float> logits, Chain& chain, Fil
 // prefix. Where they straddle a boundary (a dense body of tokens at the cut, as a language model's
 // logits have at T 1), the total is summed exactly, as the general path sums it, and the prefix is
 // still taken from the head when it ends there. Otherwise (a top-p reaching into the tail, or a
-// head of a quarter of the vocabulary), none: the caller weighs everything.
+// head of a quarter of the vocabulary), none: the caller weighs everything. After the bounds
+// straddled a cut, the next few calls sum the total at once (FilterWorkspace::top_p_unbounded_calls).
 std::optional<Selection> top_p_by_bounds(std::span<const float> logits, Chain& chain, FilterWorkspace& workspace) {
   const std::size_t v = logits.size();
   const float threshold = top_p_head_threshold(v, chain);
   auto& candidates = workspace.candidates;
-  const auto tail = kernels::tail_mass(logits, threshold, chain.max_logit, chain.inverse_temperature);
+  constexpr unsigned kUnboundedCalls = 8;
+  const bool bounded = workspace.top_p_unbounded_calls == 0;
+  kernels::MassBounds tail{};
+  if (bounded) tail = kernels::tail_mass(logits, threshold, chain.max_logit, chain.inverse_temperature);
+  else --workspace.top_p_unbounded_calls;
   kernels::gather_at_least(logits, threshold, candidates.ids, candidates.keys);
   const std::size_t head = candidates.ids.size();
   if (head * 4 >= v) return std::nullopt;
@@ -269,14 +274,19 @@ std::optional<Selection> top_p_by_bounds(std::span<const float> logits, Chain& c
                                                   candidates.weights, candidates.block_sums);
   const double low = chain.top_p * (head_weight + tail.low);
   const double high = chain.top_p * (head_weight + tail.high);
-  if (high > head_weight) return std::nullopt;
+  if (bounded && high > head_weight) return std::nullopt;
   CandidateRanking ranking(candidates, chain.max_logit, workspace.prefix);
-  std::size_t keep = ranking().reaching_mass(low).count;
-  if (ranking().reaching_mass(high).count != keep) {
+  std::size_t keep = bounded ? ranking().reaching_mass(low).count : 0;
+  if (!bounded || ranking().reaching_mass(high).count != keep) {
+    if (bounded) workspace.top_p_unbounded_calls = kUnboundedCalls;
     chain.total_weight = kernels::exp_sum(logits, chain.max_logit, chain.inverse_temperature);
     const double target = chain.top_p * *chain.total_weight;
-    // A target at the head's whole mass, to rounding, may end just past it: weigh everything then.
-    if (target > head_weight * (1.0 - 1e-9)) return std::nullopt;
+    // A target at the head's whole mass, to rounding, may end just past it: weigh everything then
+    // (and bound the next call's tail again: the bounds tell that without the sum).
+    if (target > head_weight * (1.0 - 1e-9)) {
+      workspace.top_p_unbounded_calls = 0;
+      return std::nullopt;
+    }
     keep = ranking().reaching_mass(target).count;
   }
   const double kept_weight = keep < head ? zero_outside_prefix(keep, candidates, ranking) : head_weight;

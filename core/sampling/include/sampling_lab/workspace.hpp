@@ -131,6 +131,9 @@ struct FilterWorkspace {
   ChainScratch chain;
   MaskScratch masked;
   Buffer<std::uint32_t> identity;  // 0 … V − 1: the kept ids when no filter cuts
+  // Top-p calls left that sum the total at once: the bounds on the tail's mass straddled the last
+  // bounded call's cut (a generation's rows are alike). Speed only: the cut is the same either way.
+  unsigned top_p_unbounded_calls = 0;
 
   // Sizes every buffer for `vocabulary` tokens: later calls up to that size allocate nothing.
   void reserve(std::size_t vocabulary);
