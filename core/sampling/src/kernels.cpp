@@ -64,10 +64,11 @@ void mark_within(std::span<const float> values, float low, float high, std::uint
   words[whole] = mark_word(rest.data());
 }
 
-// The marked positions of `values` and their values, in order, into ids and kept from `count` on,
-// word by word until `limit` or more are listed; returns how many are listed then.
+// The marked positions of `values` and their values, in order, into ids and kept, word by word
+// until `limit` or more are listed; returns how many are listed then.
 std::size_t list_marked(const std::uint32_t* words, std::size_t size, const float* values, std::uint32_t* ids, float* kept,
-                        std::size_t count, std::size_t limit) {
+                        std::size_t limit) {
+  std::size_t count = 0;
   for (std::size_t w = 0; w < marked_words(size) && count < limit; ++w) {
     for (std::uint32_t bits = words[w]; bits != 0; bits &= bits - 1, ++count) {
       const std::size_t i = w * 32 + std::size_t(std::countr_zero(bits));
@@ -613,7 +614,7 @@ std::size_t gather_at_least_in(std::span<const std::uint32_t> mask, std::span<co
   if constexpr (kMasked) {
     for (std::size_t w = 0; w < marked_words(size); ++w) words[w] &= mask[w];
   }
-  const std::size_t count = list_marked(words, size, data, ids.data(), kept.data(), 0, limit);
+  const std::size_t count = list_marked(words, size, data, ids.data(), kept.data(), limit);
   ids.resize(count);
   kept.resize(count);
   return count;
@@ -957,7 +958,7 @@ BandSplit band_split(std::span<const float> keys, std::span<const float> weights
   ids.resize(limit + 32);
   band_keys.resize(limit + 32);
   band_weights.resize(limit + 32);
-  list_marked(band_bits.data(), keys.size(), k, ids.data(), band_keys.data(), 0, limit + 1);
+  list_marked(band_bits.data(), keys.size(), k, ids.data(), band_keys.data(), limit + 1);
   const std::size_t kept = std::min(split.band_count, limit);
   for (std::size_t j = 0; j < kept; ++j) band_weights[j] = w[ids[j]];
   ids.resize(kept);
